@@ -1,0 +1,43 @@
+# genbench: every target sets up .venv/ first if needed (nothing else is needed on a fresh machine).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# The test suite and the demo never touch the network.
+OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HUB_DISABLE_TELEMETRY=1
+
+.PHONY: install demo test check-quality fix-style typecheck bench docs clean
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade --quiet pip
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## Run the main job on embedded defaults: every registry task, zero- and few-shot, baseline predictors.
+demo: $(STAMP)
+	$(OFFLINE) $(BIN)/genbench-cli demo --output-dir demo_results
+
+## Run the whole test suite (offline).
+test: $(STAMP)
+	$(OFFLINE) $(BIN)/python -m pytest -q
+
+check-quality: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+
+fix-style: $(STAMP)
+	$(BIN)/ruff check --fix src tests benchmarks
+	$(BIN)/ruff format src tests benchmarks
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+## Performance benchmarks (results printed as ratios against baselines measured in the same run).
+bench: $(STAMP)
+	$(OFFLINE) $(BIN)/python benchmarks/prompt_preparation.py
+
+clean:
+	rm -rf $(VENV) demo_results build dist src/*.egg-info

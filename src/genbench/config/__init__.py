@@ -1,0 +1,34 @@
+"""Task configuration: the typed schema, sandboxed jsonnet loading, validation and JSON Schema export."""
+
+from genbench.config.json_schema import task_config_json_schema
+from genbench.config.jsonnet import evaluate_jsonnet, load_jsonnet
+from genbench.config.loading import load_task_config, load_task_dict_config, task_config_from_dict
+from genbench.config.schema import (
+    DataSourceConfig,
+    EvaluationMetricConfig,
+    FinetuningStrategyConfig,
+    PreparationStrategiesConfig,
+    PromptBaseTestingConfig,
+    PromptBasedTestingConfig,
+    PromptBuilderConfig,
+    TaskConfig,
+    TaskDictConfig,
+)
+
+__all__ = [
+    "DataSourceConfig",
+    "EvaluationMetricConfig",
+    "FinetuningStrategyConfig",
+    "PreparationStrategiesConfig",
+    "PromptBaseTestingConfig",
+    "PromptBasedTestingConfig",
+    "PromptBuilderConfig",
+    "TaskConfig",
+    "TaskDictConfig",
+    "evaluate_jsonnet",
+    "load_jsonnet",
+    "load_task_config",
+    "load_task_dict_config",
+    "task_config_from_dict",
+    "task_config_json_schema",
+]

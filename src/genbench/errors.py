@@ -1,0 +1,99 @@
+"""The exceptions genbench raises.
+
+Every error is a :class:`GenBenchError`, and each subclass also inherits the built-in exception that fits
+(``ValueError``, ``KeyError``, ``FileNotFoundError``), so ``except ValueError`` keeps working for callers
+written against the original framework. Library code never exits the process: the CLI turns a
+``GenBenchError`` into one ``Error: ...`` line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+class GenBenchError(Exception):
+    """Base class of every error raised by genbench."""
+
+
+@dataclass(frozen=True)
+class ConfigProblem:
+    """One problem found in a configuration file.
+
+    Attributes:
+        field: Dotted path of the offending field (``preparation_strategies.prompt_based_testing``), or ``""``
+            for the whole document.
+        message: What is wrong and what is expected.
+        line: 1-based line in the file, where known.
+        column: 1-based column in the file, where known.
+    """
+
+    field: str
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+    def render(self, file: str | None) -> str:
+        where = file or "<config>"
+        if self.line is not None:
+            where += f":{self.line}"
+            if self.column is not None:
+                where += f":{self.column}"
+        field = f" {self.field}:" if self.field else ""
+        return f"{where}:{field} {self.message}"
+
+
+class ConfigError(GenBenchError, ValueError):
+    """A configuration file (``config.jsonnet``, ``split.jsonnet``) is invalid.
+
+    All problems of one file are reported together; ``problems`` holds them one by one.
+
+    >>> err = ConfigError("config.jsonnet", [ConfigProblem("task_type", "expected one of 'free_form', ...")])
+    >>> print(err)
+    config.jsonnet: task_type: expected one of 'free_form', ...
+    """
+
+    def __init__(self, file: str | None, problems: Sequence[ConfigProblem]):
+        self.file = file
+        self.problems = list(problems)
+        super().__init__("\n".join(p.render(file) for p in self.problems))
+
+    @property
+    def fields(self) -> list[str]:
+        """Dotted paths of the offending fields, in report order."""
+        return [p.field for p in self.problems]
+
+
+class TaskNotFoundError(GenBenchError, KeyError):
+    """No task with the requested id exists in the registry."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+class TaskDefinitionError(GenBenchError, ValueError):
+    """A task directory is malformed (missing files, no or several Task classes, duplicate ids)."""
+
+
+class DataLoadError(GenBenchError, ValueError):
+    """A data source could not be read, downloaded, verified or re-split."""
+
+
+class DataNotFoundError(DataLoadError, FileNotFoundError):
+    """A data file does not exist."""
+
+
+class ChecksumMismatchError(DataLoadError):
+    """A downloaded file does not match its declared ``sha256``."""
+
+
+class PreparationError(GenBenchError, ValueError):
+    """Datasets could not be prepared (unsupported strategy, not enough few-shot examples, bad examples)."""
+
+
+class PredictionError(GenBenchError, ValueError):
+    """Predictions do not match the gold set (length, keys, types)."""
+
+
+class MetricError(GenBenchError, ValueError):
+    """A metric could not be loaded or computed."""
