@@ -213,7 +213,7 @@ class TaskConfig(_Strict):
         """Write the validated config as JSON (enums as their values)."""
         from pathlib import Path
 
-        Path(path).write_text(self.model_dump_json(indent=4))
+        Path(path).write_text(self.model_dump_json(indent=4, exclude_none=True))
 
 
 class TaskDictConfig(_Strict):

@@ -92,6 +92,10 @@ def _message(error: dict[str, Any]) -> str:
         return "unknown field (check the spelling; see `genbench-cli schema` for the allowed fields)"
     if kind == "missing":
         return "required field is missing"
+    if kind == "too_short":
+        return f"expected at least {error['ctx']['min_length']} item(s), got {error['ctx']['actual_length']}"
+    if kind == "too_long":
+        return f"expected at most {error['ctx']['max_length']} item(s), got {error['ctx']['actual_length']}"
     expected = error["msg"].replace("Input should be", "expected").replace("Value error, ", "")
     if "input" in error and kind not in ("value_error",):
         return f"{expected}, got {_describe_input(error['input'])}"
@@ -104,7 +108,7 @@ def _merge_union_errors(errors: list[dict[str, Any]]) -> list[tuple[str, str]]:
     for error in errors:
         loc = [str(p) for p in error["loc"]]
         # Drop union-member tags such as 'str', 'list[str]', 'function-after[...]' from the path.
-        path = [p for p in loc if not re.match(r"^(str|list\[.*\]|constrained-str|function-.*|int|float|none)$", p)]
+        path = [p for p in loc if not re.match(r"^(str|list\[.*\]|constrained-str|function-.*|int|float|none|\[key\])$", p)]
         field = ".".join(path)
         merged.setdefault(field, [])
         msg = _message(error)
@@ -171,13 +175,13 @@ def task_consistency_problems(raw: Any, source: str | None) -> list[ConfigProble
                 if ds.get(key) is None:
                     add(f"data_source.{key}", "required when data_source.type is 'hf'")
             for key in ("test", "validation", "train", "sha256"):
-                if key in ds:
+                if ds.get(key) is not None:
                     add(f"data_source.{key}", "only allowed when data_source.type is 'manual'")
         elif kind == "manual":
             if ds.get("test") is None:
                 add("data_source.test", "required when data_source.type is 'manual' (the test set's JSONL URI)")
             for key in ("hf_id", "git_commit_sha"):
-                if key in ds:
+                if ds.get(key) is not None:
                     add(f"data_source.{key}", "only allowed when data_source.type is 'hf'")
             for key in ("test", "validation", "train"):
                 uri = ds.get(key)

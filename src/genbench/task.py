@@ -1,0 +1,239 @@
+"""The :class:`Task` facade: one GenBench task, its data, prompts and evaluation.
+
+The work is done in dedicated modules (``genbench.data`` loads and re-splits, ``genbench.prompting`` builds
+prompts, ``genbench.metrics`` scores); this class ties them to a task's config and offers the methods a task
+author may override (``format_example``, ``get_datasets_raw``, ``evaluate_predictions``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import warnings
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from genbench.api import DatasetSplit, EvaluationResult, PreparationStrategy, TaskInterface, TaskType
+from genbench.config.schema import TaskConfig
+from genbench.errors import PreparationError
+
+if TYPE_CHECKING:
+    from datasets import Dataset
+
+logger = logging.getLogger(__name__)
+
+# Below this many rows a per-example ``format_example`` runs in-process: starting workers costs more.
+_PARALLEL_FORMAT_MIN_ROWS = 20_000
+
+
+class Task(TaskInterface):
+    """A GenBench task, configured by its ``config.jsonnet``.
+
+    Args:
+        config: The validated config.
+        root_task_id: The task's id (for a subtask, the id of its parent TaskDict).
+        subtask_id: The subtask's id, or None.
+        task_dir: The task's directory (relative data paths and ``split_file`` resolve against it). Default: the
+            directory of the module defining the task class, else the registry's directory for the id.
+
+    >>> from genbench import load_task
+    >>> from genbench.api import PreparationStrategy
+    >>> task = load_task("arithmetic_length")
+    >>> prompts = task.get_prepared_datasets(PreparationStrategy.PROMPT_BASED_TESTING, shot_list=[0])[0]
+    >>> prompts[0]["input"].startswith(task.config.prompt_builder.instruction_zero_shot)
+    True
+    """
+
+    config: TaskConfig
+
+    def __init__(
+        self,
+        config: TaskConfig,
+        root_task_id: str,
+        subtask_id: str | None = None,
+        task_dir: str | Path | None = None,
+    ):
+        super().__init__()
+        self.config = config
+        self.root_task_id = root_task_id
+        self.subtask_id = subtask_id
+        self._task_dir = Path(task_dir) if task_dir is not None else None
+        # Kept from the original framework: tasks and tests set these.
+        self.dataset_format_num_proc = 4
+        self.dataset_format_batched = False
+        self._raw_datasets: dict[str, Dataset] | None = None
+
+    @classmethod
+    def register(cls, _name: str) -> Callable[[type], type]:
+        """No-op decorator kept for tasks written with the original framework's ``@Task.register("id")``."""
+        warnings.warn("`Task.register` is not needed: tasks are found by directory.", DeprecationWarning, 2)
+        return lambda task_class: task_class
+
+    @property
+    def task_id(self) -> str:
+        """``"id"``, or ``"id:subtask"`` for a subtask."""
+        return self.root_task_id if self.subtask_id is None else f"{self.root_task_id}:{self.subtask_id}"
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def description(self) -> str:
+        return self.config.description
+
+    @property
+    def authors(self) -> list[str]:
+        return self.config.authors
+
+    @property
+    def keywords(self) -> list[str]:
+        return self.config.keywords
+
+    @property
+    def task_dir(self) -> Path:
+        """The task's directory."""
+        if self._task_dir is None:
+            defining = type(self)
+            if defining is not Task:
+                self._task_dir = Path(inspect.getfile(defining)).resolve().parent
+            else:
+                from genbench.loading import get_task_dir
+
+                self._task_dir = get_task_dir(self.root_task_id, self.subtask_id)
+        return self._task_dir
+
+    # ----------------------------------------------------------------- data
+    def _load_data_source(self) -> dict[str, Dataset]:
+        """Load the config's data source as ``{split: Dataset}`` (before re-splitting and formatting)."""
+        from genbench.data import load_data_source
+
+        return load_data_source(self.config.data_source, self.task_dir)
+
+    def get_datasets_raw(self) -> dict[str, Dataset]:
+        """Load, re-split (``split_file``) and format the data; every example gets a stable ``_genbench_idx``.
+
+        The result is computed once per task object.
+        """
+        if self._raw_datasets is None:
+            data = self._load_data_source()
+            if self.config.split_file is not None:
+                from genbench.data import load_split_file, resplit
+
+                split_path = self.task_dir / self.config.split_file
+                data = resplit(data, load_split_file(split_path), file=str(split_path))
+            self._raw_datasets = {split: self._format_split(split, ds) for split, ds in data.items()}
+        return dict(self._raw_datasets)
+
+    def _format_split(self, split: str, dataset: Dataset) -> Dataset:
+        from genbench.data.columns import apply_field_mapping, with_index_column
+
+        if type(self).format_example is Task.format_example:
+            formatted = apply_field_mapping(dataset, self.config.field_mapping, self.config.task_type, split=split)
+        else:
+            num_proc = self.dataset_format_num_proc if len(dataset) >= _PARALLEL_FORMAT_MIN_ROWS else None
+            formatted = dataset.map(
+                self.format_example,
+                num_proc=num_proc,
+                batched=self.dataset_format_batched,
+                desc=f"Formatting `{split}` examples",
+            )
+        missing = [c for c in ("input", "target") if c not in formatted.column_names]
+        if missing:
+            raise PreparationError(
+                f"Task {self.task_id!r}, split {split!r}: formatted examples lack {', '.join(missing)} "
+                f"(columns: {', '.join(formatted.column_names)}). Map them with `field_mapping` in config.jsonnet "
+                "or return them from `format_example`."
+            )
+        return with_index_column(formatted)
+
+    def format_example(self, example: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Map one raw example to the task's fields using ``field_mapping`` (identity without one).
+
+        Override it for custom formatting; it then runs once per example through ``Dataset.map``.
+        """
+        mapping = self.config.field_mapping
+        if mapping is None:
+            return {}
+        return {field: example[source] for field, source in mapping.items()}
+
+    # ----------------------------------------------------------- preparation
+    def get_prepared_datasets(
+        self,
+        preparation_strategy: PreparationStrategy,
+        shot_list: list[int] | None = None,
+        random_seed: int = 42,
+    ) -> dict[Any, Dataset]:
+        """Prepare datasets for finetuning (``{split: Dataset}``) or prompting (``{n_shots: Dataset}``).
+
+        Args:
+            preparation_strategy: ``FINETUNING`` or ``PROMPT_BASED_TESTING``.
+            shot_list: Prompting only: the numbers of shots, e.g. ``[0, 5]``.
+            random_seed: Prompting only: seeds shot selection and choice permutation.
+
+        Raises:
+            PreparationError: the task does not support the strategy, or ``shot_list`` is missing.
+        """
+        strategy = PreparationStrategy(preparation_strategy)
+        strategies = self.config.preparation_strategies
+        if strategy is PreparationStrategy.FINETUNING:
+            if strategies.finetuning is None:
+                raise PreparationError(
+                    f"Task {self.task_id!r} does not support finetuning "
+                    "(preparation_strategies.finetuning is not in its config)."
+                )
+            return self.get_datasets_raw()
+        if strategies.prompt_based_testing is None:
+            raise PreparationError(
+                f"Task {self.task_id!r} does not support prompt-based testing "
+                "(preparation_strategies.prompt_based_testing is not in its config)."
+            )
+        if shot_list is None:
+            raise PreparationError("`shot_list` is required for prompt-based testing, e.g. shot_list=[0, 5].")
+        from genbench.prompting import build_prompt_datasets
+
+        return build_prompt_datasets(
+            self.get_datasets_raw(),
+            task_type=self.config.task_type,
+            prompt_builder=strategies.prompt_based_testing.prompt_builder,
+            shot_list=shot_list,
+            random_seed=random_seed,
+        )
+
+    # ------------------------------------------------------------ evaluation
+    def evaluate_predictions(
+        self,
+        *,
+        predictions: list[Mapping[str, Any]] | None = None,
+        gold: Dataset | None = None,
+    ) -> EvaluationResult:
+        """Score predictions with the config's ``evaluation_metrics``.
+
+        Args:
+            predictions: One mapping per gold example with a ``target`` key.
+            gold: The gold examples: a prepared dataset (prompt or finetuning) or a raw split.
+
+        Returns:
+            Metric values keyed ``hf_{metric id}__{key}``, e.g. ``hf_exact_match__exact_match``.
+
+        Raises:
+            PredictionError: predictions do not match the gold set (the message says which one and why).
+            MetricError: a metric cannot be loaded or computed.
+        """
+        from genbench.metrics import evaluate_predictions
+
+        if gold is None:
+            gold = self.get_datasets_raw()[DatasetSplit.TEST.value]
+        pbt = self.config.preparation_strategies.prompt_based_testing
+        return evaluate_predictions(
+            predictions=predictions,
+            gold=gold,
+            task_type=TaskType(self.config.task_type),
+            metrics=self.config.evaluation_metrics,
+            prompt_builder=pbt.prompt_builder if pbt is not None else None,
+            free_form_output_regex=self.config.free_form_output_regex,
+        )
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(task_id={self.task_id!r}, task_type={self.config.task_type.value!r})"

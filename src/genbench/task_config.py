@@ -1,0 +1,12 @@
+"""Compatibility module: the original framework's ``genbench.task_config`` import path."""
+
+from genbench.config.schema import (  # noqa: F401 - re-exported
+    DataSourceConfig,
+    EvaluationMetricConfig,
+    FinetuningStrategyConfig,
+    PreparationStrategiesConfig,
+    PromptBaseTestingConfig,
+    PromptBasedTestingConfig,
+    PromptBuilderConfig,
+    TaskConfig,
+)

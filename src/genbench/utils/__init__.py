@@ -1,0 +1,1 @@
+"""Compatibility helpers kept at the original framework's import paths."""
