@@ -249,3 +249,25 @@ def test_to_json_round_trips(tmp_path):
     path = tmp_path / "config.json"
     config.to_json(path)
     assert task_config_from_dict(json.loads(path.read_text())) == config
+
+
+def test_docs_config_reference_is_generated_from_the_schema():
+    from pathlib import Path
+
+    from genbench.config.reference import update_reference_block
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / "config.md"
+    text = docs.read_text()
+    assert update_reference_block(text) == text, "run: python -m genbench.config.reference docs/config.md"
+
+
+def test_schema_command_prints_and_writes_the_schema(tmp_path):
+    from click.testing import CliRunner
+
+    from genbench.cli import cli
+
+    result = CliRunner().invoke(cli, ["schema"])
+    assert result.exit_code == 0 and json.loads(result.output)["title"] == "GenBench task config"
+    out = tmp_path / "schema.json"
+    result = CliRunner().invoke(cli, ["schema", "--task-dict", "-o", str(out)])
+    assert result.exit_code == 0 and "subtasks_order" in json.loads(out.read_text())["properties"]

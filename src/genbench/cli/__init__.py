@@ -14,6 +14,7 @@ import click
 # command name -> (module, attribute)
 _COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("genbench.cli.demo", "demo"),
+    "schema": ("genbench.cli.schema", "schema"),
 }
 
 
