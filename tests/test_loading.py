@@ -111,7 +111,11 @@ def test_helper_base_class_in_task_py_is_not_ambiguous(root):
 
 
 def test_imported_task_classes_are_ignored(root):
-    make_task(root, "importer", task_py="from genbench import Task\nfrom genbench.task import Task as T2\n\nclass Mine(T2):\n    pass\n")
+    make_task(
+        root,
+        "importer",
+        task_py="from genbench import Task\nfrom genbench.task import Task as T2\n\nclass Mine(T2):\n    pass\n",
+    )
     assert type(load_task("importer")).__name__ == "Mine"
 
 

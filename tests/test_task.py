@@ -109,20 +109,30 @@ def test_original_multiple_choice_task_unchanged(tmp_path):
     rows = []
     for _ in range(50):
         options = [random_string(rng.randint(20, 100), rng) for _ in range(4)]
-        rows.append({"input": random_string(rng.randint(20, 100), rng), "target": rng.randint(0, 3), "target_options": options})
+        rows.append(
+            {"input": random_string(rng.randint(20, 100), rng), "target": rng.randint(0, 3), "target_options": options}
+        )
     task = make_original_task(
         tmp_path,
         rows,
         task_type="multiple_choice",
         free_form_output_regex=None,
-        evaluation_metrics=[{"hf_id": "accuracy", "git_commit_sha": "34d6add55811828baef83e0d7c6826e2193f7b6a", "best_score": 1.0}],
+        evaluation_metrics=[
+            {"hf_id": "accuracy", "git_commit_sha": "34d6add55811828baef83e0d7c6826e2193f7b6a", "best_score": 1.0}
+        ],
     )
     builder = task.config.preparation_strategies.prompt_based_testing.prompt_builder
     ds = task.get_prepared_datasets(PreparationStrategy.PROMPT_BASED_TESTING, shot_list=[0], random_seed=42)[0]
     for original, example in zip(rows, ds, strict=True):
-        choices = "".join(f"{builder.choice_item_prefix}{c}{builder.choice_item_postfix}" for c in original["target_options"])
+        choices = "".join(
+            f"{builder.choice_item_prefix}{c}{builder.choice_item_postfix}" for c in original["target_options"]
+        )
         expected = (
-            builder.instruction_zero_shot + builder.input_prefix + original["input"] + builder.choices_prefix + choices
+            builder.instruction_zero_shot
+            + builder.input_prefix
+            + original["input"]
+            + builder.choices_prefix
+            + choices
             + builder.output_prefix
         )
         assert example["input"] == expected
@@ -244,7 +254,11 @@ def test_format_example_override_runs_per_example(registry_root):
         "                'target_options': example['options']}\n"
     )
     make_registry_task(
-        registry_root, "custom", config, {"data/train.jsonl": mc_rows("tr", 2), "data/test.jsonl": mc_rows("te", 2)}, task_py
+        registry_root,
+        "custom",
+        config,
+        {"data/train.jsonl": mc_rows("tr", 2), "data/test.jsonl": mc_rows("te", 2)},
+        task_py,
     )
     test = load_task("custom").get_datasets_raw()["test"]
     assert list(test["input"]) == ["TE 0?", "TE 1?"] and list(test["_genbench_idx"]) == [0, 1]
@@ -268,7 +282,9 @@ def test_missing_input_column_is_a_clear_error(registry_root):
 def test_field_mapping_to_a_missing_column_names_it(registry_root):
     from genbench import load_task
 
-    config = dict(MC_CONFIG, split_file=None, has_validation_set=False, field_mapping={"input": "q", "target": "answer"})
+    config = dict(
+        MC_CONFIG, split_file=None, has_validation_set=False, field_mapping={"input": "q", "target": "answer"}
+    )
     make_registry_task(
         registry_root,
         "badmap",

@@ -23,7 +23,7 @@ _EXPORTS = {
     "list_tasks": "genbench.loading",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = ["Task", "TaskConfig", "TaskDict", "list_tasks", "load_config", "load_task"]
 
 if TYPE_CHECKING:
     from genbench.config.schema import TaskConfig

@@ -5,8 +5,8 @@ from genbench.config.schema import (  # noqa: F401 - re-exported
     EvaluationMetricConfig,
     FinetuningStrategyConfig,
     PreparationStrategiesConfig,
-    PromptBaseTestingConfig,
     PromptBasedTestingConfig,
+    PromptBaseTestingConfig,
     PromptBuilderConfig,
     TaskConfig,
 )

@@ -86,7 +86,8 @@ class TaskDict(OrderedDict):
         number (booleans and non-numeric values are not averaged).
 
         >>> td = TaskDict.from_config({}, {"name": "x"}, "x")
-        >>> dict(td.merge_evaluation_results({"a": {"hf_accuracy__accuracy": 1.0}, "b": {"hf_accuracy__accuracy": 0.5}}))
+        >>> results = {"a": {"hf_accuracy__accuracy": 1.0}, "b": {"hf_accuracy__accuracy": 0.5}}
+        >>> dict(td.merge_evaluation_results(results))
         {'a.hf_accuracy__accuracy': 1.0, 'b.hf_accuracy__accuracy': 0.5, 'hf_accuracy__accuracy': 0.75}
         """
         merged: EvaluationResult = OrderedDict()

@@ -112,7 +112,9 @@ def test_has_train_set_must_match_the_data_source():
 
 
 def test_split_file_lifts_the_train_set_check():
-    config = task_config_from_dict(with_changes(data_source={"type": "manual", "test": "t.jsonl"}, split_file="s.jsonnet"))
+    config = task_config_from_dict(
+        with_changes(data_source={"type": "manual", "test": "t.jsonl"}, split_file="s.jsonnet")
+    )
     assert config.split_file == "s.jsonnet"
 
 
@@ -222,7 +224,9 @@ def test_original_framework_config_test_still_passes():
     task_type: 'free_form', free_form_output_regex: '',
     field_mapping: {input: 'hf_ds_field_1', target: 'hf_ds_field_2'},
     split_file: 'split.json',
-    evaluation_metrics: [{hf_id: 'accuracy', git_commit_sha: '758135da6a37ce962b7bc38c6dd5eab672d2b742', best_score: 1.0}],
+    evaluation_metrics: [
+        {hf_id: 'accuracy', git_commit_sha: '758135da6a37ce962b7bc38c6dd5eab672d2b742', best_score: 1.0},
+    ],
     preparation_strategies: {prompt_based_testing: {prompt_builder: {
         instruction: 'Add two numbers together', input_prefix: 'Q: ', output_prefix: 'A: ',
         choices_prefix: '\\n  choice: ', append_choices_to_input: true, few_shot_example_separator: '\\n',

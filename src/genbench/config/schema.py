@@ -49,12 +49,12 @@ class DataSourceConfig(_Strict):
     )
     validation: NonEmptyStr | None = Field(default=None, description="Validation set JSONL (as `test`).")
     train: NonEmptyStr | None = Field(default=None, description="Train set JSONL (as `test`).")
-    sha256: dict[Literal["train", "validation", "test"], Annotated[StrictStr, Field(pattern=SHA256_PATTERN)]] | None = (
-        Field(
-            default=None,
-            description="Optional SHA-256 (64 lowercase hex digits) per split file of a 'manual' source; "
-            "a download that does not match is rejected.",
-        )
+    sha256: (
+        dict[Literal["train", "validation", "test"], Annotated[StrictStr, Field(pattern=SHA256_PATTERN)]] | None
+    ) = Field(
+        default=None,
+        description="Optional SHA-256 (64 lowercase hex digits) per split file of a 'manual' source; "
+        "a download that does not match is rejected.",
     )
 
     def split_uris(self) -> dict[str, str]:

@@ -108,7 +108,9 @@ def _merge_union_errors(errors: list[dict[str, Any]]) -> list[tuple[str, str]]:
     for error in errors:
         loc = [str(p) for p in error["loc"]]
         # Drop union-member tags such as 'str', 'list[str]', 'function-after[...]' from the path.
-        path = [p for p in loc if not re.match(r"^(str|list\[.*\]|constrained-str|function-.*|int|float|none|\[key\])$", p)]
+        path = [
+            p for p in loc if not re.match(r"^(str|list\[.*\]|constrained-str|function-.*|int|float|none|\[key\])$", p)
+        ]
         field = ".".join(path)
         merged.setdefault(field, [])
         msg = _message(error)
@@ -221,7 +223,7 @@ def task_consistency_problems(raw: Any, source: str | None) -> list[ConfigProble
     strategies = raw.get("preparation_strategies")
     if isinstance(strategies, dict) and not any(strategies.get(k) is not None for k in strategies):
         add("preparation_strategies", "give at least one of 'finetuning' and 'prompt_based_testing'")
-    if isinstance(strategies, dict) and strategies.get("finetuning") is not None:
-        if raw.get("has_train_set") is not True:
-            add("preparation_strategies.finetuning", "requires a train set (has_train_set: true)")
+    wants_finetuning = isinstance(strategies, dict) and strategies.get("finetuning") is not None
+    if wants_finetuning and raw.get("has_train_set") is not True:
+        add("preparation_strategies.finetuning", "requires a train set (has_train_set: true)")
     return problems
