@@ -95,14 +95,23 @@ class Task(TaskInterface):
     def task_dir(self) -> Path:
         """The task's directory."""
         if self._task_dir is None:
-            defining = type(self)
-            if defining is not Task:
-                self._task_dir = Path(inspect.getfile(defining)).resolve().parent
-            else:
-                from genbench.loading import get_task_dir
-
-                self._task_dir = get_task_dir(self.root_task_id, self.subtask_id)
+            self._task_dir = self._find_task_dir()
         return self._task_dir
+
+    def _find_task_dir(self) -> Path:
+        if type(self) is not Task:
+            try:
+                return Path(inspect.getfile(type(self))).resolve().parent
+            except (TypeError, OSError):  # a module executed from a spec without registering it in sys.modules
+                pass
+        from genbench.errors import TaskNotFoundError
+        from genbench.loading import get_task_dir
+
+        try:
+            return get_task_dir(self.root_task_id, self.subtask_id)
+        except TaskNotFoundError:
+            # Not in the registry (a task built in a notebook or test): relative paths resolve against the cwd.
+            return Path.cwd()
 
     # ----------------------------------------------------------------- data
     def _load_data_source(self) -> dict[str, Dataset]:

@@ -1,0 +1,120 @@
+"""``genbench-cli demo``: run every registry task with the baseline predictors and print the results."""
+
+from __future__ import annotations
+
+import traceback
+from numbers import Real
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+def _parse_shots(ctx: click.Context, param: click.Parameter, value: str) -> list[int]:
+    try:
+        shots = [int(part) for part in value.split(",") if part.strip()]
+    except ValueError:
+        raise click.BadParameter(f"expected comma-separated integers such as '0,3', got {value!r}.") from None
+    if not shots or any(n < 0 for n in shots) or len(set(shots)) != len(shots):
+        raise click.BadParameter(f"expected distinct non-negative integers such as '0,3', got {value!r}.")
+    return shots
+
+
+def _one_line(error: str) -> str:
+    """The first line of an error message, with a count of the lines left out (e.g. further config problems)."""
+    lines = [line for line in error.splitlines() if line.strip()]
+    if len(lines) <= 1:
+        return error.strip()
+    return f"{lines[0]} (and {len(lines) - 1} more line{'s' if len(lines) > 2 else ''}; see --debug)"
+
+
+def _format_value(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, Real):
+        return str(value)
+    return f"{float(value):.4f}"
+
+
+@click.command("demo")
+@click.option(
+    "--output-dir",
+    "-o",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("demo_results"),
+    show_default=True,
+    help="Directory for the results files (one <task_id>.json per task).",
+)
+@click.option(
+    "--task",
+    "-i",
+    "task_ids",
+    multiple=True,
+    metavar="ID",
+    help="Run only this task (repeatable). Default: every task of the registry.",
+)
+@click.option(
+    "--shots",
+    default="0,3",
+    show_default=True,
+    callback=_parse_shots,
+    help="Comma-separated numbers of few-shot examples.",
+)
+@click.option("--seed", type=int, default=42, show_default=True, help="Random seed of few-shot selection.")
+@click.option("--debug", is_flag=True, help="Print the full traceback of a failing task.")
+def demo(output_dir: Path, task_ids: tuple[str, ...], shots: list[int], seed: int, debug: bool) -> None:
+    """Run every task with simple baseline predictors, zero- and few-shot, and record the scores.
+
+    Writes one JSON file per task (task id, config fingerprint, genbench version, shots, seed, number of
+    examples, metrics) and prints a table of the metrics. A failing task is reported in one line; the others
+    still run, and the command then exits with status 1.
+    """
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from genbench.demo import run_demo
+    from genbench.errors import GenBenchError
+
+    def report_failure(result: Any) -> None:
+        if result.ok:
+            return
+        click.echo(f"Error: task {result.task_id!r} failed: {_one_line(result.error)}", err=True)
+        if debug and result.exception is not None:
+            click.echo("".join(traceback.format_exception(result.exception)), err=True)
+
+    try:
+        results = run_demo(
+            output_dir, task_ids=list(task_ids) or None, shot_list=shots, random_seed=seed, on_result=report_failure
+        )
+    except GenBenchError as exc:
+        if debug:
+            raise
+        raise click.ClickException(_one_line(str(exc))) from exc
+
+    console = Console()
+    if not console.is_terminal:  # keep rows unwrapped in logs and captured output
+        console = Console(width=140)
+    table = Table(title=f"genbench demo: baseline scores (seed {seed})")
+    table.add_column("Task", no_wrap=True)
+    table.add_column("Shots", justify="right", no_wrap=True)
+    table.add_column("Metric", no_wrap=True)
+    table.add_column("Value", justify="right", no_wrap=True)
+    for result in results:
+        if not result.ok:
+            continue
+        for setting, metrics in result.metrics.items():
+            for key, value in metrics.items():
+                if isinstance(value, (dict, list)):
+                    continue  # nested values (e.g. seqeval per entity type) are in the JSON file
+                table.add_row(escape(result.task_id), setting, escape(key), _format_value(value))
+        table.add_section()
+    console.print(table)
+
+    written = [r for r in results if r.ok]
+    failed = [r for r in results if not r.ok]
+    click.echo(f"Wrote {len(written)} results file{'s' if len(written) != 1 else ''} to {output_dir}/:")
+    for result in written:
+        click.echo(f"  {result.output_path}")
+    if failed:
+        ids = ", ".join(r.task_id for r in failed)
+        click.echo(f"{len(failed)} of {len(results)} tasks failed ({ids}); see the error above.", err=True)
+        raise click.exceptions.Exit(1)

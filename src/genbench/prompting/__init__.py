@@ -1,0 +1,10 @@
+"""Prompt-based testing: format examples, pick few-shot examples, build zero- and few-shot prompt datasets.
+
+``import genbench.prompting`` imports NumPy only; ``datasets`` and ``pyarrow`` are imported when a function runs.
+"""
+
+from genbench.prompting.builder import build_prompt_datasets
+from genbench.prompting.few_shot import few_shot_pool, sample_shot_ids
+from genbench.prompting.formatting import FormattedExamples, format_examples
+
+__all__ = ["FormattedExamples", "build_prompt_datasets", "few_shot_pool", "format_examples", "sample_shot_ids"]

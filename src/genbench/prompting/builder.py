@@ -1,0 +1,265 @@
+"""Zero- and few-shot prompt datasets over a task's test split.
+
+For each number of shots ``k`` the result is one ``datasets.Dataset`` with a row per test example::
+
+    input              the prompt (0-shot: instruction_zero_shot + formatted input;
+                       k-shot: instruction_few_shot + k shots joined by few_shot_example_separator
+                       + few_shot_example_separator + formatted input)
+    target             the query's formatted target
+    original_input     the test example's input, as given
+    original_target    the test example's target, as given
+    target_options     (multiple choice only) the options, in their original order
+    _genbench_idx      the test example's id
+    _genbench_shot_ids (k > 0) the _genbench_idx of each shot, in prompt order
+
+followed by any other column of the test split, unchanged (the original framework kept them too, and a task's own
+``evaluate_predictions`` may read them). The split the shots come from is logged and recorded in
+``dataset.info.description``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from numbers import Integral
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from genbench.api import TaskType
+from genbench.errors import PreparationError
+from genbench.prompting.few_shot import few_shot_pool, sample_shot_ids, split_name
+from genbench.prompting.formatting import IDX_COLUMN, FormattedExamples, format_examples
+
+if TYPE_CHECKING:
+    import datasets
+    import pyarrow as pa
+
+    from genbench.config.schema import PromptBuilderConfig
+
+logger = logging.getLogger(__name__)
+
+SHOT_IDS_COLUMN = "_genbench_shot_ids"
+# Bump when the prompts built for the same inputs change, so that fingerprints of old results no longer match.
+_BUILDER_VERSION = "1"
+
+
+def build_prompt_datasets(
+    datasets: Mapping[str, datasets.Dataset],
+    *,
+    task_type: TaskType | str,
+    prompt_builder: PromptBuilderConfig,
+    shot_list: Sequence[int],
+    random_seed: int = 42,
+) -> dict[int, datasets.Dataset]:
+    r"""Build one prompt dataset over the test split for each number of shots.
+
+    Every split is formatted once (vectorised) and reused for all shot counts. Shots come from the train split,
+    else the validation split, else the test split with each query excluded from its own shots; every query gets
+    exactly ``k`` distinct shots, chosen by a counter-based hash of ``(random_seed, _genbench_idx)``, so the same
+    seed gives the same prompts on any machine. Nothing is written to the Hugging Face cache.
+
+    Args:
+        datasets: Split name (or :class:`~genbench.api.DatasetSplit`) to formatted dataset, with ``input``,
+            ``target``, ``target_options`` (multiple choice) and ``_genbench_idx`` columns.
+        task_type: ``free_form``, ``multiple_choice`` or ``sequence_labeling``.
+        prompt_builder: The task's prompt builder options.
+        shot_list: Numbers of shots, each an int >= 0; a repeated number is built once.
+        random_seed: Seed of shot selection and ``permute_choices``.
+
+    Returns:
+        Number of shots to dataset, in ``shot_list`` order; see the module docstring for the columns.
+
+    Raises:
+        PreparationError: No test split, a bad ``shot_list``, too few examples in the shot pool, or a bad example
+            (the message names the split and the example's ``_genbench_idx``).
+
+    >>> from datasets import Dataset
+    >>> from genbench.config.schema import PromptBuilderConfig
+    >>> splits = {
+    ...     "train": Dataset.from_dict({"input": ["1+1"], "target": ["2"], "_genbench_idx": [0]}),
+    ...     "test": Dataset.from_dict({"input": ["2+2"], "target": ["4"], "_genbench_idx": [0]}),
+    ... }
+    >>> prompts = build_prompt_datasets(
+    ...     splits, task_type="free_form", prompt_builder=PromptBuilderConfig(), shot_list=[0, 1]
+    ... )
+    >>> prompts[0][0]["input"]
+    'Q: 2+2\nA: '
+    >>> prompts[1][0]["input"]
+    'Q: 1+1\nA: 2\n\nQ: 2+2\nA: '
+    >>> prompts[1][0]["target"], prompts[1][0]["_genbench_shot_ids"]
+    ('4', [0])
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    shot_counts = _validate_shot_list(shot_list)
+    task_type = TaskType(task_type)
+    splits = {split_name(key): value for key, value in datasets.items()}
+    if "test" not in splits:
+        raise PreparationError(f"prompt-based testing needs a test split, but there are only {sorted(splits)}")
+
+    def format_split(name: str) -> FormattedExamples:
+        return format_examples(
+            splits[name], task_type=task_type, prompt_builder=prompt_builder, random_seed=random_seed, split=name
+        )
+
+    test = format_split("test")
+    pool_split: str | None = None
+    exclude_query = False
+    pool_ids = np.zeros(0, dtype=np.int64)
+    shot_texts = pa.array([], pa.string())
+    if any(k > 0 for k in shot_counts):
+        pool_split, exclude_query = few_shot_pool(splits)
+        pool = test if pool_split == "test" else format_split(pool_split)
+        pool_ids = pool.ids
+        # A shot is its formatted input followed directly by its formatted target.
+        shot_texts = pc.binary_join_element_wise(pool.inputs, pool.targets, "")
+
+    separator = prompt_builder.few_shot_example_separator
+    result: dict[int, Any] = {}  # (the `datasets` parameter shadows the module name here)
+    for k in shot_counts:
+        if k == 0:
+            prompts = pc.binary_join_element_wise(prompt_builder.instruction_zero_shot, test.inputs, "")
+            shot_ids = None
+        else:
+            positions = sample_shot_ids(
+                test.ids,
+                pool_size=len(pool_ids),
+                k=k,
+                random_seed=random_seed,
+                exclude_self=exclude_query,
+                # The test split is the pool: a query's own pool position is its row, whatever its id.
+                self_positions=np.arange(len(test)) if exclude_query else None,
+                pool_split=pool_split,
+            ).reshape(-1)
+            offsets = np.arange(0, len(positions) + 1, k, dtype=np.int64)
+            shots = pa.LargeListArray.from_arrays(pa.array(offsets), shot_texts.take(pa.array(positions)))
+            context = pc.binary_join(shots, separator)
+            prompts = pc.binary_join_element_wise(
+                prompt_builder.instruction_few_shot, context, separator, test.inputs, ""
+            )
+            shot_ids = pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), pa.array(pool_ids[positions]))
+        description = _describe(k, pool_split, exclude_query, random_seed)
+        fingerprint = _fingerprint(
+            splits, k, pool_split, task_type=task_type, prompt_builder=prompt_builder, random_seed=random_seed
+        )
+        result[k] = _to_dataset(
+            splits["test"], test, prompts, shot_ids, task_type, description=description, fingerprint=fingerprint
+        )
+        logger.info("Built %d %d-shot prompts (%s).", len(test), k, description)
+    return result
+
+
+def _validate_shot_list(shot_list: Sequence[int]) -> list[int]:
+    if isinstance(shot_list, (str, bytes)) or not isinstance(shot_list, Sequence | np.ndarray):
+        raise PreparationError(f"shot_list must be a list of numbers of shots (ints >= 0), got {shot_list!r}")
+    counts: list[int] = []
+    for value in shot_list:
+        if isinstance(value, bool) or not isinstance(value, Integral):
+            raise PreparationError(f"shot_list entries must be ints >= 0, got {value!r} in {list(shot_list)!r}")
+        if value < 0:
+            raise PreparationError(f"shot_list entries must be ints >= 0, got {int(value)} in {list(shot_list)!r}")
+        if int(value) not in counts:  # the result is keyed by k: a repeated k would only be built twice
+            counts.append(int(value))
+    return counts
+
+
+def _describe(k: int, pool_split: str | None, exclude_query: bool, random_seed: int) -> str:
+    text = f"genbench prompts: {k}-shot, queries from the 'test' split"
+    if k > 0:
+        text += f", shots from the '{pool_split}' split"
+        if exclude_query:
+            text += " (each query excluded from its own shots)"
+    return f"{text}, random_seed={random_seed}"
+
+
+def _fingerprint(
+    splits: Mapping[str, Any],
+    k: int,
+    pool_split: str | None,
+    *,
+    task_type: TaskType,
+    prompt_builder: PromptBuilderConfig,
+    random_seed: int,
+) -> str | None:
+    """A fingerprint derived from the inputs' fingerprints, as ``datasets`` transforms do.
+
+    Saves ``datasets`` from hashing the whole prompt table. ``None`` (a random fingerprint) when an input is not a
+    ``datasets.Dataset``.
+    """
+    used = ["test"] if k == 0 or pool_split in (None, "test") else ["test", str(pool_split)]
+    fingerprints = [getattr(splits[name], "_fingerprint", None) for name in used]
+    dump = getattr(prompt_builder, "model_dump", None)
+    if any(not isinstance(fp, str) for fp in fingerprints) or dump is None:
+        return None
+    options = dump(mode="json")
+    state = {
+        "transform": "genbench.prompting.build_prompt_datasets",
+        "version": _BUILDER_VERSION,
+        "inputs": dict(zip(used, fingerprints, strict=True)),
+        "task_type": task_type.value,
+        "prompt_builder": options,
+        "k": k,
+        "random_seed": random_seed,
+    }
+    return hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _to_dataset(
+    source: Any,
+    test: FormattedExamples,
+    prompts: pa.Array,
+    shot_ids: pa.Array | None,
+    task_type: TaskType,
+    *,
+    description: str,
+    fingerprint: str | None,
+) -> datasets.Dataset:
+    """Assemble the prompt table in memory, keeping the test split's own feature types for copied columns."""
+    import datasets
+    import pyarrow as pa
+    from datasets.fingerprint import generate_random_fingerprint
+    from datasets.table import InMemoryTable
+
+    table = test.table
+    source_features = getattr(source, "features", None)
+
+    def copied(column: str, as_column: str) -> tuple[str, pa.ChunkedArray, Any]:
+        data = table.column(column)
+        if source_features is not None and column in source_features:
+            feature = source_features[column]
+        else:
+            feature = datasets.Features.from_arrow_schema(pa.schema([(column, data.type)]))[column]
+        return as_column, data, feature
+
+    string = datasets.Value("string")
+    columns: list[tuple[str, Any, Any]] = [
+        ("input", prompts.cast(pa.string()), string),
+        ("target", test.targets, string),
+        copied("input", "original_input"),
+        copied("target", "original_target"),
+    ]
+    if task_type is TaskType.MULTIPLE_CHOICE:
+        columns.append(copied("target_options", "target_options"))
+    columns.append((IDX_COLUMN, pa.array(test.ids, pa.int64()), datasets.Value("int64")))
+    if shot_ids is not None:
+        columns.append((SHOT_IDS_COLUMN, shot_ids, _int64_list_feature()))
+    produced = {name for name, _, _ in columns} | {"input", "target"}
+    columns.extend(copied(name, name) for name in table.column_names if name not in produced)
+
+    features = datasets.Features({name: feature for name, _, feature in columns})
+    arrow_table = pa.Table.from_arrays([data for _, data, _ in columns], schema=features.arrow_schema)
+    info = datasets.DatasetInfo(description=description, features=features)
+    return datasets.Dataset(
+        InMemoryTable(arrow_table), info=info, fingerprint=fingerprint or generate_random_fingerprint()
+    )
+
+
+def _int64_list_feature() -> Any:
+    import datasets
+
+    list_feature = getattr(datasets, "List", None)  # datasets >= 4; Sequence of a Value is the same type before
+    return list_feature(datasets.Value("int64")) if list_feature else datasets.Sequence(datasets.Value("int64"))
