@@ -1,0 +1,29 @@
+"""Metrics: built-in twins of Hugging Face ``evaluate`` metrics, the ``evaluate`` fallback, answer extraction and
+the default evaluation of a task's predictions.
+
+Importing this package loads no heavy library (datasets, evaluate, scikit-learn, SciPy, sacreBLEU, seqeval); each
+is imported when a metric needs it.
+
+>>> from genbench.metrics import compute_metric
+>>> compute_metric({"hf_id": "accuracy"}, predictions=[0, 1, 1], references=[0, 1, 0])
+{'accuracy': 0.6666666666666666}
+"""
+
+from __future__ import annotations
+
+from genbench.metrics.builtin import BUILTIN_METRICS
+from genbench.metrics.evaluation import best_score_reached, evaluate_predictions, main_score_key
+from genbench.metrics.extraction import extract_free_form_answer
+from genbench.metrics.registry import compute_metric, compute_metric_by_id, load_hf_metric, metric_key_prefix
+
+__all__ = [
+    "BUILTIN_METRICS",
+    "best_score_reached",
+    "compute_metric",
+    "compute_metric_by_id",
+    "evaluate_predictions",
+    "extract_free_form_answer",
+    "load_hf_metric",
+    "main_score_key",
+    "metric_key_prefix",
+]

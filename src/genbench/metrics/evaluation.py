@@ -1,0 +1,233 @@
+"""Score a task's predictions with its configured metrics, and check a perfect prediction set's scores.
+
+This is the default ``Task.evaluate_predictions``: validate the predictions, normalise them for the task type (see
+:mod:`genbench.metrics.predictions`), run each metric of ``evaluation_metrics`` and prefix its keys as the original
+framework does (``hf_exact_match__exact_match``).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from genbench.api import EvaluationResult, TaskType
+from genbench.errors import MetricError
+from genbench.metrics.predictions import ScoringInputs, prediction_targets, prepare_for_scoring, read_gold
+from genbench.metrics.registry import compute_metric_by_id, metric_key_prefix
+
+if TYPE_CHECKING:
+    from genbench.config.schema import EvaluationMetricConfig, PromptBuilderConfig
+
+# best_score is met when the score is within this tolerance (math.isclose), never by float equality.
+BEST_SCORE_REL_TOL = 1e-9
+BEST_SCORE_ABS_TOL = 1e-6
+
+_SET_WISE_METRICS = frozenset({"f1", "precision", "recall"})
+
+
+def _as_metric_config(metric: EvaluationMetricConfig | Mapping[str, Any]) -> EvaluationMetricConfig:
+    if not isinstance(metric, Mapping):
+        return metric
+    from genbench.config.schema import EvaluationMetricConfig
+
+    try:
+        return EvaluationMetricConfig.model_validate(dict(metric))
+    except ValueError as exc:
+        raise MetricError(f"Invalid metric config {dict(metric)!r}: {exc}") from None
+
+
+def _single_id(hf_id: str | Sequence[str]) -> str | None:
+    if isinstance(hf_id, str):
+        return hf_id
+    return hf_id[0] if len(hf_id) == 1 else None
+
+
+def adapt_for_missed_choices(
+    metric_id: str | None, inputs: ScoringInputs, kwargs: Mapping[str, Any]
+) -> tuple[list[Any], dict[str, Any]]:
+    """Predictions and options for a label metric, so that multiple-choice misses count as wrong and nothing else.
+
+    A miss (a prediction that is none of its example's options, label -1) must never become an extra class:
+
+    - ``f1``/``precision``/``recall`` with ``average="binary"`` (their default): a miss becomes a label other
+      than ``pos_label`` among the valid labels seen, i.e. it predicts "not positive" (a false negative when the
+      gold is positive, a true negative otherwise). The score is that of the positive class, so which negative
+      label is used does not matter.
+    - the same metrics with another ``average`` and no ``labels`` given: ``labels`` is set to the valid labels seen
+      (gold labels and non-missed predictions, sorted; what scikit-learn would use had there been no miss), so a
+      miss is a false negative for its gold class and a false positive for no class. Given ``labels`` are kept.
+    - ``matthews_correlation`` with two valid labels seen: a miss becomes the label that is not its gold (a plain
+      wrong answer in the 2x2 table). With more labels there is no single wrong answer, and the miss stays a
+      predicted-only class, which can only lower the coefficient.
+
+    Other metrics (``accuracy``, ``exact_match``, ...) take -1 as it is: it never equals a gold index.
+
+    Args:
+        metric_id: The metric's id (None for a ``[path, config_name]`` id).
+        inputs: The normalised predictions and references.
+        kwargs: The metric's ``compute_extra_kwargs``.
+
+    Returns:
+        The predictions and keyword arguments to pass to the metric.
+
+    >>> inputs = ScoringInputs(predictions=[1, -1, 0, 2], references=[1, 1, 0, 2], missed=[False, True, False, False])
+    >>> adapt_for_missed_choices("f1", inputs, {"average": "macro"})
+    ([1, -1, 0, 2], {'average': 'macro', 'labels': [0, 1, 2]})
+    """
+    predictions, kwargs = list(inputs.predictions), dict(kwargs)
+    if metric_id not in _SET_WISE_METRICS | {"matthews_correlation"} or not any(inputs.missed):
+        return predictions, kwargs
+    valid_labels = sorted(
+        {*inputs.references, *(p for p, miss in zip(predictions, inputs.missed, strict=True) if not miss)}
+    )
+    if metric_id == "matthews_correlation":
+        if len(valid_labels) == 2:
+            predictions = [
+                (valid_labels[1] if gold == valid_labels[0] else valid_labels[0]) if miss else prediction
+                for prediction, gold, miss in zip(predictions, inputs.references, inputs.missed, strict=True)
+            ]
+        return predictions, kwargs
+    if kwargs.get("average", "binary") == "binary":
+        negatives = [label for label in valid_labels if label != kwargs.get("pos_label", 1)]
+        if negatives:  # else -1 is the only non-positive label and the problem is still binary
+            predictions = [negatives[0] if miss else p for p, miss in zip(predictions, inputs.missed, strict=True)]
+        return predictions, kwargs
+    if kwargs.get("labels") is None:
+        kwargs["labels"] = valid_labels
+    return predictions, kwargs
+
+
+def evaluate_predictions(
+    *,
+    predictions: Any,
+    gold: Any,
+    task_type: TaskType | str,
+    metrics: Sequence[EvaluationMetricConfig | Mapping[str, Any]] | None,
+    prompt_builder: PromptBuilderConfig | None = None,
+    free_form_output_regex: str | None = None,
+) -> EvaluationResult:
+    """Score predictions against the gold set with every configured metric.
+
+    Args:
+        predictions: One mapping with a ``target`` key per gold example, in gold order.
+        gold: A ``datasets.Dataset`` or a list of mappings, raw (``input``, ``target``, optional
+            ``target_options``) or prepared for prompting (``original_target`` holds the raw target and is used).
+        task_type: The task's type; it decides how predictions are checked and normalised.
+        metrics: The task's ``evaluation_metrics`` (configs or mappings of their fields).
+        prompt_builder: The prompt builder config (``stop_string``, ``sequence_labeling_separator``).
+        free_form_output_regex: Free form: the regex that extracts the answer.
+
+    Returns:
+        ``hf_{id}__{key}`` -> value, metric by metric in config order (``hf_{path}_{config}__{key}`` for a
+        ``[path, config_name]`` id).
+
+    Raises:
+        MetricError: no metrics, or a metric that cannot be loaded or computed.
+        PredictionError: predictions that do not fit the gold set (see :mod:`genbench.metrics.predictions`).
+
+    >>> gold = [{"input": "2+2", "target": "4"}, {"input": "2+3", "target": "5"}]
+    >>> result = evaluate_predictions(predictions=[{"target": "4\\n\\nQ: 1+1"}, {"target": "6"}], gold=gold,
+    ...                      task_type="free_form", metrics=[{"hf_id": "exact_match"}],
+    ...                      prompt_builder=None, free_form_output_regex=r"\\d+")
+    >>> dict(result)
+    {'hf_exact_match__exact_match': 0.5}
+    """
+    if not metrics:
+        raise MetricError(
+            "The task config has no evaluation_metrics, so there is nothing to score with: add evaluation_metrics "
+            "to its config.jsonnet, or override evaluate_predictions in the task's task.py"
+        )
+    configs = [_as_metric_config(metric) for metric in metrics]
+    gold_columns = read_gold(gold)
+    targets = prediction_targets(predictions, len(gold_columns.targets))
+    inputs = prepare_for_scoring(targets, gold_columns, TaskType(task_type), prompt_builder, free_form_output_regex)
+
+    result = EvaluationResult()
+    for config in configs:
+        metric_predictions, kwargs = adapt_for_missed_choices(
+            _single_id(config.hf_id), inputs, config.compute_extra_kwargs or {}
+        )
+        output = compute_metric_by_id(
+            config.hf_id, metric_predictions, inputs.references, kwargs=kwargs, revision=config.git_commit_sha
+        )
+        prefix = metric_key_prefix(config.hf_id)
+        for key, value in output.items():
+            result[f"{prefix}__{key}"] = value
+    return result
+
+
+def main_score_key(hf_id: str | Sequence[str], result_keys: Iterable[str]) -> str | None:
+    """The result key holding a metric's main score, or None when it cannot be told.
+
+    Among the metric's keys (those starting with ``metric_key_prefix(hf_id) + "__"``), the main one is, in order:
+    the key named like the metric (``hf_accuracy__accuracy``; for a path, its last segment), the only key,
+    ``score`` (``sacrebleu``, ``chrf``), ``overall_f1`` (``seqeval``).
+
+    >>> main_score_key("accuracy", ["hf_accuracy__accuracy"])
+    'hf_accuracy__accuracy'
+    >>> main_score_key("sacrebleu", ["hf_sacrebleu__score", "hf_sacrebleu__bp"])
+    'hf_sacrebleu__score'
+    """
+    prefix = metric_key_prefix(hf_id) + "__"
+    names = [key[len(prefix) :] for key in result_keys if key.startswith(prefix)]
+    parts = [hf_id] if isinstance(hf_id, str) else list(hf_id)
+    candidates = [part.rstrip("/").rsplit("/", 1)[-1] for part in parts]
+    if len(names) == 1:
+        candidates.append(names[0])
+    candidates += ["score", "overall_f1"]
+    return next((prefix + name for name in candidates if name in names), None)
+
+
+def _is_close(value: Any, best: float) -> bool:
+    if hasattr(value, "tolist"):  # a NumPy array (average=None) or scalar, as Python values
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return bool(value) and all(_is_close(item, best) for item in value)
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        return False
+    return math.isclose(float(value), best, rel_tol=BEST_SCORE_REL_TOL, abs_tol=BEST_SCORE_ABS_TOL)
+
+
+def best_score_reached(
+    result: Mapping[str, Any], metrics: Sequence[EvaluationMetricConfig | Mapping[str, Any]] | None
+) -> list[str]:
+    """Check that every metric with a ``best_score`` reached it (e.g. on gold predictions).
+
+    Each metric's main score (see :func:`main_score_key`) must be within ``math.isclose(rel_tol=1e-9,
+    abs_tol=1e-6)`` of ``best_score``; a per-class array must be close in every element. When a metric has no
+    main score (e.g. ``["glue", "mrpc"]`` returning ``accuracy`` and ``f1``), each of its keys is checked.
+
+    Args:
+        result: The output of :func:`evaluate_predictions`.
+        metrics: The task's ``evaluation_metrics``.
+
+    Returns:
+        One readable line per failure; empty when every best score is reached.
+
+    >>> best_score_reached({"hf_accuracy__accuracy": 0.1 + 0.2}, [{"hf_id": "accuracy", "best_score": 0.3}])
+    []
+    >>> best_score_reached({"hf_accuracy__accuracy": 0.99}, [{"hf_id": "accuracy", "best_score": 1.0}])
+    ['hf_accuracy__accuracy is 0.99, expected best_score 1.0 (tolerance: rel 1e-09, abs 1e-06)']
+    """
+    failures = []
+    for config in (_as_metric_config(metric) for metric in metrics or ()):
+        if config.best_score is None:
+            continue
+        best = float(config.best_score)
+        prefix = metric_key_prefix(config.hf_id) + "__"
+        main = main_score_key(config.hf_id, result)
+        keys = [main] if main is not None else [key for key in result if key.startswith(prefix)]
+        if not keys:
+            failures.append(
+                f"metric {config.hf_id!r} has best_score {best} but the result has no {prefix}* key "
+                f"(result keys: {', '.join(result) or 'none'})"
+            )
+        for key in keys:
+            if not _is_close(result[key], best):
+                failures.append(
+                    f"{key} is {result[key]!r}, expected best_score {best} "
+                    f"(tolerance: rel {BEST_SCORE_REL_TOL}, abs {BEST_SCORE_ABS_TOL})"
+                )
+    return failures

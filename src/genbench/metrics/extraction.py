@@ -1,0 +1,40 @@
+"""Extract the answer from a free-form model output before it is scored."""
+
+from __future__ import annotations
+
+import re
+
+
+def extract_free_form_answer(prediction: str, stop_string: str | None, output_regex: str | None) -> str:
+    """The part of a free-form prediction that is scored.
+
+    The prediction is cut at the first occurrence of ``stop_string`` (when it is not empty); then, when
+    ``output_regex`` is given, the answer is its first ``re.search`` match in what remains: capture group 1 when
+    the regex has capture groups (``""`` if that group did not take part in the match), else the whole match.
+    No match gives ``""``. Nothing else is done: no stripping, no case change.
+
+    Args:
+        prediction: The model's output.
+        stop_string: The prompt builder's ``stop_string`` (default ``"\\n\\n"``), or None.
+        output_regex: The task's ``free_form_output_regex``, or None.
+
+    Returns:
+        The answer to score.
+
+    >>> extract_free_form_answer("42\\n\\nQ: next question", "\\n\\n", None)
+    '42'
+    >>> extract_free_form_answer("The answer is 42.\\n\\nQ: 1+1", "\\n\\n", r"answer is (\\d+)")
+    '42'
+    >>> extract_free_form_answer("no number here", None, r"\\d+")
+    ''
+    """
+    if stop_string:
+        prediction = prediction.split(stop_string, 1)[0]
+    if output_regex is None:
+        return prediction
+    pattern = re.compile(output_regex)
+    match = pattern.search(prediction)
+    if match is None:
+        return ""
+    answer = match.group(1) if pattern.groups else match.group(0)
+    return answer if answer is not None else ""
