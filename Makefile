@@ -39,5 +39,9 @@ typecheck: $(STAMP)
 bench: $(STAMP)
 	$(OFFLINE) $(BIN)/python benchmarks/prompt_preparation.py
 
+## Build the documentation site (strict: broken links and missing pages fail).
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict --site-dir site
+
 clean:
 	rm -rf $(VENV) demo_results build dist src/*.egg-info

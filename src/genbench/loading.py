@@ -167,7 +167,7 @@ def list_tasks() -> list[TaskSummary]:
         else:
             task_type = config.task_type.value  # type: ignore[union-attr]
             summaries.append(
-                TaskSummary(task_id, config.name, config.description or "", task_type, task_dir, [], config.keywords)
+                TaskSummary(task_id, config.name, config.description or "", task_type, task_dir, [], config.keywords or [])
             )
     return summaries
 

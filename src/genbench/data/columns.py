@@ -6,7 +6,7 @@ These work on Arrow tables directly (no per-row Python calls), which keeps loadi
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from genbench.api import TaskType
 from genbench.errors import PreparationError
@@ -35,7 +35,7 @@ def _from_arrow(table, features) -> Dataset:
 
 
 def apply_field_mapping(
-    dataset: Dataset, field_mapping: Mapping[str, str] | None, task_type: TaskType, *, split: str
+    dataset: Dataset, field_mapping: Mapping[Any, str] | None, task_type: TaskType, *, split: str
 ) -> Dataset:
     """Copy the mapped source columns to ``input``/``target``/``target_options``, keeping the other columns.
 
