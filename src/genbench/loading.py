@@ -157,18 +157,18 @@ def list_tasks() -> list[TaskSummary]:
     summaries = []
     for task_id, task_dir in sorted(discover_tasks().items()):
         config = load_config(task_id)
-        if is_task_dict_dir(task_dir):
-            subtasks = _subtask_order(task_dir, getattr(config, "subtasks_order", None))
-            summaries.append(
-                TaskSummary(
-                    task_id, config.name, config.description or "", None, task_dir, subtasks, config.keywords or []
-                )
+        is_dict = is_task_dict_dir(task_dir)
+        summaries.append(
+            TaskSummary(
+                id=task_id,
+                name=config.name,
+                description=config.description or "",
+                task_type=None if is_dict else config.task_type.value,  # type: ignore[union-attr]
+                path=task_dir,
+                subtasks=_subtask_order(task_dir, getattr(config, "subtasks_order", None)) if is_dict else [],
+                keywords=config.keywords or [],
             )
-        else:
-            task_type = config.task_type.value  # type: ignore[union-attr]
-            summaries.append(
-                TaskSummary(task_id, config.name, config.description or "", task_type, task_dir, [], config.keywords or [])
-            )
+        )
     return summaries
 
 
