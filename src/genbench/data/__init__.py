@@ -1,0 +1,31 @@
+"""Data sources: JSONL files by URI with a download cache, Hugging Face datasets, and split files.
+
+Importing this package loads no heavy library; ``datasets`` and ``pyarrow`` are imported when data is read.
+
+>>> import tempfile, pathlib
+>>> from genbench.data import fetch, read_jsonl
+>>> with tempfile.TemporaryDirectory() as task_dir:
+...     _ = pathlib.Path(task_dir, "test.jsonl").write_text('{"input": "2+2", "target": "4"}\\n')
+...     dataset = read_jsonl(fetch("test.jsonl", base_dir=task_dir), split="test")
+>>> dataset[0]
+{'input': '2+2', 'target': '4'}
+"""
+
+from genbench.data.cache import cache_dir, cached_path, fetch, file_sha256
+from genbench.data.jsonl import read_jsonl
+from genbench.data.sources import load_data_source, order_splits
+from genbench.data.splits import load_split_file, normalise_split_name, parse_split_spec, resplit
+
+__all__ = [
+    "cache_dir",
+    "cached_path",
+    "fetch",
+    "file_sha256",
+    "load_data_source",
+    "load_split_file",
+    "normalise_split_name",
+    "order_splits",
+    "parse_split_spec",
+    "read_jsonl",
+    "resplit",
+]

@@ -1,0 +1,242 @@
+"""Reading JSONL files (one JSON object per line) into an in-memory ``datasets.Dataset``.
+
+The fast path parses the whole file with pyarrow's JSON reader (multi-threaded, no Python object per row)
+and wraps the Arrow table in a ``Dataset`` without writing anything to the Hugging Face cache. Only when
+that fails (or when pyarrow accepted something that is not one object per line) does a line-by-line Python
+pass run, which either builds the table with Python's type inference (it combines a few more cases, e.g.
+``NaN``) or raises an error that names the file, the line and, for type conflicts, the field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from genbench.errors import DataLoadError, DataNotFoundError
+
+if TYPE_CHECKING:
+    import datasets
+    import pyarrow as pa
+
+_BLOCK_BYTES = 1 << 20
+# Part of the fingerprint, so a change in how files are parsed never reuses a stale `datasets` cache entry.
+_FINGERPRINT_VERSION = b"genbench-jsonl-1\0"
+
+
+def read_jsonl(path: str | os.PathLike[str], *, split: str) -> datasets.Dataset:
+    """Read a JSONL file into an in-memory ``datasets.Dataset``.
+
+    Each non-blank line must be one JSON object; blank lines are ignored. Fields missing from some lines are
+    ``None`` there. Types are kept (ints stay ints, lists of strings and nested lists stay lists); ints and
+    floats in one field become floats.
+
+    Args:
+        path: The JSONL file.
+        split: Split name recorded on the dataset (``train``, ``validation``, ``test`` or any other).
+
+    Returns:
+        The examples, in file order. The dataset is in memory (nothing is written to the Hugging Face
+        cache) and its fingerprint is derived from the file's content.
+
+    Raises:
+        DataNotFoundError: The file does not exist.
+        DataLoadError: The file cannot be read, is not UTF-8, has no examples, has a line that is not valid
+            JSON or not an object (the message names the line), or a field whose values have types that
+            cannot be combined (the message names the field and the lines).
+
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     file = pathlib.Path(tmp, "test.jsonl")
+    ...     _ = file.write_text('{"input": "1+1", "target": 2, "options": ["1", "2"]}\\n\\n'
+    ...                         '{"input": "2+2", "target": 4}\\n')
+    ...     dataset = read_jsonl(file, split="test")
+    >>> dataset.num_rows, dataset.column_names
+    (2, ['input', 'target', 'options'])
+    >>> dataset[1]
+    {'input': '2+2', 'target': 4, 'options': None}
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        error = DataNotFoundError(f"Data file not found: {path}")
+        error.filename = str(path)
+        raise error from None
+    except OSError as exc:
+        raise DataLoadError(f"Could not read {path}: {exc}") from exc
+
+    # pyarrow does not validate UTF-8 inside strings; check here, where the line can be named.
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise DataLoadError(f"{path}, line {line}: not valid UTF-8 text ({exc.reason}).") from None
+    table = _parse_with_arrow(data)
+    if table is None:
+        table = _parse_line_by_line(data, path)
+    if table.num_rows == 0:
+        raise DataLoadError(f"{path}: no examples (the file is empty or has only blank lines).")
+    if table.num_columns == 0:
+        raise DataLoadError(f"{path}: the examples have no fields (every line is {{}}).")
+    return _to_dataset(table, split=split, fingerprint=hashlib.sha256(_FINGERPRINT_VERSION + data).hexdigest()[:16])
+
+
+def _parse_with_arrow(data: bytes) -> pa.Table | None:
+    """The whole file as one Arrow table, or None when pyarrow cannot parse it exactly as one row per line."""
+    import pyarrow as pa
+    import pyarrow.json as paj
+
+    block_size = _BLOCK_BYTES
+    while True:
+        try:
+            table = paj.read_json(pa.BufferReader(data), read_options=paj.ReadOptions(block_size=block_size))
+            break
+        except pa.ArrowInvalid as exc:
+            # A line longer than a block: retry with bigger blocks, as `datasets`' JSON builder does.
+            if "straddl" in str(exc) and block_size <= len(data):
+                block_size = min(block_size * 4, len(data) + 1, 2**31 - 1)
+                continue
+            return None
+    # pyarrow also accepts several objects on one line ("{...}{...}"), which is not JSONL: check the count.
+    if table.num_rows != sum(map(bool, map(bytes.strip, data.split(b"\n")))):
+        return None
+    return table
+
+
+class _DuplicateKeyError(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKeyError(key)
+            seen.add(key)
+    return result
+
+
+def _parse_line_by_line(data: bytes, path: Path) -> pa.Table:
+    """Parse in Python, raising an error with the line number (and field) of the first problem."""
+    import pyarrow as pa
+
+    text = data.decode("utf-8-sig")  # read_jsonl checked the encoding
+
+    rows: list[dict[str, Any]] = []
+    line_numbers: list[int] = []
+    # split("\n"), not splitlines(): JSON strings may contain U+2028 and other characters splitlines() breaks on.
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line, object_pairs_hook=_no_duplicate_keys)
+        except json.JSONDecodeError as exc:
+            raise DataLoadError(f"{path}, line {number}: invalid JSON: {exc.msg} (column {exc.colno}).") from None
+        except _DuplicateKeyError as exc:
+            raise DataLoadError(f"{path}, line {number}: key {exc.key!r} appears twice in one object.") from None
+        if not isinstance(value, dict):
+            raise DataLoadError(
+                f"{path}, line {number}: expected one JSON object per line, got {_describe(value)}: {_preview(line)}"
+            )
+        rows.append(value)
+        line_numbers.append(number)
+
+    names = list(dict.fromkeys(key for row in rows for key in row))
+    arrays = []
+    for name in names:
+        values = [row.get(name) for row in rows]
+        try:
+            arrays.append(pa.array(values))
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as exc:
+            raise _type_conflict(path, name, values, line_numbers, exc) from None
+    if not names:
+        if rows:
+            raise DataLoadError(f"{path}: the examples have no fields (every line is {{}}).")
+        return pa.table({})
+    return pa.Table.from_arrays(arrays, names=names)
+
+
+def _type_conflict(path: Path, name: str, values: list[Any], line_numbers: list[int], exc: Exception) -> DataLoadError:
+    """The error for a field whose values cannot share one Arrow type, naming the first offending line."""
+    import pyarrow as pa
+
+    def combinable(subset: list[Any]) -> bool:
+        try:
+            pa.array(subset)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            return False
+        return True
+
+    # Smallest prefix that cannot be combined (failure is monotone in the prefix); its last value offends.
+    low, high = 1, len(values)
+    while low < high:
+        middle = (low + high) // 2
+        if combinable(values[:middle]):
+            low = middle + 1
+        else:
+            high = middle
+    bad = low - 1
+    first = next((i for i, value in enumerate(values[:bad]) if value is not None), None)
+    if first is None or not combinable(values[bad : bad + 1]):
+        return DataLoadError(
+            f"{path}, line {line_numbers[bad]}: field {name!r} has a value that cannot be stored "
+            f"({_describe(values[bad])}: {exc})."
+        )
+    return DataLoadError(
+        f"{path}, line {line_numbers[bad]}: field {name!r} is {_describe(values[bad])}, which cannot be combined "
+        f"with {_describe(values[first])} on line {line_numbers[first]}; every value of a field must have "
+        "the same type (or be null)."
+    )
+
+
+def _describe(value: Any, depth: int = 0) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        if depth > 2:
+            return "a list"
+        kinds = list(dict.fromkeys(_describe(item, depth + 1) for item in value if item is not None))
+        if not kinds:
+            return "an empty list"
+        if len(kinds) == 1:
+            return f"a list of {_plural(kinds[0])}"
+        return f"a list mixing {', '.join(_plural(kind) for kind in kinds[:-1])} and {_plural(kinds[-1])}"
+    return type(value).__name__
+
+
+def _plural(description: str) -> str:
+    noun = description.split(" ", 1)[1] if description.startswith(("a ", "an ")) else description
+    return noun if noun.startswith("list") else f"{noun}s"
+
+
+def _preview(line: str, limit: int = 60) -> str:
+    line = line.strip()
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def _to_dataset(table: pa.Table, *, split: str, fingerprint: str) -> datasets.Dataset:
+    import datasets
+    from datasets.table import InMemoryTable
+
+    try:
+        named_split = datasets.NamedSplit(split)
+    except ValueError:  # names like "test-hard" are fine for genbench but not for `NamedSplit`
+        named_split = None
+    return datasets.Dataset(InMemoryTable(table), split=named_split, fingerprint=fingerprint)
