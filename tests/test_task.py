@@ -294,3 +294,22 @@ def test_field_mapping_to_a_missing_column_names_it(registry_root):
     )
     with pytest.raises(PreparationError, match="field_mapping.input names 'q'"):
         load_task("badmap").get_datasets_raw()
+
+
+def test_original_in_context_formatter_override_is_honoured(tmp_path):
+    rows = addition_rows(12)
+    task = make_original_task(tmp_path, rows)
+    default = task._format_example_for_in_context_learning({"input": "1 + 2", "target": "3"}, 42)
+    assert default == {"formatted_input": "Q: 1 + 2\nA: ", "formatted_target": "3"}
+
+    class Shouting(type(task)):
+        def _format_example_for_in_context_learning(self, example, random_seed):
+            return {"formatted_input": f"<{example['input']}> = ", "formatted_target": example["target"] + "!"}
+
+    shouting = Shouting(task.config, "shouting", task_dir=tmp_path)
+    prompts = shouting.get_prepared_datasets(PreparationStrategy.PROMPT_BASED_TESTING, shot_list=[0, 2])
+    first = prompts[0][0]
+    assert first["input"] == f"Add two numbers together\n\n<{rows[0]['input']}> = "
+    assert first["target"] == rows[0]["target"] + "!"
+    few = prompts[2][0]["input"]
+    assert few.count("> = ") == 3 and few.count("!") == 2

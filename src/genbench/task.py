@@ -202,13 +202,35 @@ class Task(TaskInterface):
             raise PreparationError("`shot_list` is required for prompt-based testing, e.g. shot_list=[0, 5].")
         from genbench.prompting import build_prompt_datasets
 
+        custom_formatter = (
+            type(self)._format_example_for_in_context_learning is not Task._format_example_for_in_context_learning
+        )
         return build_prompt_datasets(
             self.get_datasets_raw(),
             task_type=self.config.task_type,
             prompt_builder=strategies.prompt_based_testing.prompt_builder,
             shot_list=shot_list,
             random_seed=random_seed,
+            example_formatter=self._format_example_for_in_context_learning if custom_formatter else None,
         )
+
+    def _format_example_for_in_context_learning(self, example: Mapping[str, Any], random_seed: int) -> dict[str, str]:
+        """One example's ``formatted_input`` and ``formatted_target`` (the original framework's hook).
+
+        Tasks written for the original framework override it to customise prompts; when overridden, prompts are
+        built by calling it once per example (slower than the default vectorised formatting).
+        """
+        from genbench.prompting import format_examples
+
+        columns = {key: [value] for key, value in example.items()}
+        columns.setdefault("_genbench_idx", [0])
+        formatted = format_examples(
+            columns,
+            task_type=self.config.task_type,
+            prompt_builder=self.config.prompt_builder,
+            random_seed=random_seed,
+        )
+        return {"formatted_input": formatted.inputs[0].as_py(), "formatted_target": formatted.targets[0].as_py()}
 
     # ------------------------------------------------------------ evaluation
     def evaluate_predictions(

@@ -5,6 +5,13 @@
 
 from genbench.prompting.builder import build_prompt_datasets
 from genbench.prompting.few_shot import few_shot_pool, sample_shot_ids
-from genbench.prompting.formatting import FormattedExamples, format_examples
+from genbench.prompting.formatting import FormattedExamples, format_examples, format_examples_with
 
-__all__ = ["FormattedExamples", "build_prompt_datasets", "few_shot_pool", "format_examples", "sample_shot_ids"]
+__all__ = [
+    "FormattedExamples",
+    "build_prompt_datasets",
+    "few_shot_pool",
+    "format_examples",
+    "format_examples_with",
+    "sample_shot_ids",
+]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +31,7 @@ import numpy as np
 from genbench.api import TaskType
 from genbench.errors import PreparationError
 from genbench.prompting.few_shot import few_shot_pool, sample_shot_ids, split_name
-from genbench.prompting.formatting import IDX_COLUMN, FormattedExamples, format_examples
+from genbench.prompting.formatting import IDX_COLUMN, FormattedExamples, format_examples, format_examples_with
 
 if TYPE_CHECKING:
     import datasets
@@ -53,6 +53,7 @@ def build_prompt_datasets(
     prompt_builder: PromptBuilderConfig,
     shot_list: Sequence[int],
     random_seed: int = 42,
+    example_formatter: Callable[[Mapping[str, Any], int], Mapping[str, Any]] | None = None,
 ) -> dict[int, datasets.Dataset]:
     r"""Build one prompt dataset over the test split for each number of shots.
 
@@ -68,6 +69,9 @@ def build_prompt_datasets(
         prompt_builder: The task's prompt builder options.
         shot_list: Numbers of shots, each an int >= 0; a repeated number is built once.
         random_seed: Seed of shot selection and ``permute_choices``.
+        example_formatter: A task's own per-example formatter (``(example, random_seed) -> {"formatted_input",
+            "formatted_target"}``) replacing the vectorised formatting; used for tasks that override the original
+            framework's ``_format_example_for_in_context_learning``.
 
     Returns:
         Number of shots to dataset, in ``shot_list`` order; see the module docstring for the columns.
@@ -102,6 +106,8 @@ def build_prompt_datasets(
         raise PreparationError(f"prompt-based testing needs a test split, but there are only {sorted(splits)}")
 
     def format_split(name: str) -> FormattedExamples:
+        if example_formatter is not None:
+            return format_examples_with(example_formatter, splits[name], random_seed=random_seed, split=name)
         return format_examples(
             splits[name], task_type=task_type, prompt_builder=prompt_builder, random_seed=random_seed, split=name
         )
@@ -143,8 +149,13 @@ def build_prompt_datasets(
             )
             shot_ids = pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), pa.array(pool_ids[positions]))
         description = _describe(k, pool_split, exclude_query, random_seed)
-        fingerprint = _fingerprint(
-            splits, k, pool_split, task_type=task_type, prompt_builder=prompt_builder, random_seed=random_seed
+        # A task's own formatter is code we cannot fingerprint: give such results a random fingerprint.
+        fingerprint = (
+            None
+            if example_formatter is not None
+            else _fingerprint(
+                splits, k, pool_split, task_type=task_type, prompt_builder=prompt_builder, random_seed=random_seed
+            )
         )
         result[k] = _to_dataset(
             splits["test"], test, prompts, shot_ids, task_type, description=description, fingerprint=fingerprint

@@ -15,7 +15,7 @@ Everything runs as Arrow compute kernels and NumPy operations over whole columns
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -297,3 +297,44 @@ class _Columns:
             raise self._fail(
                 row, f"{int(n_tokens[row])} input tokens but {int(n_labels[row])} target labels (need one per token)"
             )
+
+
+def format_examples_with(
+    formatter: Callable[[Mapping[str, Any], int], Mapping[str, Any]],
+    examples: datasets.Dataset | pa.Table | Mapping[str, Sequence[Any]],
+    *,
+    random_seed: int = 42,
+    split: str = "test",
+) -> FormattedExamples:
+    """Format examples one by one with a task's own formatter (slow path, for custom formatting).
+
+    ``formatter(example, random_seed)`` returns ``{"formatted_input": str, "formatted_target": str}``, the
+    contract of the original framework's ``Task._format_example_for_in_context_learning``, which tasks override.
+
+    Raises:
+        PreparationError: the formatter returned something else (the split and example are named).
+
+    >>> def shout(example, seed):
+    ...     return {"formatted_input": example["input"].upper() + " = ", "formatted_target": example["target"]}
+    >>> formatted = format_examples_with(shout, {"input": ["1+1"], "target": ["2"], "_genbench_idx": [0]})
+    >>> formatted.inputs.to_pylist(), formatted.targets.to_pylist()
+    (['1+1 = '], ['2'])
+    """
+    import pyarrow as pa
+
+    table = _as_arrow_table(examples)
+    ids = _example_ids(table, split)
+    inputs: list[str] = []
+    targets: list[str] = []
+    for idx, example in zip(ids.tolist(), table.to_pylist(), strict=True):
+        output = formatter(example, random_seed)
+        formatted_input = output.get("formatted_input") if isinstance(output, Mapping) else None
+        formatted_target = output.get("formatted_target") if isinstance(output, Mapping) else None
+        if not isinstance(formatted_input, str) or not isinstance(formatted_target, str):
+            raise PreparationError(
+                f"split {split!r}, example _genbench_idx={idx}: the task's example formatter must return "
+                f"{{'formatted_input': str, 'formatted_target': str}}, got {output!r:.200}"
+            )
+        inputs.append(formatted_input)
+        targets.append(formatted_target)
+    return FormattedExamples(split, ids, pa.array(inputs, pa.string()), pa.array(targets, pa.string()), table)
