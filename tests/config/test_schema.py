@@ -275,3 +275,10 @@ def test_schema_command_prints_and_writes_the_schema(tmp_path):
     out = tmp_path / "schema.json"
     result = CliRunner().invoke(cli, ["schema", "--task-dict", "-o", str(out)])
     assert result.exit_code == 0 and "subtasks_order" in json.loads(out.read_text())["properties"]
+
+
+def test_local_hf_folder_written_as_a_path_needs_no_commit():
+    config = task_config_from_dict(with_changes(data_source={"type": "hf", "hf_id": "./hf_data"}))
+    assert config.data_source.git_commit_sha is None
+    found = problems(with_changes(data_source={"type": "hf", "hf_id": "hf_data"}, has_train_set=False))
+    assert found["data_source.git_commit_sha"] == "required when data_source.type is 'hf'"

@@ -173,7 +173,11 @@ def task_consistency_problems(raw: Any, source: str | None) -> list[ConfigProble
     if isinstance(ds, dict):
         kind = ds.get("type")
         if kind == "hf":
-            for key in ("hf_id", "git_commit_sha"):
+            hf_id = ds.get("hf_id")
+            path = hf_id[0] if isinstance(hf_id, list) and hf_id else hf_id
+            # A local folder ('./data', '/abs/path') has no commit to pin.
+            is_local = isinstance(path, str) and path.startswith(("./", "../", "/"))
+            for key in ("hf_id",) if is_local else ("hf_id", "git_commit_sha"):
                 if ds.get(key) is None:
                     add(f"data_source.{key}", "required when data_source.type is 'hf'")
             for key in ("test", "validation", "train", "sha256"):
