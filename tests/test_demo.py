@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 import genbench
 from genbench.cli import cli
-from genbench.demo import config_fingerprint, run_demo, write_json_atomic
+from genbench.demo import config_fingerprint, run_demo
 from genbench.loading import load_task
 
 SAMPLE_TASK_IDS = ["arithmetic_length", "category_membership", "negation_consistency", "ner_unseen_entities"]
@@ -98,18 +98,6 @@ def test_run_demo_on_one_subtask(tmp_path: Path):
     record = json.loads(result.output_path.read_text())
     assert record["task_id"] == "negation_consistency:negated"
     assert record["metrics"]["0"]["hf_accuracy__accuracy"] == 0.5
-
-
-def test_write_json_atomic_leaves_no_temporary_file(tmp_path: Path):
-    target = tmp_path / "out" / "x.json"
-    write_json_atomic(target, {"a": 1})
-    write_json_atomic(target, {"a": 2})
-    assert json.loads(target.read_text()) == {"a": 2}
-    assert [p.name for p in target.parent.iterdir()] == ["x.json"]
-    with pytest.raises(ValueError):
-        write_json_atomic(target, {"a": float("nan")})  # strict JSON: the old file stays intact
-    assert json.loads(target.read_text()) == {"a": 2}
-    assert [p.name for p in target.parent.iterdir()] == ["x.json"]
 
 
 def test_cli_demo_prints_the_table(tmp_path: Path):

@@ -14,8 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
-import tempfile
 import time
 import warnings
 from collections import OrderedDict
@@ -25,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from genbench.api import DatasetSplit, PreparationStrategy
+from genbench.io import write_json_atomic
 
 if TYPE_CHECKING:
     from genbench.task import Task
@@ -92,23 +91,6 @@ def to_jsonable(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return str(value)
-
-
-def write_json_atomic(path: Path, document: Any) -> None:
-    """Write JSON to ``path`` through a temporary file in the same directory and ``os.replace``.
-
-    A reader never sees a half-written file, and an interrupted run leaves the previous file intact.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(document, handle, indent=2, ensure_ascii=False, allow_nan=False)
-            handle.write("\n")
-        os.replace(tmp_name, path)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
 
 
 def demo_task_ids() -> list[str]:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 
 @contextlib.contextmanager
@@ -40,3 +41,10 @@ def write_text_atomic(path: str | Path, text: str) -> None:
     """Write ``text`` to ``path`` atomically."""
     with atomic_open(path) as handle:
         handle.write(text)
+
+
+def write_json_atomic(path: str | Path, document: Any, *, indent: int = 2) -> None:
+    """Write ``document`` as strict JSON (no NaN/Infinity) to ``path`` atomically, with a final newline."""
+    with atomic_open(path) as handle:
+        json.dump(document, handle, indent=indent, ensure_ascii=False, allow_nan=False)
+        handle.write("\n")
