@@ -25,12 +25,12 @@ test: $(STAMP)
 	$(OFFLINE) $(BIN)/python -m pytest -q
 
 check-quality: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks .github
+	$(BIN)/ruff format --check src tests benchmarks .github
 
 fix-style: $(STAMP)
-	$(BIN)/ruff check --fix src tests benchmarks
-	$(BIN)/ruff format src tests benchmarks
+	$(BIN)/ruff check --fix src tests benchmarks .github
+	$(BIN)/ruff format src tests benchmarks .github
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -50,6 +50,12 @@ class _LazyGroup(click.Group):
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
+        except BrokenPipeError:  # output piped into `head` and closed: not an error of the command
+            import os
+            import sys
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise click.exceptions.Exit(0) from None
         except Exception as exc:  # noqa: BLE001 - the CLI's one place that turns errors into messages
             if (ctx.obj or {}).get("debug"):
                 traceback.print_exc()

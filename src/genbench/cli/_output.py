@@ -1,0 +1,94 @@
+"""Shared output helpers of the CLI commands: rich consoles, a spinner for long work, value and path formatting.
+
+``rich`` is imported inside the functions, so importing a command module stays cheap.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+from collections.abc import Iterator, Mapping
+from numbers import Real
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+# Width of tables when the output is not a terminal (logs, pipes, CliRunner), so rows are not wrapped at 80.
+PLAIN_WIDTH = 160
+
+
+def console(*, stderr: bool = False) -> Console:
+    """A rich console on stdout (or stderr), wide and without colour codes when not writing to a terminal."""
+    from rich.console import Console
+
+    # No `file=`: rich then writes to the current sys.stdout/sys.stderr, which click's test runner replaces.
+    result = Console(stderr=stderr, highlight=False)
+    if not result.is_terminal:
+        result = Console(stderr=stderr, highlight=False, width=PLAIN_WIDTH, no_color=True)
+    return result
+
+
+@contextlib.contextmanager
+def spinner(message: str) -> Iterator[None]:
+    """Show a spinner with ``message`` on stderr while the block runs (nothing when stderr is not a terminal)."""
+    err = console(stderr=True)
+    if not err.is_terminal:
+        yield
+        return
+    with err.status(message):
+        yield
+
+
+def format_value(value: Any) -> str:
+    """A metric value for a table: numbers with 4 decimals, anything else as text.
+
+    >>> format_value(0.5), format_value(3), format_value(True), format_value("n/a")
+    ('0.5000', '3.0000', 'True', 'n/a')
+    """
+    if isinstance(value, bool) or not isinstance(value, Real):
+        return str(value)
+    return f"{float(value):.4f}"
+
+
+def to_jsonable(value: Any) -> Any:
+    """Convert metric results (numpy scalars and arrays, mappings, tuples) into plain JSON values.
+
+    Non-finite floats become ``null`` so that the output is strict JSON.
+
+    >>> import numpy as np
+    >>> to_jsonable({"a": np.float64(0.5), "b": np.array([1, 2]), "c": float("nan")})
+    {'a': 0.5, 'b': [1, 2], 'c': None}
+    """
+    if isinstance(value, Mapping):
+        return {str(key): to_jsonable(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(item) for item in value]
+    if hasattr(value, "tolist"):  # numpy arrays and scalars
+        return to_jsonable(value.tolist())
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    return str(value)
+
+
+def dumps(value: Any) -> str:
+    """Indented strict JSON text of ``value`` (see :func:`to_jsonable`), ending with a newline."""
+    return json.dumps(to_jsonable(value), indent=2, ensure_ascii=False) + "\n"
+
+
+def display_path(path: str | os.PathLike[str]) -> str:
+    """``path`` relative to the working directory when it is inside it, else absolute.
+
+    >>> display_path(Path.cwd() / "src" / "x")
+    'src/x'
+    """
+    absolute = Path(path).resolve()
+    try:
+        return str(absolute.relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(absolute)

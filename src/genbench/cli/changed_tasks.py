@@ -1,0 +1,53 @@
+"""``genbench-cli changed-tasks``: the task ids a branch changes since it forked from a base ref."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from genbench.submission.changes import DEFAULT_TASKS_DIR
+
+
+@click.command("changed-tasks")
+@click.option("--base", required=True, metavar="REF", help="The ref the branch merges into, e.g. origin/main.")
+@click.option("--json", "as_json", is_flag=True, help='Print {"base", "changed", "deleted", "invalid"} as JSON.')
+@click.option(
+    "--repo",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="A directory inside the git repository.",
+)
+@click.option(
+    "--tasks-dir",
+    default=DEFAULT_TASKS_DIR,
+    show_default=True,
+    help="Directory of the tasks, relative to the repository root.",
+)
+def changed_tasks(base: str, as_json: bool, repo: Path, tasks_dir: str) -> None:
+    """Print the ids of the tasks changed by the commits of HEAD since it forked from REF, one per line.
+
+    Compares committed files only (git diff REF...HEAD): uncommitted changes do not count. A subtask's files
+    count for their parent task. Deleted tasks are not printed (they are named on stderr, or listed under
+    "deleted" with --json); a changed directory whose name is not a valid task id is an error.
+
+    Example: genbench-cli changed-tasks --base origin/main
+    """
+    from genbench.submission.changes import changed_tasks as find_changed_tasks
+
+    result = find_changed_tasks(base, repo=repo, tasks_dir=tasks_dir)
+    if as_json:
+        click.echo(json.dumps({"base": base, **result.to_dict()}, indent=2))
+    else:
+        for task_id in result.changed:
+            click.echo(task_id)
+        if result.deleted:
+            click.echo(f"Deleted tasks (nothing to test): {', '.join(result.deleted)}", err=True)
+    if result.invalid:
+        names = ", ".join(repr(name) for name in result.invalid)
+        raise click.ClickException(
+            f"Changed director{'y' if len(result.invalid) == 1 else 'ies'} in {tasks_dir} with an invalid task id: "
+            f"{names} (use lower-case letters, digits and '_')."
+        )

@@ -1,0 +1,292 @@
+"""``genbench-cli contamination``: index training data, search test sets in it, decontaminate.
+
+Every option has an underscore and a dash spelling (``--ngram_size`` and ``--ngram-size``); options taking several
+values accept them repeated (``--field a --field b``) or listed (``--field a b``), as the original scripts did.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from genbench.errors import GenBenchError
+
+
+def _spellings(name: str) -> tuple[str, str]:
+    return f"--{name}", f"--{name.replace('_', '-')}"
+
+
+def _option(name: str, **kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    return click.option(*dict.fromkeys(_spellings(name)), name, **kwargs)
+
+
+class _ListOptionsCommand(click.Command):
+    """Lets ``--opt a b c`` stand for ``--opt a --opt b --opt c`` for options with ``multiple=True``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        multiple = {s for p in self.params if isinstance(p, click.Option) and p.multiple for s in p.opts}
+        expanded: list[str] = []
+        current: str | None = None
+        awaiting_value = False
+        for position, arg in enumerate(args):
+            if arg == "--":
+                expanded.extend(args[position:])
+                break
+            if arg.startswith("-") and len(arg) > 1:
+                option = arg.split("=", 1)[0]
+                current = option if option in multiple else None
+                awaiting_value = current is not None and "=" not in arg
+                expanded.append(arg)
+            elif current is not None and not awaiting_value:
+                expanded.extend([current, arg])
+            else:
+                expanded.append(arg)
+                awaiting_value = False
+        return super().parse_args(ctx, expanded)
+
+
+def _errors_as_messages(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn genbench errors into one ``Error:`` line also when this group runs on its own (not under ``cli``)."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except GenBenchError as exc:
+            raise click.ClickException(str(exc).strip() or type(exc).__name__) from None
+
+    return wrapper
+
+
+def _index_dir_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--index-dir",
+        "--index_dir",
+        "index_dir",
+        type=click.Path(file_okay=False),
+        help="Folder of the indexes (default: $GENBENCH_HOME/contamination or the user data folder).",
+    )(command)
+
+
+def _progress_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--progress/--no-progress", default=True, show_default=True, help="Show progress bars (on stderr)."
+    )(command)
+
+
+@click.group("contamination")
+def contamination() -> None:
+    """Check test sets for contamination by training data, and decontaminate training data.
+
+    First index the training data (`index`), then search test sets in it (`search`).
+    """
+
+
+@contamination.command("index", cls=_ListOptionsCommand)
+@_option("dataset", multiple=True, help="Training dataset: .jsonl/.parquet file, dataset folder or cached Hub id.")
+@_option(
+    "dataset_mixer_config",
+    type=click.Path(dir_okay=False),
+    help="Training config YAML whose dataset_mixer lists datasets to index.",
+)
+@_option("split", default="train", show_default=True, help="Split to index.")
+@_option(
+    "index_type",
+    type=click.Choice(["text", "vector"]),
+    default="text",
+    show_default=True,
+    help="text: exact and n-gram matches; vector: embedding matches.",
+)
+@_option("model", help="Sentence-transformers model of a vector index (default: all-MiniLM-L6-v2, offline).")
+@_option("messages_field", default="messages", show_default=True, help="Field holding the chat messages.")
+@_option(
+    "query_filter",
+    default="role:user",
+    show_default=True,
+    help="key:value a message must have to be indexed ('' for every message).",
+)
+@_option("query_field", default="content", show_default=True, help="Key of a message's text.")
+@_option("text_field", help="Index this text field, one unit per row, instead of messages.")
+@_option(
+    "max_batch_tokens",
+    type=click.IntRange(min=1),
+    default=65_536,
+    show_default=True,
+    help="Embedding batch size in model tokens.",
+)
+@_option("shard_rows", type=click.IntRange(min=1), help="Rows per build checkpoint.")
+@_option(
+    "ngram_size",
+    type=click.IntRange(min=1),
+    multiple=True,
+    help="Also build the n-gram table of this size now (otherwise the first search of that size does).",
+)
+@_option("rebuild", is_flag=True, help="Build again even if an up-to-date index exists.")
+@_index_dir_option
+@_progress_option
+@_errors_as_messages
+def index(
+    dataset: tuple[str, ...],
+    dataset_mixer_config: str | None,
+    split: str,
+    index_type: str,
+    model: str | None,
+    messages_field: str,
+    query_filter: str,
+    query_field: str,
+    text_field: str | None,
+    max_batch_tokens: int,
+    shard_rows: int | None,
+    ngram_size: tuple[int, ...],
+    rebuild: bool,
+    index_dir: str | None,
+    progress: bool,
+) -> None:
+    """Index training datasets (one index per dataset; a stopped build resumes)."""
+    from genbench.contamination import build_index
+
+    if not dataset and dataset_mixer_config is None:
+        raise click.UsageError("Give --dataset or --dataset_mixer_config.")
+    manifests = build_index(
+        list(dataset),
+        dataset_mixer_config=dataset_mixer_config,
+        split=split,
+        index_type=index_type,
+        model=model,
+        messages_field=messages_field,
+        query_filter=query_filter or None,
+        query_field=query_field,
+        text_field=text_field,
+        index_dir=index_dir,
+        max_batch_tokens=max_batch_tokens,
+        shard_rows=shard_rows,
+        ngram_sizes=ngram_size,
+        rebuild=rebuild,
+        progress=progress,
+    )
+    for manifest in manifests:
+        counts = manifest["counts"]
+        extra = f", {counts['tokens']} tokens" if "tokens" in counts else ""
+        if manifest.get("ngram_tables"):
+            extra += f"; n-gram tables: {', '.join(map(str, manifest['ngram_tables']))}"
+        click.echo(
+            f"{manifest['source']['name']}: index {manifest['name']} ({counts['rows']} rows, "
+            f"{counts['units']} units{extra})"
+        )
+
+
+@contamination.command("search", cls=_ListOptionsCommand)
+@_option("train_dataset_names", multiple=True, help="Indexed training datasets (names as indexed).")
+@_option(
+    "dataset_mixer_config",
+    type=click.Path(dir_okay=False),
+    help="Training config YAML whose dataset_mixer lists the training datasets.",
+)
+@_option("dataset", multiple=True, help="Test dataset (file, folder or cached Hub id); default: every registry task.")
+@_option("split", default="test", show_default=True, help="Split of the test datasets.")
+@_option("field", multiple=True, help="Field(s) of the test datasets to look up.")
+@_option("task", multiple=True, help="Registry task ids to check (instead of all tasks).")
+@_option("ngram_size", type=click.IntRange(min=1), help="N-gram match of this size (default: exact match).")
+@_option("match_threshold", type=float, help="Instance score 1 above this (strictly), else 0.")
+@_option(
+    "index_type",
+    type=click.Choice(["text", "vector"]),
+    default="text",
+    show_default=True,
+    help="Search text indexes or vector (embedding) indexes.",
+)
+@_option("model", help="Model of the vector indexes (default: the index's).")
+@_option("output_dir", type=click.Path(file_okay=False), required=True, help="Folder for the results.")
+@_option("top_k", type=click.IntRange(min=1), default=1, show_default=True, help="Matches reported per instance.")
+@_option("decontaminate", is_flag=True, help="Also write each training dataset without the matched rows.")
+@_index_dir_option
+@_progress_option
+@_errors_as_messages
+def search(
+    train_dataset_names: tuple[str, ...],
+    dataset_mixer_config: str | None,
+    dataset: tuple[str, ...],
+    split: str,
+    field: tuple[str, ...],
+    task: tuple[str, ...],
+    ngram_size: int | None,
+    match_threshold: float | None,
+    index_type: str,
+    model: str | None,
+    output_dir: str,
+    top_k: int,
+    decontaminate: bool,
+    index_dir: str | None,
+    progress: bool,
+) -> None:
+    """Search test sets in training data indexes; write per-instance matches and the contamination table."""
+    from genbench.contamination import dataset_test_set, task_test_sets
+    from genbench.contamination import decontaminate as decontaminate_data
+    from genbench.contamination import search as search_indexes
+    from genbench.contamination.backend import SearchMode
+
+    if not train_dataset_names and dataset_mixer_config is None:
+        raise click.UsageError("Give --train_dataset_names or --dataset_mixer_config.")
+    if dataset and not field:
+        raise click.UsageError("Give the test datasets' field(s) to look up with --field.")
+    if dataset and task:
+        raise click.UsageError("Give test datasets (--dataset) or registry tasks (--task), not both.")
+    mode = SearchMode.create(index_type=index_type, ngram_size=ngram_size, match_threshold=match_threshold)
+    if decontaminate and not mode.can_decontaminate:
+        raise click.UsageError(
+            f"--decontaminate after an {mode.describe()} needs --match_threshold (which scores count as a match)."
+        )
+    if dataset:
+        test_sets = [dataset_test_set(name, split=split, fields=list(field)) for name in dataset]
+    else:
+        test_sets = task_test_sets(list(task) if task else None)
+    report = search_indexes(
+        list(train_dataset_names),
+        dataset_mixer_config=dataset_mixer_config,
+        test_sets=test_sets,
+        ngram_size=ngram_size,
+        match_threshold=match_threshold,
+        index_type=index_type,
+        model=model,
+        index_dir=index_dir,
+        top_k=top_k,
+        progress=progress,
+    )
+    written = report.write(output_dir)
+    table = report.table()
+    names = list(dict.fromkeys(result.test_set for result in report.results))
+    click.echo(f"Contamination scores ({report.mode.describe()}):")
+    for source, scores in table.items():
+        click.echo(f"  {source}")
+        for name in names:
+            click.echo(f"    {name}: {scores[name]:.4f}")
+    click.echo(f"Wrote {len(written)} files to {output_dir} (contamination_report.tsv, report.html, per-pair JSONL).")
+    if decontaminate:
+        for summary in decontaminate_data(report, output_dir):
+            click.echo(
+                f"{summary.dataset}: kept {summary.kept} + removed {summary.removed} = {summary.total} rows "
+                f"-> {summary.output}"
+            )
+
+
+@contamination.command("list")
+@_index_dir_option
+@_errors_as_messages
+def list_indexes(index_dir: str | None) -> None:
+    """List the indexes."""
+    from genbench.contamination.embedded import EmbeddedBackend
+
+    backend = EmbeddedBackend(index_dir)
+    manifests = backend.list_indexes()
+    if not manifests:
+        click.echo(f"No indexes in {backend.index_dir}.")
+        return
+    for manifest in manifests:
+        counts = manifest.get("counts", {})
+        click.echo(
+            f"{manifest['name']}\t{manifest['index_type']}\t{manifest['source']['name']}\t"
+            f"{counts.get('units', '?')} units"
+        )

@@ -1,0 +1,142 @@
+"""``genbench-cli create-task``: create a new task (or a task with subtasks) from the packaged templates."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+AUTHORS_PROMPT = "Task authors (e.g John Doe). Split with ','"
+
+
+def _stdin_is_interactive() -> bool:
+    """Whether stdin is a terminal, i.e. whether someone can answer the authors prompt."""
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
+def _check_id(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    from genbench.scaffold import task_id_problem
+
+    problem = None if value is None else task_id_problem(value)
+    if problem is not None:
+        raise click.BadParameter(f"{value!r}: {problem}.")
+    return value
+
+
+def _check_subtask_ids(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    for subtask_id in value:
+        _check_id(ctx, param, subtask_id)
+    ids = tuple(value)
+    duplicates = sorted({sid for sid in ids if ids.count(sid) > 1})
+    if duplicates:
+        raise click.BadParameter(f"duplicate subtask id{'s' if len(duplicates) > 1 else ''}: {', '.join(duplicates)}.")
+    return ids
+
+
+@click.command("create-task")
+@click.option("-n", "--name", required=True, help="Name of the task, e.g. 'The addition task'.")
+@click.option(
+    "-i",
+    "--id",
+    "task_id",
+    metavar="ID",
+    callback=_check_id,
+    help="Unique id of the task, e.g. 'addition': lower-case letters, digits and '_'. Default: derived from the "
+    "name ('The addition task' -> 'the_addition_task').",
+)
+@click.option(
+    "-s",
+    "--subtask_ids",
+    "--subtask-ids",
+    "subtask_ids",
+    metavar="SUBTASK_ID",
+    multiple=True,
+    callback=_check_subtask_ids,
+    help="Id of a subtask (repeatable, in order): '-s subtask_1 -s subtask_2' creates a task with subtasks.",
+)
+@click.option(
+    "-a",
+    "--authors",
+    metavar="'A, B'",
+    help="Task authors, separated by ','. Default: asked for when stdin is a terminal, else 'Anonymous' "
+    "(edit `authors` in config.jsonnet later).",
+)
+@click.option(
+    "--tasks-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="Task root to create the task in. Default: the package's tasks/ directory. Another root must be in "
+    "GENBENCH_TASKS_PATH for genbench to find the task.",
+)
+def create_task(
+    name: str, task_id: str | None, subtask_ids: tuple[str, ...], authors: str | None, tasks_dir: Path | None
+) -> None:
+    """Create a new task with the given name, id and optional subtask ids.
+
+    The task works as created, on a small example data set, and passes `genbench-cli test-task`; replace its
+    data, config.jsonnet and doc.md with your own.
+
+    \b
+    Examples:
+      genbench-cli create-task --name "The addition task" --id addition -a "Jane Doe, John Smith"
+      genbench-cli create-task -n "The addition task" -i addition -s subtask_1 -s subtask_2
+    """
+    from genbench import scaffold
+    from genbench.cli._output import display_path
+    from genbench.loading import task_roots
+
+    if not name.strip():
+        raise click.BadParameter("the task name is empty.", param_hint="'-n' / '--name'")
+    if task_id is None:
+        task_id = scaffold.task_id_from_name(name)
+        if not task_id:
+            raise click.BadParameter(
+                f"cannot derive a task id from {name!r} (no letters or digits): give one with --id.",
+                param_hint="'-n' / '--name'",
+            )
+    # Refuse an existing id before asking anything (the group prints the error; a traceback only with --debug).
+    scaffold.check_new_task(task_id, tasks_dir)
+
+    if authors is None:
+        if _stdin_is_interactive():
+            authors = click.prompt(AUTHORS_PROMPT)
+        else:
+            click.echo(
+                f"No --authors given: using {scaffold.DEFAULT_AUTHOR!r} (edit `authors` in config.jsonnet).", err=True
+            )
+            authors = scaffold.DEFAULT_AUTHOR
+    author_list = scaffold.parse_authors(authors) or [scaffold.DEFAULT_AUTHOR]
+
+    click.echo("Creating task...")
+    click.echo(f"Task name: {name.strip()}")
+    click.echo(f"Task id: {task_id}")
+    if subtask_ids:
+        click.echo(
+            f"Task class name: {scaffold.class_name_from_id(task_id, suffix='TaskDict')} (optional, in __init__.py)"
+        )
+        for subtask_id in subtask_ids:
+            full_id = f"{task_id}:{subtask_id}"
+            click.echo(f"Subtask id: {full_id} (class {scaffold.class_name_from_id(f'{task_id}_{subtask_id}')})")
+    else:
+        click.echo(f"Task class name: {scaffold.class_name_from_id(task_id)}")
+    path = scaffold.create_task(
+        name, task_id=task_id, subtask_ids=subtask_ids, authors=author_list, tasks_dir=tasks_dir
+    )
+
+    click.echo("Task created successfully.")
+    click.echo(f"View the task at {display_path(path)}")
+    if path.parent not in task_roots():
+        click.echo(
+            f"Note: {path.parent} is not a task root yet: add it to GENBENCH_TASKS_PATH so that genbench finds the "
+            f"task (export GENBENCH_TASKS_PATH={path.parent})."
+        )
+    where = " of each subtask" if subtask_ids else ""
+    click.echo("Next steps:")
+    click.echo(f"  1. Replace the example data in data/ and edit config.jsonnet{where} (data, task type, metrics).")
+    click.echo(
+        f"  2. Describe the task in doc.md{' (and each subtask)' if subtask_ids else ''}, replacing the template text."
+    )
+    click.echo(f"  3. Check the task:  genbench-cli test-task -i {task_id}")
+    click.echo(f"  4. Submit it:       genbench-cli submit-task -i {task_id}")
+    click.echo("Instructions to fill and submit the task: docs/creating_a_task.md")

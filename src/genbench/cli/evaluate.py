@@ -1,0 +1,210 @@
+"""``genbench-cli evaluate``: score a JSONL file of predictions against a split of a task.
+
+The predictions file holds one JSON object per line with a ``target`` (what the model answered), in the order of
+the split's rows. A task with subtasks takes one predictions file per subtask (``--predictions SUBTASK=FILE``) and
+reports the merged results of its ``merge_evaluation_results``; ``-i task:subtask`` scores one subtask.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from genbench.cli._output import spinner
+from genbench.errors import PredictionError
+
+if TYPE_CHECKING:
+    from genbench.task import Task
+
+
+def read_predictions(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Read a predictions file: one JSON object per line (blank lines are skipped).
+
+    Raises:
+        PredictionError: a line is not valid JSON or not an object; the message names the file and the line.
+        FileNotFoundError: the file does not exist.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "predictions.jsonl"
+    >>> _ = path.write_text('{"target": "4"}\\n\\n{"target": "5"}\\n')
+    >>> read_predictions(path)
+    [{'target': '4'}, {'target': '5'}]
+    >>> _ = path.write_text('{"target": "4"}\\n{"target": 5,}\\n')
+    >>> read_predictions(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    genbench.errors.PredictionError: ...predictions.jsonl:2: invalid JSON: ... (column 14)
+    """
+    predictions = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise PredictionError(f"{path}:{number}: invalid JSON: {exc.msg} (column {exc.colno})") from None
+            if not isinstance(record, dict):
+                raise PredictionError(
+                    f'{path}:{number}: expected a JSON object such as {{"target": ...}}, got {type(record).__name__}'
+                )
+            predictions.append(record)
+    return predictions
+
+
+def evaluate_file(task: Task, predictions_path: str | os.PathLike[str], split: str = "test") -> dict[str, Any]:
+    """Score a predictions file against a split of a task with ``task.evaluate_predictions``.
+
+    Args:
+        task: The task (not a TaskDict: evaluate each subtask, then merge).
+        predictions_path: JSONL file, one object with a ``target`` per row of the split, in order.
+        split: The split scored (``"test"`` by default).
+
+    Returns:
+        ``{"task_id", "split", "n", "metrics"}``.
+
+    Raises:
+        PredictionError: an unreadable line, or predictions that do not match the gold split (count, keys, types).
+        KeyError: the task has no such split.
+
+    >>> import tempfile, pathlib
+    >>> from genbench import load_task
+    >>> task = load_task("arithmetic_length")
+    >>> gold = task.get_datasets_raw()["test"]
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "predictions.jsonl"
+    >>> _ = path.write_text("".join(json.dumps({"target": t}) + "\\n" for t in gold["target"]))
+    >>> dict(evaluate_file(task, path)["metrics"])
+    {'hf_exact_match__exact_match': 1.0}
+    """
+    predictions: list[Mapping[str, Any]] = list(read_predictions(predictions_path))
+    splits = task.get_datasets_raw()
+    if split not in splits:
+        raise PredictionError(f"Task {task.task_id!r} has no {split!r} split; its splits are: {', '.join(splits)}.")
+    gold = splits[split]
+    if len(predictions) != len(gold):
+        raise PredictionError(
+            f"{predictions_path}: {len(predictions)} predictions for the {len(gold)} examples of the {split!r} split "
+            f"of {task.task_id!r}: give one line per example, in order."
+        )
+    metrics = task.evaluate_predictions(predictions=predictions, gold=gold)
+    return {"task_id": task.task_id, "split": split, "n": len(gold), "metrics": metrics}
+
+
+def _assign_files(task_id: str, subtask_ids: list[str], values: tuple[str, ...]) -> dict[str, Path]:
+    """Map each subtask to its predictions file from ``SUBTASK=FILE`` values; every subtask needs one."""
+    files: dict[str, Path] = {}
+    for value in values:
+        subtask_id, sep, file = value.partition("=")
+        if not sep or not file:
+            raise click.BadParameter(
+                f"{task_id!r} has subtasks ({', '.join(subtask_ids)}): give one SUBTASK=FILE per subtask, "
+                f"e.g. --predictions {subtask_ids[0]}=predictions.jsonl, or score one with -i {task_id}:SUBTASK.",
+                param_hint="'--predictions'",
+            )
+        if subtask_id not in subtask_ids:
+            raise click.BadParameter(
+                f"{task_id!r} has no subtask {subtask_id!r}; its subtasks are: {', '.join(subtask_ids)}.",
+                param_hint="'--predictions'",
+            )
+        if subtask_id in files:
+            raise click.BadParameter(f"two files for subtask {subtask_id!r}.", param_hint="'--predictions'")
+        files[subtask_id] = Path(file)
+    missing = [sid for sid in subtask_ids if sid not in files]
+    if missing:
+        raise click.BadParameter(
+            f"no predictions file for subtask(s) {', '.join(missing)}.", param_hint="'--predictions'"
+        )
+    return files
+
+
+def _print_metrics(title: str, metrics: Mapping[str, Any]) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from genbench.cli._output import console, format_value
+
+    click.secho(title, bold=True)
+    table = Table()
+    table.add_column("Metric", no_wrap=True)
+    table.add_column("Value", justify="right", no_wrap=True)
+    for key, value in metrics.items():
+        if isinstance(value, (dict, list, tuple)) or getattr(value, "ndim", 0) > 0:
+            continue  # nested values (e.g. per-class arrays) are in the --output file
+        table.add_row(escape(str(key)), format_value(value))
+    console().print(table)
+
+
+@click.command("evaluate")
+@click.option("-i", "--id", "task_id", required=True, metavar="ID", help="Task id: 'id' or 'id:subtask'.")
+@click.option(
+    "-p",
+    "--predictions",
+    "predictions",
+    required=True,
+    multiple=True,
+    metavar="FILE",
+    help="JSONL predictions: one object with a 'target' per row of the split, in order. For a task with "
+    "subtasks: SUBTASK=FILE, once per subtask.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the results as JSON (task id, split, n, metrics) to this file.",
+)
+@click.option("--split", default="test", show_default=True, help="The split the predictions are for.")
+def evaluate(task_id: str, predictions: tuple[str, ...], output: Path | None, split: str) -> None:
+    """Score a file of predictions against a task's split and print the metrics.
+
+    Each line of the predictions file is a JSON object such as {"target": "380"}, one per example of the split,
+    in the split's order. The target is what the model answered: for free-form tasks its text (the task's
+    stop_string and free_form_output_regex apply), for multiple choice the option index or text, for sequence
+    labeling the list of labels.
+
+    \b
+    Examples:
+      genbench-cli evaluate -i arithmetic_length --predictions predictions.jsonl --output results.json
+      genbench-cli evaluate -i negation_consistency -p affirmative=aff.jsonl -p negated=neg.jsonl
+    """
+    from genbench.cli._output import dumps
+    from genbench.io import write_text_atomic
+    from genbench.loading import load_task
+    from genbench.task import Task
+
+    with spinner(f"Loading task {task_id}..."):
+        task = load_task(task_id)
+
+    for value in predictions:
+        file = value if isinstance(task, Task) else value.partition("=")[2]
+        if file and not Path(file).is_file():
+            raise click.BadParameter(f"file {file!r} does not exist.", param_hint="'--predictions'")
+    if isinstance(task, Task):
+        if len(predictions) != 1:
+            raise click.BadParameter(f"give one predictions file for {task_id!r}.", param_hint="'--predictions'")
+        with spinner(f"Scoring {predictions[0]}..."):
+            result = evaluate_file(task, predictions[0], split)
+        _print_metrics(f"{task.task_id} ({split}, {result['n']} examples)", result["metrics"])
+    else:
+        files = _assign_files(task_id, list(task), predictions)
+        per_subtask = {}
+        for subtask_id, path in files.items():
+            with spinner(f"Scoring {path} for {task_id}:{subtask_id}..."):
+                per_subtask[subtask_id] = evaluate_file(task[subtask_id], path, split)
+        merged = task.merge_evaluation_results({sid: r["metrics"] for sid, r in per_subtask.items()})
+        result = {
+            "task_id": task.task_id,
+            "split": split,
+            "n": sum(r["n"] for r in per_subtask.values()),
+            "metrics": merged,
+            "subtasks": {sid: {"n": r["n"], "metrics": r["metrics"]} for sid, r in per_subtask.items()},
+        }
+        _print_metrics(f"{task.task_id} ({split}, {result['n']} examples, merged)", merged)
+
+    if output is not None:
+        write_text_atomic(output, dumps(result))
+        click.echo(f"Wrote {output}")

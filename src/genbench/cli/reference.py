@@ -1,0 +1,120 @@
+"""The CLI reference of the docs (``docs/cli.md``), generated from the click commands so the two cannot drift.
+
+Regenerate with ``python -m genbench.cli.reference docs/cli.md``; a test fails while the document is out of date.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import click
+
+BEGIN_MARKER = "<!-- BEGIN GENERATED CLI REFERENCE (python -m genbench.cli.reference docs/cli.md) -->"
+END_MARKER = "<!-- END GENERATED CLI REFERENCE -->"
+
+
+def _help_markdown(text: str) -> list[str]:
+    """A command's help as markdown: paragraphs joined, ``\\b`` (verbatim) paragraphs as code blocks."""
+    lines: list[str] = []
+    for paragraph in inspect.cleandoc(text).split("\n\n"):
+        if paragraph.startswith("\b"):
+            body = paragraph[1:].strip("\n").splitlines()
+            heading = body[0].strip() if body and body[0].strip().endswith(":") else None
+            code = body[1:] if heading else body
+            if heading:
+                lines += [heading, ""]
+            lines += ["```console", *inspect.cleandoc("\n".join(code)).splitlines(), "```", ""]
+        else:
+            lines += [_text(" ".join(line.strip() for line in paragraph.splitlines())), ""]
+    return lines
+
+
+def _text(text: str) -> str:
+    """Markdown text that shows as written: ``<task_id>`` would otherwise be taken for an HTML tag."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _cell(text: str) -> str:
+    return _text(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _options_table(command: click.Command, ctx: click.Context) -> list[str]:
+    rows = []
+    for param in command.get_params(ctx):
+        record = param.get_help_record(ctx)
+        if record is None:
+            continue
+        names, help_text = record
+        rows.append(f"| `{names}` | {_cell(help_text)} |")  # a pipe inside backticks does not split a cell
+    if not rows:
+        return []
+    return ["| option | description |", "|---|---|", *rows, ""]
+
+
+def _usage(command: click.Command, ctx: click.Context) -> str:
+    pieces = command.collect_usage_pieces(ctx)
+    return " ".join([ctx.command_path, *pieces])
+
+
+def cli_reference_markdown() -> str:
+    """Markdown reference of ``genbench-cli``: the global options, then every command with its usage and options.
+
+    >>> text = cli_reference_markdown()
+    >>> "### `genbench-cli create-task`" in text and "| `-n, --name TEXT` |" in text
+    True
+    """
+    from genbench.cli import cli
+
+    # Wide contexts: help texts stay on one line whatever the terminal; context_settings give `-h, --help`.
+    width = {"terminal_width": 1000, "max_content_width": 1000}
+    root = click.Context(cli, info_name="genbench-cli", **{**cli.context_settings, **width})
+    lines = [
+        "### `genbench-cli`",
+        "",
+        *_help_markdown(cli.help or ""),
+        "```text",
+        f"{_usage(cli, root)}",
+        "```",
+        "",
+        *_options_table(cli, root),
+    ]
+    for name in cli.list_commands(root):
+        command = cli.get_command(root, name)
+        if command is None:  # pragma: no cover - listed commands exist
+            continue
+        ctx = click.Context(command, info_name=name, parent=root, **{**command.context_settings, **width})
+        lines += [
+            f"### `genbench-cli {name}`",
+            "",
+            *_help_markdown(command.help or ""),
+            "```text",
+            _usage(command, ctx),
+            "```",
+            "",
+            *_options_table(command, ctx),
+        ]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def update_reference_block(text: str) -> str:
+    """Replace the generated block between the markers of a markdown document with the current reference.
+
+    Raises:
+        ValueError: the document lacks the markers.
+    """
+    head, sep, rest = text.partition(BEGIN_MARKER)
+    _, sep2, tail = rest.partition(END_MARKER)
+    if not sep or not sep2:
+        raise ValueError("The document lacks the generated-reference markers.")
+    return f"{head}{BEGIN_MARKER}\n\n{cli_reference_markdown()}\n{END_MARKER}{tail}"
+
+
+if __name__ == "__main__":  # pragma: no cover - a maintenance command
+    import sys
+    from pathlib import Path
+
+    from genbench.io import write_text_atomic
+
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/cli.md")
+    write_text_atomic(target, update_reference_block(target.read_text(encoding="utf-8")))
+    print(f"Updated {target}")

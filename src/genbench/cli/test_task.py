@@ -1,0 +1,182 @@
+"""``genbench-cli test-task``: run the task validation suite (through pytest) and print a summary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+_STYLES = {"passed": "green", "warning": "yellow", "skipped": "dim", "failed": "bold red"}
+_DETAIL_WIDTH = 90
+
+
+def _first_line(text: str, width: int = _DETAIL_WIDTH) -> str:
+    """The first line of a message; a heading line ending with ':' takes its first item along."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    line = lines[0] if lines else ""
+    if line.endswith(":") and len(lines) > 1:
+        line = f"{line} {lines[1].removeprefix('- ')}"
+    return line if len(line) <= width else line[: width - 3] + "..."
+
+
+def _detail(result: Any) -> str:
+    if result.outcome in ("failed", "skipped"):
+        return _first_line(result.message)
+    if result.warnings:
+        return _first_line(result.warnings[0])
+    return ""
+
+
+class _Progress:
+    """A progress bar on a terminal; one line per finished check otherwise (CI logs, captured output)."""
+
+    def __init__(self, task_id: str, console: Any):
+        self.task_id = task_id
+        self.console = console
+        self.bar: Any = None
+        self.bar_task: Any = None
+
+    def __enter__(self) -> _Progress:
+        if self.console.is_terminal:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
+
+            self.bar = Progress(
+                SpinnerColumn(),
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                console=self.console,
+                transient=True,
+            )
+            self.bar.__enter__()
+            self.bar_task = self.bar.add_task(f"Starting pytest for {self.task_id}", total=None)
+        else:
+            self.console.print(
+                f"Running the checks of {self.task_id} through pytest...", markup=False, highlight=False
+            )
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        kind = event["event"]
+        if self.bar is not None:
+            if kind == "collected":
+                self.bar.update(self.bar_task, total=event["total"], description="Checking")
+            elif kind == "start":
+                self.bar.update(self.bar_task, description=f"{event['task_id']}: {event['check']}")
+            elif kind == "result":
+                self.bar.update(self.bar_task, completed=event["index"])
+        elif kind == "result":
+            result = event["result"]
+            width = len(str(event["total"]))
+            self.console.print(
+                f"[{event['index']:>{width}}/{event['total']}] {result.outcome.upper():8} "
+                f"{result.task_id} / {result.check}",
+                markup=False,
+                highlight=False,
+            )
+
+
+def print_report(report: Any, console: Any, *, debug: bool = False) -> None:
+    """Print a report: a table of every check, then every failure and warning in full, then the totals."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(
+        title=f"genbench test-task {escape(report.task_id)}" + (" (submission)" if report.submission else "")
+    )
+    table.add_column("Task", no_wrap=True)
+    table.add_column("Check", no_wrap=True)
+    table.add_column("Result", no_wrap=True)
+    table.add_column("Details", overflow="fold")
+    for result in report.results:
+        style = _STYLES[result.outcome]
+        table.add_row(
+            escape(result.task_id), escape(result.check), f"[{style}]{result.outcome}[/]", escape(_detail(result))
+        )
+    if report.results:
+        console.print(table)
+    for result in report.results:
+        header = f"{escape(result.task_id)} / {escape(result.check)}: {escape(result.title)}"
+        if result.outcome == "failed":
+            console.print(f"\n[bold red]FAILED[/] {header}")
+            console.print(escape(result.message), highlight=False, soft_wrap=True)
+            if debug and result.details:
+                console.print(escape(result.details), highlight=False, soft_wrap=True)
+        for warning in result.warnings:
+            console.print(f"\n[yellow]WARNING[/] {header}")
+            console.print(escape(warning), highlight=False, soft_wrap=True)
+    for error in report.errors:
+        console.print("\n[bold red]ERROR[/] running the suite:")
+        console.print(escape(error), highlight=False, soft_wrap=True)
+    if debug and report.output.strip():
+        console.print("\n[dim]pytest output:[/]")
+        console.print(escape(report.output), highlight=False, soft_wrap=True)
+    style = "bold red" if not report.ok else ("yellow" if report.warnings else "bold green")
+    console.print(f"\n[{style}]{escape(report.summary_line())}[/] in {report.duration:.1f} s")
+
+
+@click.command("test-task")
+@click.option(
+    "-i",
+    "--id",
+    "task_id",
+    required=True,
+    metavar="ID",
+    help="Task to test: 'my_task', or 'my_task:subtask' for one subtask of a task with subtasks.",
+)
+@click.option(
+    "--submission",
+    is_flag=True,
+    help="Check as for a submission: an unfinished doc.md (the template text, or under 30 words) fails instead of "
+    "warning. Use it before `genbench-cli submit-task`; the pull-request review does.",
+)
+@click.pass_context
+def cli_test_task(ctx: click.Context, task_id: str, submission: bool) -> None:
+    """Check that a task is well-formed, by running genbench's validation suite on it through pytest.
+
+    For a task with subtasks, its own checks run and then every subtask's. Each check (required files, config,
+    doc.md, data, example types, duplicates, train/test overlap, best scores of gold predictions, prompts,
+    finetuning datasets) is reported as passed, failed, skipped or warning, with the reason. Exits with status 1
+    when a check fails. Task directories outside the package are found through GENBENCH_TASKS_PATH.
+
+    \b
+    Examples:
+      genbench-cli test-task -i my_awesome_task
+      genbench-cli test-task -i my_awesome_task --submission
+      GENBENCH_TASKS_PATH=~/my_tasks genbench-cli test-task -i my_task
+    """
+    from rich.console import Console
+
+    from genbench.loading import _split_id, get_task_dir
+    from genbench.testing import run_task_tests
+
+    get_task_dir(*_split_id(task_id))  # an unknown id is one error line, before anything starts
+    debug = bool((ctx.obj or {}).get("debug"))
+    console = Console()
+    if not console.is_terminal:  # keep lines unwrapped in logs and captured output
+        console = Console(width=160)
+    progress_console = Console(stderr=True) if console.is_terminal else console
+    with _Progress(task_id, progress_console) as progress:
+        report = run_task_tests(task_id, submission=submission, on_event=progress)
+    print_report(report, console, debug=debug)
+    if report.errors:
+        raise click.ClickException(f"The checks of task {task_id!r} could not run to the end (see above).")
+    if report.failures:
+        failed = len(report.failures)
+        raise click.ClickException(
+            f"{failed} of {len(report.results)} check{'s' if len(report.results) != 1 else ''} failed for task "
+            f"{task_id!r}; see the messages above."
+        )
+
+
+def __getattr__(name: str) -> Any:
+    # The command registry imports `test_task` from this module. It is served lazily rather than defined at module
+    # level because this file's name matches pytest's `test_*.py`: pytest would try to collect a module-level
+    # `test_task` object as a test.
+    if name == "test_task":
+        return cli_test_task
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

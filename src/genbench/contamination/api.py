@@ -1,0 +1,255 @@
+"""The contamination workflow as functions: index training data, search test sets, decontaminate.
+
+>>> import tempfile, pathlib, json
+>>> from genbench.contamination import TestSet, build_index, search
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     train = pathlib.Path(tmp, "train.jsonl")
+...     _ = train.write_text(json.dumps({"messages": [{"role": "user", "content": "What is 12 + 30?"}]}) + "\\n")
+...     _ = build_index(str(train), index_dir=tmp)
+...     report = search(str(train), test_sets=[TestSet.from_texts("sums", ["what is 12 + 30", "what is 5 + 5"])],
+...                     ngram_size=3, index_dir=tmp)
+>>> [round(r.score, 4) for r in report.results], report.results[0].instances[0].raw_score
+([0.5], 1.0)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from genbench.contamination.backend import IndexBackend, SearchMode, SearchResult
+from genbench.contamination.errors import ContaminationError
+from genbench.contamination.sources import UnitSpec, load_training_dataset, read_dataset_mixer
+from genbench.contamination.testsets import TestSet, task_test_sets
+
+PathLike = str | os.PathLike[str]
+
+
+def _backend(backend: IndexBackend | None, index_dir: PathLike | None, **options: Any) -> IndexBackend:
+    if backend is not None:
+        return backend
+    from genbench.contamination.embedded import EmbeddedBackend
+
+    return EmbeddedBackend(index_dir, **options)
+
+
+def training_datasets(datasets: str | Sequence[str] | None, dataset_mixer_config: PathLike | None) -> list[str]:
+    """The training dataset names from a name, a list of names and/or a dataset-mixer config.
+
+    Raises:
+        ContaminationError: none is given.
+    """
+    names = [datasets] if isinstance(datasets, str) else list(datasets or [])
+    if dataset_mixer_config is not None:
+        names.extend(read_dataset_mixer(dataset_mixer_config))
+    if not names:
+        raise ContaminationError("Name the training data: a dataset (--dataset) or a dataset mixer config.")
+    return list(dict.fromkeys(names))
+
+
+def build_index(
+    dataset: str | Sequence[str] | None = None,
+    *,
+    dataset_mixer_config: PathLike | None = None,
+    split: str = "train",
+    index_type: str = "text",
+    model: str | None = None,
+    messages_field: str | None = "messages",
+    query_filter: str | None = "role:user",
+    query_field: str = "content",
+    text_field: str | None = None,
+    index_dir: PathLike | None = None,
+    max_batch_tokens: int = 65_536,
+    shard_rows: int | None = None,
+    ngram_sizes: Sequence[int] = (),
+    rebuild: bool = False,
+    progress: bool = False,
+    backend: IndexBackend | None = None,
+) -> list[dict[str, Any]]:
+    """Index training datasets, one index per dataset (an up-to-date index is kept, a stopped build resumes).
+
+    Args:
+        dataset: A dataset name or path (JSONL or Parquet file, ``save_to_disk`` folder, cached Hub id), or several.
+        dataset_mixer_config: A training config YAML whose ``dataset_mixer`` names datasets to index too.
+        split: The split to index.
+        index_type: ``text`` (exact and n-gram matches) or ``vector`` (embedding matches).
+        model: The sentence-transformers model of a vector index (default all-MiniLM-L6-v2, offline).
+        messages_field: Column of chat messages; each message passing ``query_filter`` is a unit.
+        query_filter: ``key:value`` a message must have (``role:user``); ``None`` for every message.
+        query_field: Key of a message's text.
+        text_field: Index this column, one unit per row, instead of messages.
+        index_dir: Where indexes live (default ``$GENBENCH_HOME/contamination`` or the user data folder).
+        max_batch_tokens: Embedding batch size, in model tokens.
+        shard_rows: Rows per build checkpoint.
+        ngram_sizes: Build the n-gram tables of these sizes now (text indexes; otherwise the first search of a
+            size builds its table).
+        rebuild: Build again even when an up-to-date index exists.
+        progress: Show progress bars.
+        backend: Another index backend than the embedded one.
+
+    Returns:
+        The manifest of each index (``name``, ``counts``, ``source``, ...).
+
+    Raises:
+        ContaminationError: a dataset cannot be read, lacks a field, is empty, or yields no units.
+    """
+    spec = UnitSpec(messages_field, query_filter, query_field, text_field)
+    options = {"shard_rows": shard_rows} if shard_rows is not None else {}
+    chosen = _backend(backend, index_dir, **options)
+    if any(n < 1 for n in ngram_sizes):
+        raise ContaminationError(f"N-gram sizes must be at least 1, got {list(ngram_sizes)}.")
+    if ngram_sizes and index_type != "text":
+        raise ContaminationError("N-gram tables belong to text indexes, not to vector indexes.")
+    manifests = []
+    for name in training_datasets(dataset, dataset_mixer_config):
+        loaded = load_training_dataset(name, split)
+        manifest = chosen.build(
+            loaded,
+            spec,
+            index_type=index_type,
+            model=model,
+            max_batch_tokens=max_batch_tokens,
+            rebuild=rebuild,
+            progress=progress,
+        )
+        if ngram_sizes:
+            index: Any = chosen.open(manifest["name"], index_type="text")
+            for n in ngram_sizes:
+                index.table(n)
+            manifest = index.manifest
+        manifests.append(manifest)
+    return manifests
+
+
+@dataclass
+class ContaminationReport:
+    """Search results of test sets against indexes.
+
+    Attributes:
+        mode: How instances were matched.
+        results: One result per (index, test set), indexes in the order given, test sets within.
+        manifests: The manifest of each index searched, by index name.
+    """
+
+    mode: SearchMode
+    results: list[SearchResult]
+    manifests: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def table(self) -> dict[str, dict[str, float]]:
+        """Contamination score by training dataset, then by test set."""
+        table: dict[str, dict[str, float]] = {}
+        for result in self.results:
+            table.setdefault(result.source, {})[result.test_set] = result.score
+        return table
+
+    def write(self, output_dir: PathLike) -> list[Path]:
+        """Write the per-instance JSONL files, ``contamination_report.tsv`` and ``report.html``; returns the paths."""
+        from genbench.contamination.report import write_report
+
+        return write_report(self, Path(output_dir))
+
+
+def search(
+    train_datasets: str | Sequence[str] | None = None,
+    *,
+    dataset_mixer_config: PathLike | None = None,
+    test_sets: Sequence[TestSet] | None = None,
+    ngram_size: int | None = None,
+    match_threshold: float | None = None,
+    index_type: str = "text",
+    model: str | None = None,
+    index_dir: PathLike | None = None,
+    top_k: int = 1,
+    progress: bool = False,
+    backend: IndexBackend | None = None,
+) -> ContaminationReport:
+    """Score test sets against the indexes of training datasets (every unit considered: results are complete).
+
+    Args:
+        train_datasets: Names of indexed datasets (as indexed) or index names.
+        dataset_mixer_config: A training config YAML whose datasets to search too.
+        test_sets: The test sets; default: the test split of every task in the registry.
+        ngram_size: N-gram match of this size; without it, exact match (text indexes).
+        match_threshold: Instances score 1 above it (strictly), else 0.
+        index_type: ``text`` or ``vector``.
+        model: For vector indexes, the model they were built with (default: the index's).
+        index_dir: Where indexes live.
+        top_k: Matches reported per instance (the first is the largest match).
+        progress: Show progress bars.
+        backend: Another index backend than the embedded one.
+
+    Raises:
+        ContaminationError: an index is missing, or the options do not fit the index type.
+    """
+    mode = SearchMode.create(
+        index_type=index_type, ngram_size=ngram_size, match_threshold=match_threshold, model=model
+    )
+    if top_k < 1:
+        raise ContaminationError(f"top_k must be at least 1, got {top_k}.")
+    chosen = _backend(backend, index_dir)
+    names = training_datasets(train_datasets, dataset_mixer_config)
+    indexes = [chosen.open(name, index_type=index_type, model=model) for name in names]
+    suite = list(test_sets) if test_sets is not None else task_test_sets()
+    if not suite:
+        raise ContaminationError("There are no test sets to search.")
+    results = []
+    try:
+        for index in indexes:
+            for test_set in suite:
+                results.append(index.search(test_set, mode, top_k=top_k, progress=progress))
+    finally:
+        for index in indexes:
+            index.close()
+    return ContaminationReport(mode, results, {index.name: index.manifest for index in indexes})
+
+
+@dataclass
+class DecontaminationSummary:
+    """What decontaminating one training dataset kept and removed.
+
+    Attributes:
+        dataset: The training dataset's name.
+        output: The JSONL file of the kept rows.
+        total: Rows of the dataset.
+        removed: Rows with a unit matching some test instance.
+        kept: Rows written (``kept + removed == total``).
+    """
+
+    dataset: str
+    output: Path
+    total: int
+    removed: int
+    kept: int
+
+
+def decontaminate(report: ContaminationReport, output_dir: PathLike) -> list[DecontaminationSummary]:
+    """Write each training dataset without the rows matching any test instance of the report.
+
+    A row is removed when one of its units matches a test instance: contains it (exact match) or scores above the
+    threshold (n-gram and embedding matches). Every other row is written, in order: a JSONL source's lines
+    verbatim, other rows as JSON. Output: ``<output_dir>/<dataset>_decontaminated.jsonl``, written atomically.
+
+    Raises:
+        ContaminationError: the report has n-gram or embedding scores without a threshold, or a training dataset
+            changed since it was indexed.
+    """
+    from genbench.contamination.report import write_decontaminated
+
+    if not report.mode.can_decontaminate:
+        raise ContaminationError(
+            f"Decontaminating after an {report.mode.describe()} needs a match threshold (--match_threshold): "
+            "it decides which scores count as a match."
+        )
+    rows: dict[str, list[np.ndarray]] = {}
+    for result in report.results:
+        assert result.matched_rows is not None
+        rows.setdefault(result.index, []).append(result.matched_rows)
+    return [
+        write_decontaminated(report.manifests[name], np.unique(np.concatenate(parts)), Path(output_dir))
+        for name, parts in rows.items()
+    ]

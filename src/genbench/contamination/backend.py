@@ -1,0 +1,276 @@
+"""The index backend interface, search settings and search results, shared by every backend.
+
+A backend builds indexes of training datasets and opens them for search. The embedded backend
+(:class:`~genbench.contamination.embedded.EmbeddedBackend`, the default) keeps them as files on disk; an
+Elasticsearch backend can implement the same two classes. Whatever the backend, scores follow
+:mod:`~genbench.contamination.analysis` and are computed by :mod:`~genbench.contamination.scoring`, so the results
+are the same.
+
+>>> mode = SearchMode.create(ngram_size=8, match_threshold=0.5)
+>>> mode.kind, mode.describe()
+('ngram', '8-gram match, threshold 0.5')
+"""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from genbench.contamination.analysis import test_set_score
+from genbench.contamination.errors import ContaminationError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from genbench.contamination.sources import LoadedDataset, UnitSpec
+    from genbench.contamination.testsets import TestSet
+
+HOME_ENV = "GENBENCH_HOME"
+INDEX_TYPES = ("text", "vector")
+
+
+def default_index_dir() -> Path:
+    """Where indexes live by default: ``$GENBENCH_HOME/contamination``, else the user data directory's.
+
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"GENBENCH_HOME": "/data/genbench"}):
+    ...     default_index_dir()
+    PosixPath('/data/genbench/contamination')
+    """
+    home = os.environ.get(HOME_ENV)
+    if home:
+        return Path(home).expanduser() / "contamination"
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("genbench")) / "contamination"
+
+
+@dataclass(frozen=True)
+class SearchMode:
+    """How test instances are matched.
+
+    Attributes:
+        kind: ``exact``, ``ngram`` or ``vector``.
+        ngram_size: The n of an n-gram match.
+        threshold: With a threshold, instance scores are 1 above it (strictly) and 0 otherwise.
+        model: The embedding model of a vector match (``None``: the index's).
+    """
+
+    kind: str
+    ngram_size: int | None = None
+    threshold: float | None = None
+    model: str | None = None
+
+    @classmethod
+    def create(
+        cls,
+        *,
+        index_type: str = "text",
+        ngram_size: int | None = None,
+        match_threshold: float | None = None,
+        model: str | None = None,
+    ) -> SearchMode:
+        """The mode for these options, checked.
+
+        Raises:
+            ContaminationError: an unknown index type, an n-gram size below 1, or an n-gram size with a vector index.
+        """
+        if index_type not in INDEX_TYPES:
+            raise ContaminationError(f"Unknown index type {index_type!r}: use one of {', '.join(INDEX_TYPES)}.")
+        if index_type == "vector":
+            if ngram_size is not None:
+                raise ContaminationError("--ngram_size applies to text indexes, not to vector (embedding) indexes.")
+            return cls("vector", None, match_threshold, model)
+        if ngram_size is not None and ngram_size < 1:
+            raise ContaminationError(f"--ngram_size must be at least 1, got {ngram_size}.")
+        return cls("exact" if ngram_size is None else "ngram", ngram_size, match_threshold, None)
+
+    @property
+    def index_type(self) -> str:
+        return "vector" if self.kind == "vector" else "text"
+
+    @property
+    def can_decontaminate(self) -> bool:
+        """Exact matches are yes/no; n-gram and embedding scores need a threshold to say what to remove."""
+        return self.kind == "exact" or self.threshold is not None
+
+    def describe(self) -> str:
+        text = {"exact": "exact match", "ngram": f"{self.ngram_size}-gram match", "vector": "embedding match"}[
+            self.kind
+        ]
+        return text + (f", threshold {self.threshold:g}" if self.threshold is not None else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "ngram_size": self.ngram_size,
+            "match_threshold": self.threshold,
+            "model": self.model,
+        }
+
+
+@dataclass
+class Match:
+    """One training unit matching a test instance.
+
+    Attributes:
+        unit_id: The unit's number in its index.
+        source: The training dataset's name.
+        original_id: The unit's row in the training dataset.
+        turn: The message's position in the row's messages (``-1`` for a text field).
+        score: The instance's score against this unit.
+        fields: Per test field (text matches): ``field``, ``matched`` tokens, ``tokens`` of the field, the longest
+            matched ``span`` ``[start, end)`` in field tokens and its ``span_text``.
+        unit_text: The unit's tokens (lower-cased, space-separated, cut to a window around the match).
+    """
+
+    unit_id: int
+    source: str
+    original_id: int
+    turn: int
+    score: float
+    fields: list[dict[str, Any]] = field(default_factory=list)
+    unit_text: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "unit_id": self.unit_id,
+            "source": self.source,
+            "original_id": self.original_id,
+            "turn": self.turn,
+            "score": self.score,
+        }
+        if self.fields:
+            data["fields"] = self.fields
+        if self.unit_text is not None:
+            data["unit_text"] = self.unit_text
+        return data
+
+
+@dataclass
+class InstanceResult:
+    """A test instance and its matches (best first).
+
+    Attributes:
+        number: The instance's position in its test set.
+        query: Its fields.
+        score: The reported score (0/1 with a threshold).
+        raw_score: The largest match's score before the threshold.
+        matches: The best matching units, best first (the first is the largest match).
+    """
+
+    number: int
+    query: dict[str, str]
+    score: float
+    raw_score: float
+    matches: list[Match] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "instance": self.number,
+            "query": self.query,
+            "score": self.score,
+            "raw_score": self.raw_score,
+            "matches": [m.to_json() for m in self.matches],
+        }
+
+
+@dataclass
+class SearchResult:
+    """The result of one test set against one index.
+
+    Attributes:
+        index: The index's name.
+        source: The training dataset's name.
+        test_set: The test set's name.
+        mode: How it was matched.
+        instances: One result per test instance, in order.
+        matched_units: Sorted ids of the units that match some instance (above the threshold, if any); ``None``
+            when the mode cannot say (a score without a threshold).
+        matched_rows: Sorted training rows (``original_id``) of those units; ``None`` likewise.
+    """
+
+    index: str
+    source: str
+    test_set: str
+    mode: SearchMode
+    instances: list[InstanceResult]
+    matched_units: np.ndarray | None = None
+    matched_rows: np.ndarray | None = None
+
+    @property
+    def score(self) -> float:
+        """The test set's contamination score: the mean instance score."""
+        return test_set_score(result.score for result in self.instances)
+
+
+def matched_from_mask(
+    mask: np.ndarray | None, original_ids: np.ndarray
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """``(matched_units, matched_rows)`` of a :class:`SearchResult` from a per-unit mask (``None`` stays ``None``)."""
+    if mask is None:
+        return None, None
+    import numpy as np
+
+    units = np.flatnonzero(mask)
+    return units, np.unique(np.asarray(original_ids)[units])
+
+
+class Index(ABC):
+    """An opened index of one training dataset."""
+
+    name: str
+    manifest: dict[str, Any]
+
+    @property
+    def source(self) -> str:
+        """The training dataset's name."""
+        return str(self.manifest["source"]["name"])
+
+    @property
+    def index_type(self) -> str:
+        return str(self.manifest["index_type"])
+
+    @abstractmethod
+    def search(self, test_set: TestSet, mode: SearchMode, *, top_k: int = 1, progress: bool = False) -> SearchResult:
+        """Score every instance of ``test_set`` against every unit of the index (complete, no cap on hits).
+
+        ``matched_units`` is filled when ``mode.can_decontaminate``.
+        """
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release files or connections (nothing by default)."""
+
+
+class IndexBackend(ABC):
+    """Builds, finds and opens indexes."""
+
+    @abstractmethod
+    def build(
+        self,
+        dataset: LoadedDataset,
+        spec: UnitSpec,
+        *,
+        index_type: str = "text",
+        model: str | None = None,
+        max_batch_tokens: int = 65_536,
+        rebuild: bool = False,
+        progress: bool = False,
+    ) -> dict[str, Any]:
+        """Index ``dataset`` (or keep an up-to-date index of it); returns the index's manifest."""
+
+    @abstractmethod
+    def open(self, dataset: str, *, index_type: str = "text", model: str | None = None) -> Index:
+        """Open the index of a dataset (by the name it was indexed under, or by index name).
+
+        Raises:
+            ContaminationError: no such index (the message lists those that exist).
+        """
+
+    @abstractmethod
+    def list_indexes(self) -> list[dict[str, Any]]:
+        """The manifests of the existing indexes."""

@@ -1,0 +1,204 @@
+"""The embedded backend (the default): indexes are folders of files, searched in-process with no server.
+
+``<index dir>/<dataset>.text/`` holds a text index (:mod:`.text_index`), ``<index dir>/<dataset>.vector-<model>/`` a
+vector index (:mod:`.vector_index`); both are built atomically and resumably (:mod:`.store`).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from genbench.contamination.analysis import ANALYZER_VERSION
+from genbench.contamination.backend import INDEX_TYPES, Index, IndexBackend, default_index_dir
+from genbench.contamination.embedded.ngram_table import HASH_VERSION
+from genbench.contamination.embedded.store import FORMAT_VERSION, read_manifest, run_build
+from genbench.contamination.errors import ContaminationError
+from genbench.contamination.sources import LoadedDataset, UnitSpec, filter_values_seen, index_name, is_local
+from genbench.contamination.sources import _safe as _safe_name
+
+SHARD_ROWS = 50_000
+"""Rows per build shard: the unit of checkpointing (a stopped build redoes at most one shard)."""
+
+
+class EmbeddedBackend(IndexBackend):
+    """Indexes as files under ``index_dir`` (default :func:`~genbench.contamination.backend.default_index_dir`).
+
+    Args:
+        index_dir: Folder holding the indexes.
+        shard_rows: Rows per build shard.
+    """
+
+    def __init__(self, index_dir: str | os.PathLike[str] | None = None, *, shard_rows: int = SHARD_ROWS):
+        self.index_dir = Path(index_dir).expanduser() if index_dir is not None else default_index_dir()
+        if shard_rows < 1:
+            raise ContaminationError(f"shard_rows must be at least 1, got {shard_rows}.")
+        self.shard_rows = shard_rows
+
+    @staticmethod
+    def index_name(dataset: str, index_type: str = "text", model: str | None = None) -> str:
+        """The folder name of a dataset's index.
+
+        >>> EmbeddedBackend.index_name("org/chat-data", "vector")
+        'org__chat-data.vector-sentence-transformers__all-MiniLM-L6-v2'
+        """
+        if index_type not in INDEX_TYPES:
+            raise ContaminationError(f"Unknown index type {index_type!r}: use one of {', '.join(INDEX_TYPES)}.")
+        base = index_name(dataset)
+        if index_type == "text":
+            return f"{base}.text"
+        from genbench.contamination.embedded.vector_index import resolve_model
+
+        return f"{base}.vector-{_safe_name(resolve_model(model)[0].replace('/', '__'))}"
+
+    def build(
+        self,
+        dataset: LoadedDataset,
+        spec: UnitSpec,
+        *,
+        index_type: str = "text",
+        model: str | None = None,
+        max_batch_tokens: int = 65_536,
+        rebuild: bool = False,
+        progress: bool = False,
+    ) -> dict[str, Any]:
+        name = self.index_name(dataset.name, index_type, model)
+        self.index_dir.mkdir(parents=True, exist_ok=True)
+        settings: dict[str, Any] = {
+            "format_version": FORMAT_VERSION,
+            "index_type": index_type,
+            "source_fingerprint": dataset.fingerprint,
+            "split": dataset.split,
+            "units_from": spec.to_dict(),
+            "shard_rows": self.shard_rows,
+        }
+        builder: Any
+        if index_type == "text":
+            from genbench.contamination.embedded.text_index import TextShardBuilder
+
+            settings["analyzer_version"] = ANALYZER_VERSION
+            fields: dict[str, Any] = {
+                "index_type": "text",
+                "analyzer_version": ANALYZER_VERSION,
+                "hash_version": HASH_VERSION,
+            }
+            builder = TextShardBuilder()
+        else:
+            from genbench.contamination.embedded.vector_index import VectorShardBuilder, load_model, resolve_model
+
+            recorded, location = resolve_model(model)
+            settings["model"] = recorded
+            fields = {"index_type": "vector", "model": recorded}
+            builder = VectorShardBuilder(load_model(location), max_batch_tokens=max_batch_tokens, progress=progress)
+
+        def check(counts: dict[str, Any]) -> None:
+            if counts["units"] > 0:
+                return
+            hint = ""
+            if spec.filter is not None:
+                seen = filter_values_seen(dataset, spec)
+                hint = f" No message has {spec.query_filter}" + (
+                    f"; the values of {spec.filter[0]!r} are {seen}. Check --query_filter." if seen else "."
+                )
+            raise ContaminationError(f"The dataset {dataset.name!r} has no training units ({spec.describe()}).{hint}")
+
+        return run_build(
+            self.index_dir,
+            name,
+            settings,
+            fields,
+            dataset,
+            spec,
+            builder,
+            shard_rows=self.shard_rows,
+            rebuild=rebuild,
+            progress=progress,
+            check=check,
+        )
+
+    def list_indexes(self) -> list[dict[str, Any]]:
+        if not self.index_dir.is_dir():
+            return []
+        manifests = [read_manifest(path) for path in sorted(self.index_dir.iterdir()) if not path.name.startswith(".")]
+        return [m for m in manifests if m is not None]
+
+    def open(self, dataset: str, *, index_type: str = "text", model: str | None = None, **options: Any) -> Index:
+        """Open an index by dataset name (as indexed) or by its folder name.
+
+        Raises:
+            ContaminationError: there is no such index (the message lists the existing ones), or it is of another
+                type or was built by an older analyzer.
+        """
+        path = self._find(dataset, index_type, model)
+        manifest = read_manifest(path)
+        if manifest is None:
+            raise ContaminationError(f"{path} is not a complete contamination index (no valid manifest.json).")
+        if manifest.get("index_type") != index_type:
+            raise ContaminationError(
+                f"The index {path.name} is a {manifest.get('index_type')} index; this search needs a {index_type} "
+                f"index (--index_type {manifest.get('index_type')})."
+            )
+        if index_type == "text":
+            if manifest.get("analyzer_version") != ANALYZER_VERSION:
+                raise ContaminationError(
+                    f"The index {path.name} was built with analyzer version {manifest.get('analyzer_version')}, this "
+                    f"genbench uses {ANALYZER_VERSION}: index {manifest['source']['name']!r} again."
+                )
+            from genbench.contamination.embedded.text_index import TextIndex
+
+            return TextIndex(path, manifest, **options)
+        from genbench.contamination.embedded.vector_index import VectorIndex
+
+        return VectorIndex(path, manifest, **options)
+
+    def _find(self, dataset: str, index_type: str, model: str | None) -> Path:
+        direct = self.index_dir / dataset
+        if (
+            len(dataset) < 200
+            and "/" not in dataset
+            and not dataset.startswith(".")
+            and read_manifest(direct) is not None
+        ):
+            return direct
+        path = self.index_dir / self.index_name(dataset, index_type, model)
+        if is_local(path, "dir"):
+            return path
+        if index_type == "vector" and model is None:
+            prefix = self.index_name(dataset, "text")[: -len(".text")] + ".vector-"
+            found = sorted(p for p in self.index_dir.glob(prefix + "*") if p.is_dir())
+            if len(found) == 1:
+                return found[0]
+            if len(found) > 1:
+                raise ContaminationError(
+                    f"{dataset!r} has vector indexes for several models ({', '.join(p.name for p in found)}): "
+                    "choose one with --model."
+                )
+        manifests = self.list_indexes()
+        # Indexed under this name from another working directory (a relative path), or by its resolved path.
+        local = Path(dataset).expanduser()
+        resolved = str(local.resolve()) if is_local(local) else None
+        same_source = [
+            m
+            for m in manifests
+            if m.get("index_type") == index_type
+            and (
+                dataset in (m["source"].get("name"), m["source"].get("path"))
+                or (resolved is not None and m["source"].get("path") == resolved)
+            )
+        ]
+        if index_type == "vector" and model is not None:
+            from genbench.contamination.embedded.vector_index import resolve_model
+
+            same_source = [m for m in same_source if m.get("model") == resolve_model(model)[0]]
+        if len(same_source) == 1:
+            return self.index_dir / same_source[0]["name"]
+        existing = [f"{m['name']} ({m['source']['name']})" for m in manifests]
+        listing = "; existing indexes: " + ", ".join(existing) if existing else "; there are no indexes yet"
+        raise ContaminationError(
+            f"No {index_type} index of {dataset!r} in {self.index_dir}{listing}. Build it with "
+            f"`genbench-cli contamination index --dataset {dataset}"
+            + (" --index_type vector" if index_type == "vector" else "")
+            + (f" --model {model}" if model else "")
+            + "`."
+        )

@@ -1,0 +1,192 @@
+"""Atomic, resumable index builds: units processed in shards, each shard a checkpoint.
+
+An index is built in ``<index dir>/.<name>.partial/``: ``build.json`` records what is being built (source
+fingerprint, unit settings, analyzer or model, shard size), and each shard of rows is written to a temporary folder
+renamed to ``shard-NNNNNN`` when complete. A build that stops (crash, Ctrl-C) resumes from the completed shards when
+run again with the same settings; with other settings it starts over. The shards are then merged into a staging
+folder with ``manifest.json``, which replaces ``<index dir>/<name>/`` by a rename: readers see the old index or the
+new one, never a mix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from genbench.contamination.sources import LoadedDataset, UnitBatch, UnitSpec, iter_unit_batches
+from genbench.io import write_text_atomic
+
+MANIFEST = "manifest.json"
+FORMAT = "genbench-contamination-index"
+FORMAT_VERSION = 1
+
+
+class ShardBuilder(Protocol):
+    """What a kind of index does with each shard of units."""
+
+    def resume(self, shard_dir: Path) -> None:
+        """Restore the state a completed shard left (e.g. the vocabulary it added)."""
+
+    def process(self, batch: UnitBatch) -> dict[str, np.ndarray | str]:
+        """Arrays (``name`` -> ``name.npy``) and texts (``name.txt``) to store for the shard."""
+
+    def finalize(self, staging: Path) -> dict[str, Any]:
+        """Complete the merged files in ``staging``; returns the manifest's ``counts``."""
+
+
+def read_manifest(path: Path) -> dict[str, Any] | None:
+    try:
+        manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return manifest if isinstance(manifest, dict) and manifest.get("format") == FORMAT else None
+
+
+def _shard_name(number: int) -> str:
+    return f"shard-{number:06d}"
+
+
+def run_build(
+    index_dir: Path,
+    name: str,
+    settings: dict[str, Any],
+    manifest_fields: dict[str, Any],
+    loaded: LoadedDataset,
+    spec: UnitSpec,
+    builder: ShardBuilder,
+    *,
+    shard_rows: int,
+    rebuild: bool = False,
+    progress: bool = False,
+    check: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """Build the index ``name`` (or return the manifest of an up-to-date one); returns its manifest.
+
+    ``check`` sees the counts before the index is put in place; an error it raises discards the build.
+    """
+    final = index_dir / name
+    existing = read_manifest(final)
+    if existing is not None and not rebuild and existing.get("build_settings") == settings:
+        return existing
+    partial = index_dir / f".{name}.partial"
+    state = partial / "build.json"
+    if partial.exists():
+        try:
+            previous = json.loads(state.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            previous = None
+        if previous != settings or rebuild:
+            shutil.rmtree(partial)
+    partial.mkdir(parents=True, exist_ok=True)
+    if not state.exists():
+        write_text_atomic(state, json.dumps(settings, indent=2, sort_keys=True))
+
+    completed = 0
+    while (partial / _shard_name(completed)).is_dir():
+        builder.resume(partial / _shard_name(completed))
+        completed += 1
+    rows = loaded.num_rows
+    shards_total = -(-rows // shard_rows)
+    batches: Iterable[UnitBatch] = iter_unit_batches(loaded, spec, shard_rows=shard_rows, first_shard=completed)
+    if progress:
+        from tqdm.auto import tqdm
+
+        batches = tqdm(batches, desc=f"Indexing {loaded.name}", unit="shard", total=shards_total, initial=completed)
+    for batch in batches:
+        _write_shard(partial, batch.shard, builder.process(batch))
+
+    staging = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=".staging", dir=index_dir))
+    try:
+        _merge_shards([partial / _shard_name(k) for k in range(shards_total)], staging)
+        counts = builder.finalize(staging)
+        if check is not None:
+            try:
+                check(counts)
+            except BaseException:
+                shutil.rmtree(partial, ignore_errors=True)
+                raise
+        manifest = {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "backend": "embedded",
+            "name": name,
+            **manifest_fields,
+            "source": loaded.source_info(),
+            "units_from": spec.to_dict(),
+            "counts": {"rows": rows, **counts},
+            "build_settings": settings,
+            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        }
+        (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False), encoding="utf-8")
+        _replace_dir(staging, final)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    shutil.rmtree(partial, ignore_errors=True)
+    return manifest
+
+
+def _write_shard(partial: Path, number: int, contents: dict[str, np.ndarray | str]) -> None:
+    """Write one shard into a temporary folder and rename it into place: a shard folder is always complete."""
+    temporary = Path(tempfile.mkdtemp(prefix=f".{_shard_name(number)}.", dir=partial))
+    try:
+        for key, value in contents.items():
+            if isinstance(value, str):
+                (temporary / f"{key}.txt").write_text(value, encoding="utf-8")
+            else:
+                np.save(temporary / f"{key}.npy", value)
+        os.replace(temporary, partial / _shard_name(number))
+    except BaseException:
+        shutil.rmtree(temporary, ignore_errors=True)
+        raise
+
+
+def _merge_shards(shards: list[Path], staging: Path) -> None:
+    """Concatenate each array (along rows) and each text over the shards, in shard order, into ``staging``."""
+    names = sorted({p.name for shard in shards for p in shard.iterdir()})
+    for file_name in names:
+        parts = [shard / file_name for shard in shards]
+        if file_name.endswith(".txt"):
+            with open(staging / file_name, "w", encoding="utf-8") as out:
+                for part in parts:
+                    out.write(part.read_text(encoding="utf-8"))
+            continue
+        arrays = [np.load(part, mmap_mode="r") for part in parts]
+        rows = sum(a.shape[0] for a in arrays)
+        merged = np.lib.format.open_memmap(
+            staging / file_name, mode="w+", dtype=arrays[0].dtype, shape=(rows, *arrays[0].shape[1:])
+        )
+        position = 0
+        for array in arrays:
+            merged[position : position + len(array)] = array
+            position += len(array)
+        merged.flush()
+        del merged
+
+
+def publish_permissions(folder: Path) -> None:
+    """Give a folder made by ``tempfile.mkdtemp`` (private, 0700) the permissions a plain ``mkdir`` would."""
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(folder, 0o777 & ~mask)
+
+
+def _replace_dir(staging: Path, final: Path) -> None:
+    publish_permissions(staging)
+    if not final.exists():
+        os.replace(staging, final)
+        return
+    old = final.with_name(f".{final.name}.old")
+    if old.exists():
+        shutil.rmtree(old)
+    os.replace(final, old)
+    os.replace(staging, final)
+    shutil.rmtree(old, ignore_errors=True)

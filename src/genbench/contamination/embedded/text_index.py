@@ -1,0 +1,342 @@
+"""The embedded text index: unit token ids on disk, n-gram tables built on demand, exact n-gram and exact search.
+
+Files of an index folder: ``vocab.txt`` (one token per line, line number = token id), ``tokens.npy`` (``int32`` ids of
+all units, concatenated), ``offsets.npy`` (``int64``, where each unit starts; one more than units),
+``original_ids.npy`` and ``turns.npy`` (per unit), and ``tables/ngram-<n>/`` for each n searched so far
+(:mod:`.ngram_table`). Everything is memory-mapped when searching, so the search's memory does not grow with the
+corpus (the vocabulary excepted).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from genbench.contamination.analysis import apply_threshold
+from genbench.contamination.backend import (
+    Index,
+    InstanceResult,
+    Match,
+    SearchMode,
+    SearchResult,
+    matched_from_mask,
+)
+from genbench.contamination.embedded.ngram_table import NgramTable, build_table, table_dir
+from genbench.contamination.embedded.tokens import UNKNOWN, Vocabulary
+from genbench.contamination.scoring import PairScores, exact_pair_scores, ngram_pair_scores, top_per_instance
+from genbench.contamination.sources import UnitBatch
+from genbench.contamination.testsets import TestSet
+
+EXACT_WINDOW = 8
+"""Exact search looks fields up by windows of at most this many tokens (one table per window size in use)."""
+
+INSTANCES_PER_BATCH = 2048
+PAIRS_PER_BLOCK = 2_000_000
+"""Most (window, unit) matches held at once; a block of test instances with more is split by unit ranges."""
+
+
+class TextShardBuilder:
+    """Tokenises each shard of units and grows the vocabulary (one token list per shard, for resuming)."""
+
+    def __init__(self) -> None:
+        self.vocabulary = Vocabulary()
+
+    def resume(self, shard_dir: Path) -> None:
+        self.vocabulary.extend((shard_dir / "vocab.txt").read_text(encoding="utf-8").split("\n")[:-1])
+
+    def process(self, batch: UnitBatch) -> dict[str, np.ndarray | str]:
+        known = len(self.vocabulary)
+        tokens, lengths = self.vocabulary.encode(batch.texts)
+        return {
+            "tokens": tokens.astype(np.int32),
+            "lengths": lengths,
+            "original_ids": batch.original_ids.astype(np.int64),
+            "turns": batch.turns.astype(np.int32),
+            "vocab": "".join(word + "\n" for word in self.vocabulary.words[known:]),
+        }
+
+    def finalize(self, staging: Path) -> dict[str, Any]:
+        lengths = np.load(staging / "lengths.npy")
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        np.save(staging / "offsets.npy", offsets)
+        (staging / "lengths.npy").unlink()
+        return {"units": len(lengths), "tokens": int(offsets[-1]), "vocabulary": len(self.vocabulary)}
+
+
+@dataclass
+class _EncodedBatch:
+    ids: np.ndarray  # token ids of all query fields, concatenated (-1: not in the index's vocabulary)
+    starts: np.ndarray  # where each query field starts in `ids`
+    lengths: np.ndarray  # tokens of each query field
+
+
+@dataclass
+class _Windows:
+    table: NgramTable
+    lo: np.ndarray
+    hi: np.ndarray
+    impure: np.ndarray
+    starts: np.ndarray  # in the batch's `ids`
+    query_field: np.ndarray
+    local_start: np.ndarray  # in the field
+
+    def take(self, rows: np.ndarray) -> _Windows:
+        return _Windows(
+            self.table,
+            self.lo[rows],
+            self.hi[rows],
+            self.impure[rows],
+            self.starts[rows],
+            self.query_field[rows],
+            self.local_start[rows],
+        )
+
+
+class TextIndex(Index):
+    """An embedded text index, opened for search."""
+
+    def __init__(self, path: Path, manifest: dict[str, Any], *, hash_bits: int = 64):
+        self.path = path
+        self.name = path.name
+        self.manifest = manifest
+        self.hash_bits = hash_bits
+        self.tokens = np.load(path / "tokens.npy", mmap_mode="r")
+        self.offsets = np.load(path / "offsets.npy", mmap_mode="r")
+        self.original_ids = np.load(path / "original_ids.npy", mmap_mode="r")
+        self.turns = np.load(path / "turns.npy", mmap_mode="r")
+        self.units_count = len(self.offsets) - 1
+        self._vocabulary: Vocabulary | None = None
+        self._tables: dict[int, NgramTable] = {}
+
+    @property
+    def vocabulary(self) -> Vocabulary:
+        if self._vocabulary is None:
+            self._vocabulary = Vocabulary((self.path / "vocab.txt").read_text(encoding="utf-8").split("\n")[:-1])
+        return self._vocabulary
+
+    def _words(self, ids: np.ndarray) -> str:
+        words = self.vocabulary.words
+        return " ".join(words[i] for i in ids.tolist())
+
+    def table(self, n: int) -> NgramTable:
+        """The n-gram table for ``n``, built and stored on first use."""
+        if n not in self._tables:
+            path = table_dir(self.path, n)
+            if not NgramTable.usable(path, len(self.tokens), self.hash_bits):
+                build_table(self.path, self.tokens, np.asarray(self.offsets), n, hash_bits=self.hash_bits)
+                self._record_table(n)
+            self._tables[n] = NgramTable(path, self.tokens)
+        return self._tables[n]
+
+    def _record_table(self, n: int) -> None:
+        """List the n-gram sizes with a stored table in the manifest (rewritten atomically)."""
+        import json
+
+        from genbench.io import write_text_atomic
+
+        sizes = sorted({*self.manifest.get("ngram_tables", []), n})
+        self.manifest = {**self.manifest, "ngram_tables": sizes}
+        write_text_atomic(self.path / "manifest.json", json.dumps(self.manifest, indent=2, ensure_ascii=False))
+
+    def _encode(self, texts: list[str]) -> _EncodedBatch:
+        ids, lengths = self.vocabulary.encode(texts, grow=False)
+        return _EncodedBatch(ids, np.cumsum(lengths) - lengths, lengths)
+
+    def _windows(self, batch: _EncodedBatch, fields: np.ndarray, n: int) -> _Windows | None:
+        """The windows of ``n`` tokens of the given query fields (those with an unknown token dropped), looked up."""
+        counts = np.maximum(batch.lengths[fields] - n + 1, 0)
+        total = int(counts.sum())
+        if total == 0:
+            return None
+        query_field = np.repeat(fields, counts)
+        local = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+        starts = batch.starts[query_field] + local
+        unknown = np.concatenate([[0], np.cumsum(batch.ids == UNKNOWN)])
+        known = unknown[starts + n] == unknown[starts]
+        if not known.any():
+            return None
+        starts, query_field, local = starts[known], query_field[known], local[known]
+        table = self.table(n)
+        lo, hi, impure = table.find(batch.ids, starts)
+        found = np.flatnonzero(hi > lo)
+        return _Windows(table, lo, hi, impure, starts, query_field, local).take(found)
+
+    def _blocks(
+        self,
+        groups: list[_Windows],
+        batch: _EncodedBatch,
+        score: Callable[[np.ndarray, np.ndarray, np.ndarray], PairScores],
+        keep: Callable[[PairScores], None],
+        unit_lo: int,
+        unit_hi: int,
+    ) -> None:
+        """Score the matches of ``groups`` within units ``[unit_lo, unit_hi)``, halving the range while too many."""
+        total = sum(int((g.hi - g.lo).sum()) for g in groups)
+        if total == 0:
+            return
+        if total > PAIRS_PER_BLOCK and unit_hi - unit_lo > 1:
+            middle = (unit_lo + unit_hi) // 2
+            lower, upper = [], []
+            for group in groups:
+                split = group.table.restrict(group.lo, group.hi, middle)
+                lower.append(_Windows(group.table, group.lo, split, *_rest(group)))
+                upper.append(_Windows(group.table, split, group.hi, *_rest(group)))
+            self._blocks(lower, batch, score, keep, unit_lo, middle)
+            self._blocks(upper, batch, score, keep, middle, unit_hi)
+            return
+        query_fields, units, starts = [], [], []
+        for group in groups:
+            window, unit = group.table.expand(group.lo, group.hi, group.impure, batch.ids, group.starts)
+            query_fields.append(group.query_field[window])
+            units.append(unit)
+            starts.append(group.local_start[window])
+        keep(score(np.concatenate(query_fields), np.concatenate(units), np.concatenate(starts)))
+
+    def _contains(self, batch: _EncodedBatch, query_fields: np.ndarray, units: np.ndarray) -> np.ndarray:
+        """Whether each unit holds its query field's whole token sequence contiguously."""
+        result = np.zeros(len(units), dtype=bool)
+        for row, (query_field, unit) in enumerate(zip(query_fields.tolist(), units.tolist(), strict=True)):
+            start = batch.starts[query_field]
+            needle = batch.ids[start : start + batch.lengths[query_field]].astype(np.int32).tobytes()
+            haystack = np.asarray(self.tokens[self.offsets[unit] : self.offsets[unit + 1]]).tobytes()
+            found = haystack.find(needle)
+            while found != -1 and found % 4:
+                found = haystack.find(needle, found + 1)
+            result[row] = found != -1
+        return result
+
+    def search(self, test_set: TestSet, mode: SearchMode, *, top_k: int = 1, progress: bool = False) -> SearchResult:
+        if mode.kind not in ("exact", "ngram"):
+            raise ValueError(f"A text index cannot do an {mode.describe()}.")
+        n_fields = len(test_set.fields)
+        matched = np.zeros(self.units_count, dtype=bool) if mode.can_decontaminate else None
+        instances: list[InstanceResult] = []
+        starts = range(0, len(test_set), INSTANCES_PER_BATCH)
+        if progress:
+            from tqdm.auto import tqdm
+
+            starts = tqdm(starts, desc=f"{test_set.name} in {self.name}", unit="batch")
+        for first in starts:
+            rows = test_set.rows[first : first + INSTANCES_PER_BATCH]
+            batch = self._encode([text for row in rows for text in row])
+            best = self._search_batch(batch, n_fields, mode, top_k, matched)
+            instances.extend(self._results(test_set, first, len(rows), batch, best, mode))
+        return SearchResult(
+            self.name, self.source, test_set.name, mode, instances, *matched_from_mask(matched, self.original_ids)
+        )
+
+    def _search_batch(
+        self, batch: _EncodedBatch, n_fields: int, mode: SearchMode, top_k: int, matched: np.ndarray | None
+    ) -> PairScores:
+        """The top pairs of each instance of a batch; marks the matched units in ``matched``."""
+        parts: list[PairScores] = []
+
+        def keep(pairs: PairScores) -> None:
+            if matched is not None:
+                hit = pairs.score > mode.threshold if mode.threshold is not None else pairs.score > 0
+                matched[pairs.unit[hit]] = True
+            parts.append(top_per_instance(pairs, top_k))
+
+        score: Callable[[np.ndarray, np.ndarray, np.ndarray], PairScores]
+        if mode.kind == "ngram":
+            assert mode.ngram_size is not None
+            size = mode.ngram_size
+
+            def score(qf: np.ndarray, unit: np.ndarray, start: np.ndarray) -> PairScores:
+                return ngram_pair_scores(qf, unit, start, n=size, field_lengths=batch.lengths, n_fields=n_fields)
+
+            windows = self._windows(batch, np.arange(len(batch.lengths)), size)
+            groups = [windows] if windows is not None else []
+        else:
+            sizes = np.minimum(batch.lengths, EXACT_WINDOW)
+            counts = np.where(batch.lengths > 0, batch.lengths - sizes + 1, 0)
+            groups = []
+            for window_size in np.unique(sizes[sizes > 0]).tolist():
+                windows = self._windows(batch, np.flatnonzero(sizes == window_size), window_size)
+                if windows is not None:
+                    groups.append(windows)
+
+            def score(qf: np.ndarray, unit: np.ndarray, start: np.ndarray) -> PairScores:
+                return exact_pair_scores(
+                    qf,
+                    unit,
+                    start,
+                    window_counts=counts,
+                    field_lengths=batch.lengths,
+                    n_fields=n_fields,
+                    verify=lambda q, u: self._contains(batch, q, u),
+                )
+
+        self._blocks(groups, batch, score, keep, 0, self.units_count)
+        return top_per_instance(PairScores.concat(parts, n_fields), top_k)
+
+    def _results(
+        self, test_set: TestSet, first: int, count: int, batch: _EncodedBatch, best: PairScores, mode: SearchMode
+    ) -> list[InstanceResult]:
+        n_fields = len(test_set.fields)
+        by_instance: dict[int, list[int]] = {}
+        for row, instance in enumerate(best.instance.tolist()):
+            by_instance.setdefault(instance, []).append(row)
+        results = []
+        for local in range(count):
+            matches = []
+            for rank, row in enumerate(by_instance.get(local, [])):
+                unit = int(best.unit[row])
+                fields = []
+                longest = np.zeros(0, dtype=np.int64)
+                for f, name in enumerate(test_set.fields):
+                    query_field = local * n_fields + f
+                    offset = int(batch.starts[query_field])
+                    span = (int(best.span_start[row, f]), int(best.span_end[row, f]))
+                    fields.append(
+                        {
+                            "field": name,
+                            "matched": int(best.matched[row, f]),
+                            "tokens": int(batch.lengths[query_field]),
+                            "span": list(span),
+                            "span_text": self._words(batch.ids[offset + span[0] : offset + span[1]]),
+                        }
+                    )
+                    if span[1] - span[0] > len(longest):
+                        longest = batch.ids[offset + span[0] : offset + span[1]]
+                matches.append(
+                    Match(
+                        unit,
+                        self.source,
+                        int(self.original_ids[unit]),
+                        int(self.turns[unit]),
+                        float(best.score[row]),
+                        fields,
+                        self._preview(unit, longest) if rank == 0 else None,
+                    )
+                )
+            raw = matches[0].score if matches else 0.0
+            results.append(
+                InstanceResult(
+                    first + local, test_set.query(first + local), apply_threshold(raw, mode.threshold), raw, matches
+                )
+            )
+        return results
+
+    def _preview(self, unit: int, span_ids: np.ndarray, width: int = 64) -> str:
+        """The unit's tokens around the longest matched span (all of them when short)."""
+        unit_ids = np.asarray(self.tokens[self.offsets[unit] : self.offsets[unit + 1]])
+        begin = 0
+        if len(unit_ids) > width and len(span_ids):
+            haystack, needle = unit_ids.tobytes(), span_ids.astype(np.int32).tobytes()
+            found = haystack.find(needle)
+            while found != -1 and found % 4:
+                found = haystack.find(needle, found + 1)
+            at = found // 4 if found != -1 else 0
+            begin = max(0, min(at - width // 4, len(unit_ids) - width))
+        text = self._words(unit_ids[begin : begin + width])
+        return ("… " if begin else "") + text + (" …" if begin + width < len(unit_ids) else "")
+
+
+def _rest(group: _Windows) -> tuple[np.ndarray, ...]:
+    return group.impure, group.starts, group.query_field, group.local_start

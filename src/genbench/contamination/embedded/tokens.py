@@ -1,0 +1,171 @@
+"""Token ids for many texts at once: the analyzer of :mod:`~genbench.contamination.analysis`, vectorised.
+
+Building an index spends most of its time turning text into token ids, so this module does it without a Python
+string per token where it can. For texts that are pure ASCII (most texts of English data) the tokens are found on
+the bytes with numpy: lower-case, map every byte that is not a word character (``[a-z0-9_]``) to a space, and cut at
+spaces; a token of up to 8 bytes *is* its own 64-bit key (its bytes, zero-padded: no hashing, no collision), and the
+keys are factorised with a hash table. Longer tokens and every other text go through the analyzer itself (``re``
+``\\w+`` on the lower-cased text). Both paths feed one vocabulary, so a token has one id however it was found; the
+tests check the result against :func:`~genbench.contamination.analysis.tokenize` on random text.
+
+>>> vocabulary = Vocabulary()
+>>> ids, lengths = vocabulary.encode(["Hello, World!", "héllo world", ""])
+>>> [vocabulary.words[i] for i in ids], lengths.tolist()
+(['hello', 'world', 'héllo', 'world'], [2, 2, 0])
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from genbench.contamination.analysis import SEPARATOR, tokenize_joined
+
+UNKNOWN = -1
+"""The id of a token the vocabulary does not hold (when it is not allowed to grow)."""
+_SEPARATOR_ID = -2
+_ASCII_SEPARATOR = "\x00"  # neither a word character nor whitespace to str.split
+_ASCII_JOIN = f" {_ASCII_SEPARATOR} "
+_WORD_BYTES = "abcdefghijklmnopqrstuvwxyz0123456789_"
+_ASCII_TABLE = str.maketrans(
+    {i: (chr(i) if chr(i) in _WORD_BYTES or chr(i) == _ASCII_SEPARATOR else " ") for i in range(128)}
+)
+_SPACE = ord(" ")
+_KEY_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+
+
+def _factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, uniques)`` with ``uniques[codes] == keys`` (a hash table: much faster than sorting)."""
+    if importlib.util.find_spec("pandas") is not None:
+        import pandas as pd
+
+        codes, uniques = pd.factorize(keys)
+        return np.asarray(codes, dtype=np.int64), np.asarray(uniques, dtype=np.uint64)
+    import pyarrow as pa
+
+    encoded = pa.array(keys).dictionary_encode()
+    return encoded.indices.to_numpy().astype(np.int64), encoded.dictionary.to_numpy()
+
+
+class Vocabulary:
+    """Token strings to dense ids, in order of first appearance.
+
+    Args:
+        words: The tokens of ids ``0, 1, ...`` (e.g. read back from an index).
+    """
+
+    def __init__(self, words: Iterable[str] = ()):
+        self.words: list[str] = []
+        self.ids: dict[str, int] = {SEPARATOR: _SEPARATOR_ID, _ASCII_SEPARATOR: _SEPARATOR_ID}
+        self._keys: dict[int, int] = {0: _SEPARATOR_ID}  # packed ASCII token -> id
+        self.extend(words)
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def extend(self, words: Iterable[str]) -> None:
+        """Add tokens (in id order) that are known to be new."""
+        for word in words:
+            self.ids[word] = len(self.words)
+            self.words.append(word)
+
+    def _id(self, word: str, grow: bool) -> int:
+        found = self.ids.get(word)
+        if found is None:
+            if not grow:
+                return UNKNOWN
+            found = self.ids[word] = len(self.words)
+            self.words.append(word)
+        return found
+
+    def encode(self, texts: Sequence[str], *, grow: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """The token ids of all texts, concatenated, and the number of tokens of each text.
+
+        Args:
+            texts: The texts.
+            grow: Give new tokens new ids; otherwise they get :data:`UNKNOWN`.
+        """
+        if all(map(str.isascii, texts)):
+            return self._encode_ascii(texts, grow)
+        ascii_rows = [number for number, text in enumerate(texts) if text.isascii()]
+        if not ascii_rows:
+            return self._encode_any(texts, grow)
+        other_rows = [number for number, text in enumerate(texts) if not text.isascii()]
+        ascii_ids, ascii_lengths = self._encode_ascii([texts[i] for i in ascii_rows], grow)
+        other_ids, other_lengths = self._encode_any([texts[i] for i in other_rows], grow)
+        # Put the two groups' tokens back in text order.
+        lengths = np.empty(len(texts), dtype=np.int64)
+        lengths[ascii_rows] = ascii_lengths
+        lengths[other_rows] = other_lengths
+        source_start = np.empty(len(texts), dtype=np.int64)
+        source_start[ascii_rows] = np.cumsum(ascii_lengths) - ascii_lengths
+        source_start[other_rows] = np.cumsum(other_lengths) - other_lengths + len(ascii_ids)
+        target_start = np.cumsum(lengths) - lengths
+        gather = np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(source_start - target_start, lengths)
+        return np.concatenate([ascii_ids, other_ids])[gather], lengths
+
+    @staticmethod
+    def _lengths(ids: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """Split ids at separators: (ids without separators, tokens per text)."""
+        if count == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        separators = np.flatnonzero(ids == _SEPARATOR_ID)
+        lengths = np.diff(np.concatenate([[-1], separators, [len(ids)]])) - 1
+        return ids[ids != _SEPARATOR_ID], lengths
+
+    def _encode_any(self, texts: Sequence[str], grow: bool) -> tuple[np.ndarray, np.ndarray]:
+        """The analyzer itself (regex), for any text."""
+        items = tokenize_joined(texts) if texts else []
+        if grow:
+            ids = self.ids
+            for word in dict.fromkeys(items):
+                if word not in ids:
+                    ids[word] = len(self.words)
+                    self.words.append(word)
+            encoded = np.fromiter(map(ids.__getitem__, items), dtype=np.int64, count=len(items))
+        else:
+            get = self.ids.get
+            encoded = np.fromiter((get(w, UNKNOWN) for w in items), dtype=np.int64, count=len(items))
+        return self._lengths(encoded, len(texts))
+
+    def _encode_ascii(self, texts: Sequence[str], grow: bool) -> tuple[np.ndarray, np.ndarray]:
+        """ASCII texts, on their bytes."""
+        joined = _ASCII_JOIN.join(texts)
+        if joined.count(_ASCII_SEPARATOR) != max(len(texts) - 1, 0) or not texts:
+            return self._encode_any(texts, grow)  # a text holds the separator byte itself
+        data = joined.lower().translate(_ASCII_TABLE).encode("ascii") + b" " * 8
+        raw = np.frombuffer(data, dtype=np.uint8)
+        in_token = np.zeros(len(raw) + 1, dtype=bool)
+        in_token[1:] = raw != _SPACE
+        edges = np.flatnonzero(in_token[1:] != in_token[:-1])
+        starts, ends = edges[0::2], edges[1::2]
+        lengths = ends - starts
+        ids = np.empty(len(starts), dtype=np.int64)
+
+        short = np.flatnonzero(lengths <= 8)
+        if len(short):
+            # The 8 bytes at each token start, as one little-endian word, cut to the token's length.
+            windows = np.lib.stride_tricks.as_strided(raw, shape=(len(raw) - 7, 8), strides=(1, 1))
+            keys = np.ascontiguousarray(windows[starts[short]]).view("<u8").ravel()
+            keys &= _KEY_MASKS[lengths[short]]
+            codes, uniques = _factorize(keys)
+            known = self._keys
+            unique_ids = np.fromiter(
+                (known.get(k, UNKNOWN) for k in uniques.tolist()), dtype=np.int64, count=len(uniques)
+            )
+            for position in np.flatnonzero(unique_ids == UNKNOWN).tolist():
+                key = int(uniques[position])
+                word = key.to_bytes(8, "little").rstrip(b"\x00").decode("ascii")
+                unique_ids[position] = token_id = self._id(word, grow)
+                if token_id != UNKNOWN:
+                    known[key] = token_id
+            ids[short] = unique_ids[codes]
+        long = np.flatnonzero(lengths > 8)
+        if len(long):
+            ids[long] = [
+                self._id(data[s:e].decode("ascii"), grow)
+                for s, e in zip(starts[long].tolist(), ends[long].tolist(), strict=True)
+            ]
+        return self._lengths(ids, len(texts))

@@ -1,0 +1,13 @@
+"""The error raised by the contamination tools."""
+
+from __future__ import annotations
+
+from genbench.errors import GenBenchError
+
+
+class ContaminationError(GenBenchError, ValueError):
+    """Training or test data cannot be indexed or searched, or an index is missing or unusable.
+
+    The message says what is wrong and how to fix it (the field that is missing and the fields that exist,
+    the values a role filter could match, the index names that do exist, ...).
+    """

@@ -1,0 +1,478 @@
+"""Training data for contamination indexes: loading datasets and cutting their rows into training units.
+
+A dataset is named by a JSONL or Parquet file, a folder written by ``save_to_disk``, any other local folder
+``datasets.load_dataset`` can read, or a Hugging Face Hub id (which must be in the local cache when offline). A
+dataset-mixer YAML (``dataset_mixer:`` as in open-instruct training configs) names several.
+
+A *training unit* is what one test instance is compared with. With a messages field (chat data) each message whose
+filter matches is one unit (``messages_field="messages"``, ``query_filter="role:user"``, ``query_field="content"``:
+the user turns); with ``text_field`` each row is one unit. Units keep their row (``original_id``) and turn number.
+
+>>> import tempfile, pathlib
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     file = pathlib.Path(tmp, "chat.jsonl")
+...     _ = file.write_text('{"messages": [{"role": "user", "content": "Hi!"}, '
+...                         '{"role": "assistant", "content": "Hello."}, {"role": "user", "content": "Bye"}]}\\n')
+...     loaded = load_training_dataset(str(file))
+...     batch = next(iter_unit_batches(loaded, UnitSpec(), shard_rows=100))
+>>> batch.texts, batch.original_ids.tolist(), batch.turns.tolist()
+(['Hi!', 'Bye'], [0, 0], [0, 2])
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from genbench.contamination.errors import ContaminationError
+from genbench.errors import GenBenchError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+_FILE_SUFFIXES = {".jsonl": "jsonl", ".parquet": "parquet"}
+_READ_BLOCK = 8 << 20
+
+
+@dataclass(frozen=True)
+class UnitSpec:
+    """How the rows of a training dataset become units.
+
+    Attributes:
+        messages_field: Column holding a list of messages (objects); ignored when ``text_field`` is set.
+        query_filter: ``key:value`` a message must have to be a unit (``role:user``); ``None`` keeps every message.
+        query_field: Key of a message holding its text.
+        text_field: Column whose text (or list of strings, joined with spaces) makes one unit per row.
+    """
+
+    messages_field: str | None = "messages"
+    query_filter: str | None = "role:user"
+    query_field: str = "content"
+    text_field: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.text_field is None and not self.messages_field:
+            raise ContaminationError("Give either a messages field (--messages_field) or a text field (--text_field).")
+        if self.text_field is None and self.query_filter is not None and ":" not in self.query_filter:
+            raise ContaminationError(
+                f"query_filter must look like key:value (e.g. role:user), got {self.query_filter!r}."
+            )
+
+    @property
+    def filter(self) -> tuple[str, str] | None:
+        if self.query_filter is None or self.text_field is not None:
+            return None
+        key, _, value = self.query_filter.partition(":")
+        return key, value
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.text_field is not None:
+            return {"text_field": self.text_field}
+        return {k: v for k, v in asdict(self).items() if k != "text_field"}
+
+    def describe(self) -> str:
+        if self.text_field is not None:
+            return f"text field {self.text_field!r}"
+        where = f" with {self.query_filter}" if self.query_filter else ""
+        return f"field {self.query_field!r} of the messages in {self.messages_field!r}{where}"
+
+
+@dataclass
+class LoadedDataset:
+    """A training dataset, loaded.
+
+    Attributes:
+        name: The name or path it was asked for by.
+        rows: Its rows: an Arrow table (files) or a ``datasets.Dataset`` (dataset folders, Hub ids).
+        kind: ``jsonl``, ``parquet``, ``disk`` (``save_to_disk`` folder), ``folder`` or ``hub``.
+        path: The resolved file or folder (``None`` for a Hub id).
+        split: The split read.
+        fingerprint: SHA-256 of the file, or the ``datasets`` fingerprint.
+    """
+
+    name: str
+    rows: Any
+    kind: str
+    path: str | None
+    split: str
+    fingerprint: str
+
+    @property
+    def num_rows(self) -> int:
+        return int(self.rows.num_rows)
+
+    @property
+    def schema(self) -> pa.Schema:
+        rows: Any = self.rows
+        return rows.schema if isinstance(rows, _arrow_table_type()) else rows.features.arrow_schema
+
+    @property
+    def column_names(self) -> list[str]:
+        return list(self.schema.names)
+
+    def slice(self, start: int, stop: int) -> pa.Table:
+        """Rows ``[start, stop)`` as an Arrow table."""
+        rows: Any = self.rows
+        if isinstance(rows, _arrow_table_type()):
+            return rows.slice(start, max(stop - start, 0))
+        return rows.with_format("arrow")[start:stop]
+
+    def source_info(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "path": self.path,
+            "split": self.split,
+            "fingerprint": self.fingerprint,
+            "rows": self.num_rows,
+        }
+
+
+def _arrow_table_type() -> Any:
+    import pyarrow as pa
+
+    return pa.Table
+
+
+@dataclass
+class UnitBatch:
+    """The units of a range of rows (one build shard)."""
+
+    shard: int
+    row_start: int
+    row_stop: int
+    texts: list[str]
+    original_ids: np.ndarray
+    turns: np.ndarray
+
+
+def load_training_dataset(name: str, split: str = "train") -> LoadedDataset:
+    """Load a training dataset by file, folder or Hub id.
+
+    JSONL and Parquet files are read with pyarrow alone (``datasets`` is not even imported).
+
+    Raises:
+        ContaminationError: it cannot be found, read or loaded, the split does not exist, or it has no rows.
+    """
+    path = Path(name).expanduser()
+    try:
+        if is_local(path, "file"):
+            kind = _FILE_SUFFIXES.get(path.suffix.lower())
+            if kind is None:
+                raise ContaminationError(
+                    f"{path}: unsupported file type {path.suffix!r}; use a .jsonl or .parquet file, or a folder."
+                )
+            table, fingerprint = _read_file(path, kind, split)
+            loaded = LoadedDataset(name, table, kind, str(path.resolve()), split, fingerprint)
+        elif is_local(path, "dir"):
+            import datasets
+
+            if (path / "dataset_dict.json").is_file() or (path / "state.json").is_file():
+                kind, data = "disk", datasets.load_from_disk(str(path))
+            else:
+                kind, data = "folder", datasets.load_dataset(str(path))
+            dataset = _pick_split(data, split, name)
+            loaded = LoadedDataset(name, dataset, kind, str(path.resolve()), split, dataset._fingerprint)
+        elif path.suffix.lower() in _FILE_SUFFIXES or path.is_absolute() or name.startswith("."):
+            raise ContaminationError(f"The training data file {path} does not exist.")
+        else:
+            import datasets
+
+            dataset = _pick_split(datasets.load_dataset(name, split=split), split, name)
+            loaded = LoadedDataset(name, dataset, "hub", None, split, dataset._fingerprint)
+    except GenBenchError:  # already says what is wrong (e.g. the JSONL line that is not JSON)
+        raise
+    except Exception as exc:  # datasets and pyarrow raise many unrelated types; keep the cause chained
+        raise ContaminationError(f"Could not load the dataset {name!r} (split {split!r}): {_describe(exc)}") from exc
+    if loaded.num_rows == 0:
+        raise ContaminationError(f"The dataset {name!r} (split {split!r}) is empty: there is nothing to index.")
+    return loaded
+
+
+def _read_file(path: Path, kind: str, split: str) -> tuple[pa.Table, str]:
+    """The file's rows as an Arrow table, and the file's SHA-256."""
+    digest = hashlib.sha256()
+    lines, last = 0, b"\n"
+    try:
+        # One streaming pass for the fingerprint and the line count; the parsers read the file themselves, so
+        # its bytes are never all in memory next to the table.
+        with open(path, "rb") as handle:
+            while block := handle.read(_READ_BLOCK):
+                digest.update(block)
+                lines += block.count(b"\n")
+                last = block[-1:]
+    except OSError as exc:
+        raise ContaminationError(f"Could not read {path}: {exc}") from exc
+    if last != b"\n":
+        lines += 1
+    if kind == "parquet":
+        import pyarrow.parquet as pq
+
+        return pq.read_table(path), digest.hexdigest()
+    table = _read_jsonl_fast(path, lines)
+    if table is None:
+        # Anything unusual (blank lines, a line with several objects, bad JSON or UTF-8): the careful reader, which
+        # also names the offending line in its errors.
+        from genbench.data import read_jsonl
+
+        table = read_jsonl(path, split=split).data.table
+    return table, digest.hexdigest()
+
+
+def _read_jsonl_fast(path: Path, lines: int) -> pa.Table | None:
+    """pyarrow's multi-threaded JSON reader, when the file is plainly one object per line; else ``None``."""
+    import pyarrow as pa
+    import pyarrow.json as paj
+
+    try:
+        table = paj.read_json(path, read_options=paj.ReadOptions(block_size=_READ_BLOCK))
+        table.validate(full=True)  # pyarrow does not check the UTF-8 inside strings while parsing
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OSError):
+        return None
+    if table.num_rows != lines or table.num_columns == 0:
+        return None
+    return table
+
+
+def _pick_split(data: Any, split: str, name: str) -> Any:
+    import datasets
+
+    if isinstance(data, datasets.Dataset):
+        return data
+    if isinstance(data, datasets.DatasetDict):
+        if split not in data:
+            raise ContaminationError(f"The dataset {name!r} has no split {split!r}; its splits are {sorted(data)}.")
+        return data[split]
+    raise ContaminationError(f"The dataset {name!r} loaded as {type(data).__name__}; a map-style dataset is needed.")
+
+
+def _describe(exc: BaseException) -> str:
+    message = f"{type(exc).__name__}: {exc}"
+    text = str(exc).lower()
+    if "offline" in text or "connection" in text or "couldn't find" in text or "doesn't exist" in text:
+        message += (
+            " (a Hub dataset must be in the local Hugging Face cache when offline; or give a .jsonl/.parquet file or "
+            "a folder written by save_to_disk)"
+        )
+    return message
+
+
+def read_dataset_mixer(config_path: str | os.PathLike[str]) -> list[str]:
+    """The dataset names of a training config's ``dataset_mixer`` (or ``dataset_mixer_list``).
+
+    Names that are paths relative to the config file's folder are resolved against it.
+
+    Raises:
+        ContaminationError: the file cannot be read, is not YAML, or has no dataset mixer.
+
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     config = pathlib.Path(tmp, "mix.yaml")
+    ...     _ = config.write_text("dataset_mixer:\\n  allenai/tulu-v2-sft-mixture: 1.0\\n  org/other: 5000\\n")
+    ...     read_dataset_mixer(config)
+    ['allenai/tulu-v2-sft-mixture', 'org/other']
+    """
+    import yaml
+
+    path = Path(config_path)
+    try:
+        config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ContaminationError(f"Could not read the dataset mixer config {path}: {exc}") from exc
+    except yaml.YAMLError as exc:
+        raise ContaminationError(f"{path} is not valid YAML: {exc}") from exc
+    mixer = config.get("dataset_mixer") if isinstance(config, dict) else None
+    if mixer is None and isinstance(config, dict) and isinstance(config.get("dataset_mixer_list"), list):
+        mixer = config["dataset_mixer_list"][::2]  # [name, proportion, name, proportion, ...]
+    if isinstance(mixer, dict):
+        names = [str(name) for name in mixer]
+    elif isinstance(mixer, list) and all(isinstance(name, str) for name in mixer):
+        names = list(mixer)
+    else:
+        raise ContaminationError(
+            f"{path} has no `dataset_mixer` mapping of dataset names to proportions (or `dataset_mixer_list`)."
+        )
+    if not names:
+        raise ContaminationError(f"{path}: the dataset mixer is empty.")
+    resolved = []
+    for name in names:
+        local = path.parent / name
+        resolved.append(
+            str(local) if not Path(name).is_absolute() and is_local(local) and not is_local(Path(name)) else name
+        )
+    return resolved
+
+
+def is_local(path: Path, kind: str = "any") -> bool:
+    """Whether ``path`` names an existing file (``kind="file"``), folder (``"dir"``) or either; ``False`` for names
+    the file system cannot even hold (a long Hub id is not an error)."""
+    try:
+        return path.is_file() if kind == "file" else path.is_dir() if kind == "dir" else path.exists()
+    except OSError:
+        return False
+
+
+def index_name(dataset: str) -> str:
+    """The directory-safe name of a dataset's index: the Hub id or, for a local path, its stem and a path hash.
+
+    >>> index_name("allenai/tulu-2-sft-mixture")
+    'allenai__tulu-2-sft-mixture'
+    """
+    path = Path(dataset).expanduser()
+    if is_local(path):
+        resolved = str(path.resolve())
+        stem = path.name.rsplit(".", 1)[0] if path.is_file() else path.name
+        digest = hashlib.sha256(resolved.encode("utf-8")).hexdigest()[:8]
+        return f"{_safe(stem)}-{digest}"
+    return _safe(dataset.replace("/", "__"))
+
+
+def _safe(text: str) -> str:
+    cleaned = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "_" for c in text).strip("._") or "dataset"
+    if len(cleaned) > 80:
+        cleaned = cleaned[:60] + "-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    return cleaned
+
+
+def check_unit_spec(loaded: LoadedDataset, spec: UnitSpec) -> None:
+    """Raise a clear error when the fields ``spec`` names are missing from the dataset."""
+    import pyarrow as pa
+
+    schema = loaded.schema
+    columns = list(schema.names)
+    field = spec.text_field if spec.text_field is not None else spec.messages_field
+    if field not in columns:
+        hint = "" if spec.text_field is not None else " (for datasets without messages use --text_field)"
+        raise ContaminationError(
+            f"The dataset {loaded.name!r} has no field {field!r}; its fields are {columns}{hint}."
+        )
+    if spec.text_field is not None:
+        return
+    column_type = schema.field(field).type
+    if not (pa.types.is_list(column_type) or pa.types.is_large_list(column_type)) or not pa.types.is_struct(
+        column_type.value_type
+    ):
+        raise ContaminationError(
+            f"The field {field!r} of {loaded.name!r} holds {column_type}, not a list of messages (objects); "
+            "use --text_field for a plain text field."
+        )
+    keys = [column_type.value_type.field(i).name for i in range(column_type.value_type.num_fields)]
+    wanted = [spec.query_field] + ([spec.filter[0]] if spec.filter else [])
+    for key in wanted:
+        if key not in keys:
+            raise ContaminationError(
+                f"The messages in {field!r} of {loaded.name!r} have no key {key!r}; their keys are {keys}."
+            )
+
+
+def iter_unit_batches(
+    loaded: LoadedDataset, spec: UnitSpec, *, shard_rows: int, first_shard: int = 0
+) -> Iterator[UnitBatch]:
+    """The units of the dataset, ``shard_rows`` rows at a time, from shard ``first_shard`` on."""
+    check_unit_spec(loaded, spec)
+    rows = loaded.num_rows
+    for shard, row_start in enumerate(range(0, rows, shard_rows)):
+        if shard < first_shard:
+            continue
+        row_stop = min(row_start + shard_rows, rows)
+        table = loaded.slice(row_start, row_stop)
+        if spec.text_field is not None:
+            texts, local_rows, turns = _text_units(table.column(spec.text_field))
+        else:
+            texts, local_rows, turns = _message_units(table.column(spec.messages_field), spec)
+        yield UnitBatch(shard, row_start, row_stop, texts, local_rows + row_start, turns)
+
+
+def _as_text(array: pa.Array) -> pa.Array:
+    """A string array (nulls as empty strings) from strings, lists of strings, or scalars."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_list(array.type) or pa.types.is_large_list(array.type):
+        array = pc.binary_join(pc.cast(array, pa.list_(pa.string())), " ")
+    elif not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+        try:
+            array = pc.cast(array, pa.string())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+            raise ContaminationError(f"Cannot read a text from values of type {array.type}: {exc}") from exc
+    return pc.fill_null(array, "")
+
+
+def _text_units(column: pa.ChunkedArray) -> tuple[list[str], np.ndarray, np.ndarray]:
+    texts = [text for chunk in column.chunks for text in _as_text(chunk).to_pylist()]
+    return texts, np.arange(len(texts), dtype=np.int64), np.full(len(texts), -1, dtype=np.int32)
+
+
+def _message_units(column: pa.ChunkedArray, spec: UnitSpec) -> tuple[list[str], np.ndarray, np.ndarray]:
+    texts: list[str] = []
+    rows, turns = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int32)]
+    row_offset = 0
+    for lists in column.chunks:  # chunk by chunk: combining chunks would copy the shard
+        chunk_texts, chunk_rows, chunk_turns = _message_units_of(lists, spec)
+        texts.extend(chunk_texts)
+        rows.append(chunk_rows + row_offset)
+        turns.append(chunk_turns)
+        row_offset += len(lists)
+    return texts, np.concatenate(rows), np.concatenate(turns)
+
+
+def _message_units_of(lists: pa.Array, spec: UnitSpec) -> tuple[list[str], np.ndarray, np.ndarray]:
+    import pyarrow.compute as pc
+
+    messages = lists.flatten()
+    parents = pc.list_parent_indices(lists).to_numpy(zero_copy_only=False).astype(np.int64)
+    positions = np.arange(len(parents), dtype=np.int64)
+    first_of_row = np.ones(len(parents), dtype=bool)
+    first_of_row[1:] = parents[1:] != parents[:-1]
+    turns = positions - np.maximum.accumulate(np.where(first_of_row, positions, 0))
+    keep = messages.is_valid()
+    if spec.filter is not None:
+        key, value = spec.filter
+        keep = pc.and_(keep, pc.fill_null(pc.equal(_as_text(messages.field(key)), value), False))
+    keep_np = keep.to_numpy(zero_copy_only=False)
+    texts = _as_text(messages.field(spec.query_field).filter(keep)).to_pylist()
+    return texts, parents[keep_np], turns[keep_np].astype(np.int32)
+
+
+def filter_values_seen(loaded: LoadedDataset, spec: UnitSpec, limit_rows: int = 10_000) -> list[str]:
+    """The distinct values of the filter key in the first rows (for the error when a filter matches nothing)."""
+    if spec.filter is None:
+        return []
+    table = loaded.slice(0, min(limit_rows, loaded.num_rows))
+    messages = table.column(spec.messages_field).combine_chunks().flatten()
+    values = _as_text(messages.field(spec.filter[0])).unique().to_pylist()
+    return sorted(str(v) for v in values)[:20]
+
+
+def iter_rows_json(loaded: LoadedDataset, batch_rows: int = 10_000) -> Iterator[tuple[int, str]]:
+    """Each row as one JSON line (without the newline), in order: a JSONL source's own lines, verbatim.
+
+    Rows of other sources are serialised with ``json.dumps`` (values JSON cannot hold become strings).
+    """
+    import json
+
+    if loaded.kind == "jsonl" and loaded.path is not None:
+        lines = _jsonl_lines(Path(loaded.path))
+        if lines is not None and len(lines) == loaded.num_rows:
+            yield from enumerate(lines)
+            return
+    for start in range(0, loaded.num_rows, batch_rows):
+        for offset, record in enumerate(loaded.slice(start, start + batch_rows).to_pylist()):
+            yield start + offset, json.dumps(record, ensure_ascii=False, default=str)
+
+
+def _jsonl_lines(path: Path) -> list[str] | None:
+    """The non-blank lines of a JSONL file, as ``read_jsonl`` counts rows; ``None`` if the file cannot be read."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return [line.rstrip(b"\r").decode("utf-8") for line in data.split(b"\n") if line.strip()]

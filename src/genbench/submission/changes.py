@@ -1,0 +1,98 @@
+"""Which tasks a branch changes: the task ids touched by ``git diff --name-status BASE...HEAD``.
+
+Only committed changes count (the diff runs from the merge base of ``BASE`` and ``HEAD`` to ``HEAD``), so the
+answer is the same on a developer's machine and in the pull-request workflow, whatever the working tree holds.
+
+A path ``<tasks_dir>/<id>/...`` belongs to task ``<id>``; a subtask's files (``<tasks_dir>/<id>/<sub>/...``)
+belong to their parent. Files directly in ``<tasks_dir>`` and names starting with ``.`` or ``_`` (``__init__.py``,
+``__pycache__``) are not tasks. A task whose directory is gone at ``HEAD`` is *deleted*: reported apart, since
+there is nothing to test. A changed directory whose name is not a valid id (lower-case letters, digits, ``_``) is
+*invalid*: reported apart, never as an id, so the list can be read safely one id per line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from genbench.submission import git
+from genbench.submission.errors import SubmissionError
+
+DEFAULT_TASKS_DIR = "src/genbench/tasks"
+_ID = re.compile(r"^[a-z0-9_]+$")
+
+
+@dataclass(frozen=True)
+class ChangedTasks:
+    """The tasks a branch changes, each list sorted.
+
+    Attributes:
+        changed: Ids of tasks added or modified, present at ``HEAD``: the ones to test.
+        deleted: Ids of tasks whose directory no longer exists at ``HEAD``.
+        invalid: Changed directory names that are not valid task ids.
+    """
+
+    changed: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    invalid: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, list[str]]:
+        """The three lists as a JSON-ready dict."""
+        return {"changed": list(self.changed), "deleted": list(self.deleted), "invalid": list(self.invalid)}
+
+
+def task_name_of(path: str, tasks_dir: str = DEFAULT_TASKS_DIR) -> str | None:
+    """The name of the task directory a repository path lies in, or ``None`` when it is in none.
+
+    >>> task_name_of("src/genbench/tasks/my_task/subtask_1/config.jsonnet")
+    'my_task'
+    >>> task_name_of("src/genbench/tasks/__init__.py") is None, task_name_of("README.md") is None
+    (True, True)
+    """
+    prefix = tasks_dir.strip("/") + "/"
+    if not path.startswith(prefix):
+        return None
+    parts = path[len(prefix) :].split("/")
+    if len(parts) < 2 or not parts[0] or parts[0].startswith((".", "_")):
+        return None
+    return parts[0]
+
+
+def changed_tasks(
+    base: str, *, repo: str | Path = ".", tasks_dir: str = DEFAULT_TASKS_DIR, head: str = "HEAD"
+) -> ChangedTasks:
+    """The tasks changed on ``head`` since it forked from ``base``.
+
+    Args:
+        base: The ref the branch will merge into (``origin/main``).
+        repo: Any directory inside the git working tree.
+        tasks_dir: Directory of the tasks, relative to the repository root.
+        head: The ref holding the changes.
+
+    Returns:
+        The changed, deleted and invalid task names.
+
+    Raises:
+        SubmissionError: ``repo`` is not a git repository, ``base`` is unknown (fetch it first), or the two
+            histories share no commit (shallow clone).
+    """
+    if base.startswith("-") or head.startswith("-"):
+        raise SubmissionError(f"Invalid ref {base if base.startswith('-') else head!r}: a ref cannot start with '-'.")
+    root = git.repo_root(repo)
+    tasks_dir = tasks_dir.strip("/")
+    names = set()
+    for change in git.changed_paths(root, base, head, path=tasks_dir):
+        name = task_name_of(change.path, tasks_dir)
+        if name is not None:
+            names.add(name)
+    present = set(git.tree_dirs(root, tasks_dir, rev=head))
+    result = ChangedTasks()
+    for name in sorted(names):
+        if name not in present:
+            result.deleted.append(name)
+        elif _ID.match(name):
+            result.changed.append(name)
+        else:
+            result.invalid.append(name)
+    return result

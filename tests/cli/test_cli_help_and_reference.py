@@ -1,0 +1,69 @@
+"""Every command's ``--help``, and the CLI reference in docs/cli.md generated from the commands."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from genbench.cli import cli
+from genbench.cli.reference import BEGIN_MARKER, END_MARKER, cli_reference_markdown, update_reference_block
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+MY_COMMANDS = ["create-task", "list-tasks", "show-task", "evaluate"]
+
+
+@pytest.mark.parametrize("command", MY_COMMANDS)
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_help(runner, command, flag):
+    result = runner.invoke(cli, [command, flag])
+    assert result.exit_code == 0, result.output
+    assert f"{command} [OPTIONS]" in result.stdout
+    assert "Examples:" in result.stdout and f"genbench-cli {command}" in result.stdout
+
+
+def test_group_help_lists_the_commands(runner):
+    result = runner.invoke(cli, ["--help"])
+    assert result.exit_code == 0
+    for command in MY_COMMANDS:
+        assert command in result.stdout
+
+
+def test_help_imports_no_heavy_library():
+    code = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from genbench.cli import cli\n"
+        f"for command in {MY_COMMANDS!r}:\n"
+        "    assert CliRunner().invoke(cli, [command, '--help']).exit_code == 0\n"
+        "heavy = ('datasets', 'evaluate', 'torch', 'cookiecutter')\n"
+        "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in heavy)))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == ""
+
+
+def test_reference_covers_every_command_and_option():
+    text = cli_reference_markdown()
+    for command in MY_COMMANDS:
+        assert f"### `genbench-cli {command}`" in text
+    assert "| `-s, --subtask_ids, --subtask-ids SUBTASK_ID` |" in text
+    assert "| `-p, --predictions FILE` |" in text
+    assert "```console\ngenbench-cli create-task --name" in text
+    assert "<task_id>" not in text  # escaped for markdown
+
+
+def test_docs_cli_reference_is_up_to_date():
+    doc = REPO_ROOT / "docs" / "cli.md"
+    text = doc.read_text(encoding="utf-8")
+    assert BEGIN_MARKER in text and END_MARKER in text
+    stale = "docs/cli.md is out of date: run python -m genbench.cli.reference docs/cli.md"
+    assert update_reference_block(text) == text, stale
+
+
+def test_update_reference_block_needs_the_markers():
+    with pytest.raises(ValueError, match="markers"):
+        update_reference_block("# no markers here\n")

@@ -1,0 +1,142 @@
+"""``genbench-cli changed-tasks`` and ``genbench.submission.changed_tasks`` on a real diff."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from genbench.cli import cli
+from genbench.submission import ChangedTasks, GitError, SubmissionError, changed_tasks
+
+from .submission_helpers import git, write_task
+
+TASKS = Path("src/genbench/tasks")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """``main`` with tasks ``kept``, ``edited``, ``with_subtasks`` (two subtasks) and ``removed``; then a branch
+    ``review`` that adds ``brand_new``, edits ``edited`` and a subtask file, deletes ``removed``, edits files
+    outside the tasks and directly in ``tasks/``, and leaves ``kept`` alone."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    tasks = root / TASKS
+    for name in ("kept", "edited", "removed"):
+        write_task(tasks / name, name=name)
+    for sub in ("sub_a", "sub_b"):
+        write_task(tasks / "with_subtasks" / sub, name=sub)
+    (tasks / "with_subtasks" / "config.jsonnet").write_text("{ name: 'dict' }\n")
+    (tasks / "__init__.py").write_text("")
+    (root / "README.md").write_text("readme\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    git(root, "checkout", "-q", "-b", "review")
+    write_task(tasks / "brand_new", name="brand new")
+    (tasks / "edited" / "doc.md").write_text("# edited, better\n")
+    (tasks / "with_subtasks" / "sub_b" / "data" / "test.jsonl").write_text('{"input": "a", "target": "b"}\n')
+    shutil.rmtree(tasks / "removed")
+    (tasks / "__init__.py").write_text("# not a task\n")
+    (root / "README.md").write_text("changed\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "changes")
+    return root
+
+
+def test_changed_deleted_and_ignored_paths(repo: Path):
+    assert changed_tasks("main", repo=repo) == ChangedTasks(
+        changed=["brand_new", "edited", "with_subtasks"], deleted=["removed"], invalid=[]
+    )
+
+
+def test_only_committed_changes_count_and_the_merge_base_is_used(repo: Path):
+    (repo / TASKS / "kept" / "doc.md").write_text("# uncommitted edit\n")
+    write_task(repo / TASKS / "untracked_task")
+    # main moves on after the branch forked: its new task is not a change of the branch.
+    git(repo, "stash", "-q", "-u")
+    git(repo, "checkout", "-q", "main")
+    write_task(repo / TASKS / "on_main_only")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "main moves on")
+    git(repo, "checkout", "-q", "review")
+    git(repo, "stash", "pop", "-q")
+    assert changed_tasks("main", repo=repo / TASKS).changed == ["brand_new", "edited", "with_subtasks"]
+
+
+def test_renamed_task_is_deleted_plus_added(repo: Path):
+    git(repo, "mv", str(TASKS / "kept"), str(TASKS / "kept_renamed"))
+    git(repo, "commit", "-q", "-m", "rename")
+    result = changed_tasks("main", repo=repo)
+    assert "kept_renamed" in result.changed and result.deleted == ["kept", "removed"]
+
+
+def test_invalid_task_names_are_reported_apart(repo: Path):
+    write_task(repo / TASKS / "Bad Name\nnewline")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "bad")
+    result = changed_tasks("main", repo=repo)
+    assert result.invalid == ["Bad Name\nnewline"] and "Bad Name\nnewline" not in result.changed
+
+    cli_result = CliRunner().invoke(cli, ["changed-tasks", "--base", "main", "--repo", str(repo)])
+    assert cli_result.exit_code == 1
+    assert "Error: Changed directory in src/genbench/tasks with an invalid task id: 'Bad Name\\nnewline'" in (
+        cli_result.output
+    )
+
+
+def test_no_changes(repo: Path):
+    assert changed_tasks("review", repo=repo) == ChangedTasks()
+    result = CliRunner().invoke(cli, ["changed-tasks", "--base", "HEAD", "--repo", str(repo)])
+    assert result.exit_code == 0 and result.stdout == ""
+
+
+def test_unknown_base_and_unrelated_histories(repo: Path, tmp_path: Path):
+    with pytest.raises(GitError, match="Unknown base 'origin/main'.*fetch-depth: 0"):
+        changed_tasks("origin/main", repo=repo)
+    with pytest.raises(SubmissionError, match="cannot start with '-'"):
+        changed_tasks("--output=/tmp/x", repo=repo)
+    git(repo, "checkout", "-q", "--orphan", "unrelated")
+    git(repo, "commit", "-q", "-m", "orphan")
+    with pytest.raises(GitError, match="no common ancestor"):
+        changed_tasks("main", repo=repo)
+
+
+def test_custom_tasks_dir(repo: Path):
+    other = repo / "more_tasks"
+    write_task(other / "elsewhere")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "other root")
+    assert changed_tasks("main", repo=repo, tasks_dir="more_tasks/").changed == ["elsewhere"]
+
+
+def test_cli_lines_and_json(repo: Path):
+    runner = CliRunner()
+    result = runner.invoke(cli, ["changed-tasks", "--base", "main", "--repo", str(repo)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == ["brand_new", "edited", "with_subtasks"]
+    assert "Deleted tasks (nothing to test): removed" in result.stderr
+
+    result = runner.invoke(cli, ["changed-tasks", "--base", "main", "--repo", str(repo), "--json"])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == {
+        "base": "main",
+        "changed": ["brand_new", "edited", "with_subtasks"],
+        "deleted": ["removed"],
+        "invalid": [],
+    }
+
+
+def test_cli_errors_are_one_line(repo: Path):
+    result = CliRunner().invoke(cli, ["changed-tasks", "--base", "nope", "--repo", str(repo)])
+    assert result.exit_code == 1 and result.output.startswith("Error: Unknown base 'nope'")
+    assert "Traceback" not in result.output
+
+
+def test_changed_tasks_help():
+    result = CliRunner().invoke(cli, ["changed-tasks", "--help"])
+    assert result.exit_code == 0
+    assert "--base" in result.output and "--json" in result.output and "--repo" in result.output

@@ -1,0 +1,143 @@
+"""``genbench-cli test-task`` end to end: through click's CliRunner and as a real process, on good and broken tasks."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from genbench.cli import cli
+from genbench.testing import run_task_tests
+from genbench.testing.checks import DOC_TEMPLATE_MARKER
+from genbench.testing.runner import SUITE
+
+GENBENCH_CLI = Path(sys.executable).with_name("genbench-cli")
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_help_explains_the_command_with_examples():
+    result = invoke("test-task", "--help")
+    assert result.exit_code == 0
+    for text in ("-i, --id ID", "--submission", "genbench-cli test-task -i my_awesome_task", "GENBENCH_TASKS_PATH"):
+        assert text in result.output
+
+
+def test_the_group_lists_the_command():
+    assert "test-task" in invoke("--help").output
+
+
+def test_a_good_task_passes_with_a_summary(make_task):
+    make_task()
+    result = invoke("test-task", "-i", "tiny")
+    assert result.exit_code == 0, result.output
+    assert "[ 1/15] PASSED   tiny / required_files" in result.output  # progress, one line per check
+    assert "genbench test-task tiny" in result.output  # the summary table
+    assert "15 checks: 14 passed, 1 skipped" in result.output
+    assert "the config has no split_file" in result.output  # a skip shows its reason
+
+
+def test_a_broken_task_fails_with_the_message(make_task, task_config):
+    make_task(config=task_config(evaluation_metrics=[{"hf_id": "exact_match", "best_score": 2.0}]))
+    result = invoke("test-task", "--id", "tiny")
+    assert result.exit_code == 1
+    assert "FAILED tiny / gold_scores: Gold predictions reach best_score" in result.output
+    assert "hf_exact_match__exact_match is 1.0, expected best_score 2.0" in result.output
+    assert "15 checks: 13 passed, 1 skipped, 1 failed" in result.output
+    assert "Error: 1 of 15 checks failed for task 'tiny'; see the messages above." in result.output
+
+
+def test_submission_turns_the_doc_warning_into_a_failure(make_task):
+    make_task(doc=f"# Tiny\n\n{DOC_TEMPLATE_MARKER}\n\nDescribe your task here.\n")
+    normal = invoke("test-task", "-i", "tiny")
+    assert normal.exit_code == 0, normal.output
+    assert "WARNING tiny / doc: doc.md documents the task" in normal.output
+    assert "15 checks: 13 passed, 1 warning, 1 skipped" in normal.output
+    submission = invoke("test-task", "-i", "tiny", "--submission")
+    assert submission.exit_code == 1
+    assert "FAILED tiny / doc: doc.md documents the task" in submission.output
+    assert "A submitted task needs real documentation." in submission.output
+
+
+def test_a_task_dict_checks_every_subtask(make_task_dict):
+    make_task_dict()
+    result = invoke("test-task", "-i", "tiny_dict")
+    assert result.exit_code == 0, result.output
+    assert "tiny_dict:second / finetuning" in result.output
+    assert "36 checks: 34 passed, 2 skipped" in result.output
+
+
+def test_an_unknown_task_is_one_error_line(make_task):
+    make_task()
+    result = invoke("test-task", "-i", "tinny")
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: Task 'tinny' does not exist")
+    assert "Did you mean 'tiny'?" in result.output
+
+
+def test_the_id_is_required():
+    result = invoke("test-task")
+    assert result.exit_code == 2
+    assert "Missing option '-i' / '--id'" in result.output
+
+
+def test_run_task_tests_reports_progress_events(make_task):
+    make_task()
+    events: list[dict] = []
+    report = run_task_tests("tiny", on_event=events.append, pytest_args=["-x"])
+    assert report.ok and report.exit_code == 0
+    assert events[0] == {"event": "collected", "total": 15}
+    assert events[1] == {
+        "event": "start",
+        "task_id": "tiny",
+        "check": "required_files",
+        "title": "Required files are present",
+    }
+    results = [event["result"] for event in events if event["event"] == "result"]
+    assert [result.check for result in results] == [result.check for result in report.results]
+
+
+def test_the_suite_without_a_task_id_is_skipped(tmp_path):
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    process = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "genbench.testing.plugin", "-c", str(tmp_path / "pytest.ini"),
+         "--rootdir", str(tmp_path), "-p", "no:cacheprovider", "-rs", str(SUITE)],
+        capture_output=True, text=True, env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+    )  # fmt: skip
+    assert process.returncode == 0, process.stdout + process.stderr
+    assert "1 skipped" in process.stdout
+    assert "no task to check: run `genbench-cli test-task -i ID`" in process.stdout
+
+
+@pytest.mark.skipif(not GENBENCH_CLI.is_file(), reason="genbench-cli is not installed next to this Python")
+def test_the_installed_command_on_a_good_and_a_broken_task(make_task, task_config):
+    make_task()
+    make_task("broken", rows={"train": [{"input": "a", "target": "b"}], "test": [{"input": "a", "target": "b"}]})
+    good = subprocess.run([str(GENBENCH_CLI), "test-task", "-i", "tiny"], capture_output=True, text=True)
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "15 checks: 14 passed, 1 skipped" in good.stdout
+    broken = subprocess.run([str(GENBENCH_CLI), "test-task", "-i", "broken"], capture_output=True, text=True)
+    assert broken.returncode == 1
+    assert "1 test example of 1 also occurs in the train or validation split:" in broken.stdout
+    assert "Error: 1 of 15 checks failed for task 'broken'" in broken.stderr
+
+
+def test_a_run_that_cannot_start_reports_pytest_output(make_task):
+    make_task()
+    report = run_task_tests("tiny", pytest_args=["--no-such-pytest-option"])
+    assert not report.ok and report.exit_code == 4
+    assert report.errors[0].startswith("pytest ran no task check (exit status 4). Its output:\n")
+    assert "--no-such-pytest-option" in report.errors[0]
+
+
+def test_a_run_past_its_timeout_is_stopped(make_task):
+    make_task()
+    report = run_task_tests("tiny", timeout=0.2)
+    assert not report.ok
+    assert report.errors == ["The checks did not finish within 0.2 s and were stopped."]
