@@ -247,6 +247,16 @@ def _example_problem(task_type: TaskType, input_: Any, target: Any, options: Any
             count = plural(len(options), "option")
             return f"target is {target}, but the example has {count} (valid: 0..{len(options) - 1})"
         return None
+    if task_type is TaskType.RERANKING:
+        if not isinstance(input_, str):
+            return f"input is {kind(input_)}, expected a str (the query)"
+        if not _is_str_list(target):
+            return f"target is {kind(target)}, expected a list of str (the relevant documents)"
+        if not _is_str_list(options) or not options:
+            return f"target_options is {kind(options)}, expected a non-empty list of str (the candidates)"
+        if len(set(options)) != len(options):
+            return "target_options lists a candidate twice; each candidate gets one score"
+        return None
     if not _is_str_list(input_):
         return f"input is {kind(input_)}, expected a list of str (the tokens)"
     if not _is_str_list(target):
@@ -260,6 +270,8 @@ _TYPE_SPECS = {
     TaskType.FREE_FORM: "input a str and target a str",
     TaskType.MULTIPLE_CHOICE: "input a str, target an int index into the example's target_options (a list of str)",
     TaskType.SEQUENCE_LABELING: "input a list of str (tokens) and target a list of str (labels) of the same length",
+    TaskType.RERANKING: "input a str (query), target a list of str (relevant documents), target_options a "
+    "non-empty list of distinct str (candidates)",
 }
 
 
@@ -270,6 +282,8 @@ def check_example_types(task: Any) -> None:
     - ``multiple_choice``: ``input`` a str, ``target`` an int index into that example's ``target_options`` (a
       non-empty list of str). ``target_options`` may be absent only when the task has no prompt-based testing.
     - ``sequence_labeling``: ``input`` a list of str, ``target`` a list of str of the same length.
+    - ``reranking``: ``input`` a str (query), ``target`` a list of str (relevant documents), ``target_options`` a
+      non-empty list of distinct str (the candidates).
 
     Raises:
         TaskCheckFailure: per split, the first bad example (split and ``_genbench_idx``) and how many are bad.
@@ -417,6 +431,40 @@ def check_test_overlap(task: Any) -> None:
             "A model may have seen these in training, so they cannot measure generalisation: remove them from one "
             "of the splits."
         )
+
+
+OVERLAP_NGRAM_SIZE = 8
+OVERLAP_THRESHOLD = 0.5
+
+
+def check_ngram_overlap(task: Any) -> None:
+    """Warn when test inputs share most of their 8-grams with a train or validation input (the few-shot pool is one
+    of them), with the rules of the contamination checks: near-duplicates leak answers as exact ones do.
+
+    Warns:
+        TaskCheckWarning: per split, the number of test examples whose 8-gram overlap with one example of the split
+            is above 0.5, and the first pairs.
+    """
+    import warnings
+
+    from genbench.contamination.tasks import split_overlap
+    from genbench.testing.base import TaskCheckWarning
+
+    if not any(split in _datasets(task) for split in ("train", "validation")):
+        raise TaskCheckSkipped("the task has no train or validation split")
+    for overlap in split_overlap(task, ngram_size=OVERLAP_NGRAM_SIZE, threshold=OVERLAP_THRESHOLD):
+        if overlap.pairs:
+            listed = "\n".join(
+                f"  - test example {t} and {overlap.split} example {o}: {score:.0%} of its tokens in shared 8-grams"
+                for t, o, score in overlap.pairs[:MAX_LISTED]
+            )
+            warnings.warn(
+                f"{plural(len(overlap.pairs), 'test example')} of {overlap.test_size} share more than "
+                f"{OVERLAP_THRESHOLD:.0%} of their tokens, in {OVERLAP_NGRAM_SIZE}-grams, with a {overlap.split} "
+                f"example:\n{listed}\nCheck that they are not near-duplicates.",
+                TaskCheckWarning,
+                stacklevel=2,
+            )
 
 
 def is_overridden(task: Any, method: str) -> bool:
