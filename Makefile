@@ -38,6 +38,8 @@ typecheck: $(STAMP)
 ## Performance benchmarks (results printed as ratios against baselines measured in the same run).
 bench: $(STAMP)
 	$(OFFLINE) $(BIN)/python benchmarks/prompt_preparation.py
+	$(OFFLINE) $(BIN)/python benchmarks/reranking_metrics.py
+	$(OFFLINE) $(BIN)/python benchmarks/contamination.py
 
 ## Build the documentation site (strict: broken links and missing pages fail).
 docs: $(STAMP)
