@@ -12,7 +12,7 @@ from click.testing import CliRunner
 import genbench
 from genbench.cli import cli
 from genbench.demo import config_fingerprint, run_demo
-from genbench.loading import load_task
+from genbench.loading import discover_tasks, load_task
 
 SAMPLE_TASK_IDS = ["arithmetic_length", "category_membership", "negation_consistency", "ner_unseen_entities"]
 RECORD_KEYS = {
@@ -47,9 +47,15 @@ def test_run_demo_writes_one_json_per_task(demo_run):
         assert set(record) >= RECORD_KEYS
         assert record["task_id"] == result.task_id
         assert record["genbench_version"] == genbench.__version__
-        assert record["shots"] == [0, 3] and record["random_seed"] == 42
-        assert record["metrics"] == result.metrics
-        assert set(record["metrics"]) == set(record["num_examples"]) == {"0", "3"}
+        assert record["random_seed"] == 42 and record["metrics"] == result.metrics
+        if record["task_type"] == "reranking":  # scored from the baseline's scores: no prompts
+            assert record["shots"] == [] and set(record["metrics"]) == set(record["num_examples"]) == {"finetuning"}
+            reranked = record["reranking"]
+            assert reranked["table"][0].split() == ["Base", "->", "Reranked"] and len(reranked["table"]) == 4
+            assert reranked["metrics"]["map"] > reranked["metrics"]["base_map"]  # MiniLM beats the first stage
+        else:
+            assert record["shots"] == [0, 3]
+            assert set(record["metrics"]) == set(record["num_examples"]) == {"0", "3"}
         assert all(n > 0 for n in record["num_examples"].values())
 
 
@@ -162,7 +168,7 @@ def test_cli_demo_broken_task_exits_1_after_the_others_ran(tmp_path: Path, monke
     # The other tasks still ran and wrote their results.
     assert {f"{t}.json" for t in SAMPLE_TASK_IDS} <= {p.name for p in output_dir.iterdir()}
     assert not (output_dir / "zz_broken_task.json").exists()
-    assert "1 of 5 tasks failed (zz_broken_task)" in result.output
+    assert f"1 of {len(discover_tasks())} tasks failed (zz_broken_task)" in result.output
 
 
 def test_cli_demo_debug_prints_the_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

@@ -95,7 +95,7 @@ def test_raw_datasets_have_expected_splits_and_columns(task: Task):
     for split, dataset in raw.items():
         assert len(dataset) > 0, split
         columns = {"input", "target", "_genbench_idx"}
-        if task_type is TaskType.MULTIPLE_CHOICE:
+        if task_type in (TaskType.MULTIPLE_CHOICE, TaskType.RERANKING):
             columns.add("target_options")
         assert columns <= set(dataset.column_names), split
         assert list(dataset["_genbench_idx"]) == list(range(len(dataset)))
@@ -105,6 +105,8 @@ def test_raw_datasets_have_expected_splits_and_columns(task: Task):
                 assert 0 <= example["target"] < len(example["target_options"])
             elif task_type is TaskType.FREE_FORM:
                 assert isinstance(example["input"], str) and isinstance(example["target"], str)
+            elif task_type is TaskType.RERANKING:
+                assert isinstance(example["input"], str) and set(example["target"]) & set(example["target_options"])
             else:
                 assert len(example["input"]) == len(example["target"]) > 0
 
@@ -160,9 +162,9 @@ def test_finetuning_datasets(task: Task):
         pytest.skip("the task does not support finetuning")
     splits = task.get_prepared_datasets(PreparationStrategy.FINETUNING)
     assert "train" in splits and "test" in splits
-    result = task.evaluate_predictions(
-        predictions=[{"target": t} for t in splits["test"]["target"]], gold=splits["test"]
-    )
+    from genbench.testing.preparation_checks import gold_predictions  # reranking: perfect scores, not texts
+
+    result = task.evaluate_predictions(predictions=gold_predictions(splits["test"]), gold=splits["test"])
     assert best_score_reached(result, task.config.evaluation_metrics) == []
 
 

@@ -33,6 +33,9 @@ class TaskType(Enum):
     FREE_FORM = "free_form"
     MULTIPLE_CHOICE = "multiple_choice"
     SEQUENCE_LABELING = "sequence_labeling"
+    # input: the query; target: the relevant documents; target_options: the candidates; predictions: one score
+    # per candidate (see docs/reranking.md).
+    RERANKING = "reranking"
 
 
 class PreparationStrategy(Enum):

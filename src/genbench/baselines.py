@@ -14,6 +14,7 @@ free form              The most frequent target of the pool (ties: the one seen 
                        last whitespace-separated token (e.g. the second operand of ``"12 + 30"``).
 sequence labeling      Per token, its most frequent label in the pool (ties: the label seen first); ``"O"`` for a
                        token the pool never labels.
+reranking              The first-stage order: candidate ``i`` of ``target_options`` scores ``-i`` (no pool needed).
 =====================  ===========================================================================================
 
 >>> from datasets import Dataset
@@ -147,11 +148,28 @@ class TokenMajorityLabelBaseline:
         return predictions
 
 
-Baseline = MajorityOptionBaseline | MostFrequentTargetBaseline | TokenMajorityLabelBaseline
+class BaseOrderBaseline:
+    """Reranking: keep the candidates' given (first-stage) order, ``score = -rank``."""
+
+    name = "base_order"
+    description = "the candidates' given order: the i-th of target_options scores -i"
+
+    def __init__(self, pool: Iterable[Mapping[str, Any]] | None):
+        del pool  # the order needs no training data
+
+    def predict_one(self, options: Sequence[str]) -> list[float]:
+        return [-float(rank) for rank in range(len(options))]
+
+    def predict(self, dataset: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        return [{"target": self.predict_one(list(example["target_options"]))} for example in dataset]
+
+
+Baseline = MajorityOptionBaseline | MostFrequentTargetBaseline | TokenMajorityLabelBaseline | BaseOrderBaseline
 BASELINES: dict[TaskType, type[Baseline]] = {
     TaskType.MULTIPLE_CHOICE: MajorityOptionBaseline,
     TaskType.FREE_FORM: MostFrequentTargetBaseline,
     TaskType.SEQUENCE_LABELING: TokenMajorityLabelBaseline,
+    TaskType.RERANKING: BaseOrderBaseline,
 }
 
 
@@ -181,6 +199,7 @@ def predict(
 
     Returns:
         One ``{"target": prediction}`` per example, ready for ``task.evaluate_predictions``: an option text
-        (multiple choice), a string (free form) or a list of labels (sequence labeling).
+        (multiple choice), a string (free form), a list of labels (sequence labeling) or one score per candidate
+        (reranking).
     """
     return baseline_for(task, pool_dataset).predict(prepared_dataset)

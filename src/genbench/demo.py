@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from genbench.api import DatasetSplit, PreparationStrategy
+from genbench.api import DatasetSplit, PreparationStrategy, TaskType
 from genbench.io import write_json_atomic
 
 if TYPE_CHECKING:
@@ -140,7 +140,7 @@ def _task_record(task: Task, shot_list: Sequence[int], random_seed: int) -> dict
 
     metrics, counts, descriptions = _evaluate_task(task, shot_list, random_seed)
     baseline = BASELINES[task.config.task_type]
-    return {
+    record = {
         "name": task.name,
         "task_type": task.config.task_type.value,
         "config_fingerprint": config_fingerprint(task.config),
@@ -148,6 +148,23 @@ def _task_record(task: Task, shot_list: Sequence[int], random_seed: int) -> dict
         "dataset_descriptions": descriptions,
         "num_examples": counts,
         "metrics": metrics,
+    }
+    if task.config.task_type is TaskType.RERANKING:
+        record["reranking"] = _bi_encoder_reranking(task)
+    return record
+
+
+def _bi_encoder_reranking(task: Task) -> dict[str, Any]:
+    """A reranking task's test set reranked by the offline all-MiniLM-L6-v2 bi-encoder (cosine similarity)."""
+    from genbench.reranking.evaluation.base import base_vs_reranked_lines
+    from genbench.reranking.tasks import BiEncoderScorer, evaluate_task_with_cross_encoder
+
+    results, evaluator = evaluate_task_with_cross_encoder(task, BiEncoderScorer())
+    base = {key: value for key, value in results.items() if key.startswith("base_")} or None
+    return {
+        "model": "all-MiniLM-L6-v2 bi-encoder (cosine similarity)",
+        "metrics": results,
+        "table": base_vs_reranked_lines(evaluator.at_k, results, base),
     }
 
 

@@ -266,5 +266,69 @@ class Task(TaskInterface):
             free_form_output_regex=self.config.free_form_output_regex,
         )
 
+    # --------------------------------------------------------- contamination
+    def check_contamination(
+        self, *, index_dir: str | Path | None = None, checks: list[Any] | None = None, progress: bool = False
+    ) -> EvaluationResult:
+        """Search the test set in the training datasets of the config's ``contamination_checks``.
+
+        The training datasets must be indexed first (``genbench-cli contamination index --dataset ...``).
+
+        Returns:
+            ``contamination__{dataset}__{mode}`` → the test-set contamination score, and
+            ``contamination__clean_fraction`` → the share of test instances no check flags.
+
+        Raises:
+            ContaminationError: the task declares no checks, or an index is missing.
+        """
+        from genbench.contamination.tasks import check_task_contamination
+
+        outcome = check_task_contamination(self, checks, index_dir=index_dir, progress=progress)
+        return EvaluationResult(outcome.scores)
+
+    def evaluate_predictions_clean_and_all(
+        self,
+        *,
+        predictions: list[Mapping[str, Any]],
+        gold: Dataset,
+        index_dir: str | Path | None = None,
+        checks: list[Any] | None = None,
+    ) -> EvaluationResult:
+        """Evaluate on the whole test set and on its clean subset (the instances no contamination check flags).
+
+        Returns:
+            The usual metric keys (all instances), the same keys prefixed ``clean.`` (clean subset),
+            ``clean.num_examples``, and the contamination scores of :meth:`check_contamination`.
+        """
+        from genbench.contamination.tasks import check_task_contamination, evaluate_clean_and_all
+
+        outcome = check_task_contamination(self, checks, index_dir=index_dir)
+        return evaluate_clean_and_all(self, predictions=predictions, gold=gold, contamination=outcome)
+
+    def evaluate_cross_encoder(
+        self, model: Any, *, batch_size: int = 64, show_progress_bar: bool = False, at_k: int | None = None
+    ) -> dict[str, float]:
+        """Run a ``sentence_transformers.CrossEncoder`` over the test set with ``genbench.reranking``'s evaluators.
+
+        Reranking tasks use ``CrossEncoderRerankingEvaluator`` (options from the ``cross_encoder_reranking``
+        metric); tasks with text-pair inputs use the classification or correlation evaluator, as their metric says.
+
+        Args:
+            model: A ``CrossEncoder`` (or anything with its ``predict``), or a local path / model id. A local
+                sentence-transformers bi-encoder directory is scored by cosine similarity.
+            batch_size: Batch size of ``model.predict``.
+            show_progress_bar: Show the progress bar of ``model.predict``.
+            at_k: Reranking cut-off; default: the metric's ``at_k``.
+
+        Returns:
+            The evaluator's results (e.g. ``map``, ``mrr@10``, ``ndcg@10`` and ``base_*``).
+        """
+        from genbench.reranking.tasks import evaluate_task_with_cross_encoder
+
+        results, _ = evaluate_task_with_cross_encoder(
+            self, model, batch_size=batch_size, show_progress_bar=show_progress_bar, at_k=at_k
+        )
+        return results
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(task_id={self.task_id!r}, task_type={self.config.task_type.value!r})"

@@ -82,7 +82,7 @@ def test_missing_required_fields_reported_together():
 
 def test_wrong_task_type_names_the_allowed_values():
     found = problems(with_changes(task_type="multi_choice"))
-    assert "'free_form', 'multiple_choice' or 'sequence_labeling'" in found["task_type"]
+    assert "'free_form', 'multiple_choice', 'sequence_labeling' or 'reranking'" in found["task_type"]
     assert "'multi_choice'" in found["task_type"]
 
 
@@ -128,7 +128,7 @@ def test_field_mapping_must_map_input_and_target_and_fit_the_task_type():
     found = problems(with_changes(field_mapping={"input": "q"}))
     assert "must map 'target'" in found["field_mapping"]
     found = problems(with_changes(task_type="free_form"))
-    assert found["field_mapping.target_options"] == "only allowed when task_type is 'multiple_choice'"
+    assert found["field_mapping.target_options"] == "only allowed when task_type is 'multiple_choice' or 'reranking'"
     found = problems(with_changes(field_mapping__labels="x"))
     assert "field_mapping.labels" in found
 

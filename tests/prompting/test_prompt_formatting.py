@@ -181,7 +181,13 @@ class TestInputs:
         assert formatted.ids.tolist() == [0, 1]
         assert "_genbench_idx" in caplog.text
 
-    @pytest.mark.parametrize("task_type", list(TaskType))
+    def test_reranking_has_no_prompts(self):
+        with pytest.raises(PreparationError, match="reranking tasks are scored from candidate scores"):
+            format_examples(
+                {"input": [], "target": [], "_genbench_idx": []}, task_type="reranking", prompt_builder=DEFAULT
+            )
+
+    @pytest.mark.parametrize("task_type", [t for t in TaskType if t is not TaskType.RERANKING])
     def test_empty_split(self, task_type):
         formatted = format_examples(
             {"input": [], "target": [], "target_options": [], "_genbench_idx": []},

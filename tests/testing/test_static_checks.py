@@ -74,8 +74,8 @@ def test_config_reports_every_problem_at_once(make_task, task_config):
     file = task_dir / "config.jsonnet"
     for line in (
         f"{file}:1: has_train_set: expected a valid boolean, got the string 'true'",
-        f"{file}:1: task_type: expected 'free_form', 'multiple_choice' or 'sequence_labeling', got the string "
-        "'free_formm'",
+        f"{file}:1: task_type: expected 'free_form', 'multiple_choice', 'sequence_labeling' or 'reranking', got the "
+        "string 'free_formm'",
         f"{file}:1: colour: unknown field",
     ):
         assert line in message

@@ -108,6 +108,12 @@ def demo(output_dir: Path, task_ids: tuple[str, ...], shots: list[int], seed: in
                 table.add_row(escape(result.task_id), setting, escape(key), _format_value(value))
         table.add_section()
     console.print(table)
+    for result in results:
+        reranking = result.record.get("reranking") if result.ok else None
+        if reranking:
+            click.echo(f"{result.task_id}: test set reranked by the {reranking['model']}:")
+            for line in reranking["table"]:
+                click.echo(f"  {line}")
 
     written = [r for r in results if r.ok]
     failed = [r for r in results if not r.ok]

@@ -31,8 +31,12 @@ def config_summary(config: TaskConfig) -> list[tuple[str, str]]:
 
     metrics = []
     for metric in config.evaluation_metrics or []:
-        text = metric.hf_id if isinstance(metric.hf_id, str) else "/".join(metric.hf_id)
         extras = [f"best_score {float(metric.best_score)!r}"] if metric.best_score is not None else []
+        if metric.type != "hf":
+            extras += [f"{key}={value!r}" for key, value in metric.model_dump(exclude={"type", "best_score"}).items()]
+            metrics.append(metric.type + (f" ({', '.join(extras)})" if extras else ""))
+            continue
+        text = metric.hf_id if isinstance(metric.hf_id, str) else "/".join(metric.hf_id)
         extras += [f"{key}={value!r}" for key, value in (metric.compute_extra_kwargs or {}).items()]
         metrics.append(text + (f" ({', '.join(extras)})" if extras else ""))
 

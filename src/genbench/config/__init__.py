@@ -4,6 +4,7 @@ from genbench.config.json_schema import task_config_json_schema
 from genbench.config.jsonnet import evaluate_jsonnet, load_jsonnet
 from genbench.config.loading import load_task_config, load_task_dict_config, task_config_from_dict
 from genbench.config.schema import (
+    ContaminationCheckConfig,
     DataSourceConfig,
     EvaluationMetricConfig,
     FinetuningStrategyConfig,
@@ -16,6 +17,7 @@ from genbench.config.schema import (
 )
 
 __all__ = [
+    "ContaminationCheckConfig",
     "DataSourceConfig",
     "EvaluationMetricConfig",
     "FinetuningStrategyConfig",

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
 from genbench.config.schema import (
+    ContaminationCheckConfig,
     DataSourceConfig,
     EvaluationMetricConfig,
     FinetuningStrategyConfig,
@@ -23,6 +24,7 @@ SECTIONS: list[tuple[str, type[BaseModel]]] = [
     ("Task config (`config.jsonnet`)", TaskConfig),
     ("`data_source`", DataSourceConfig),
     ("`evaluation_metrics[]`", EvaluationMetricConfig),
+    ("`contamination_checks[]`", ContaminationCheckConfig),
     ("`preparation_strategies`", PreparationStrategiesConfig),
     ("`preparation_strategies.finetuning`", FinetuningStrategyConfig),
     ("`preparation_strategies.prompt_based_testing`", PromptBasedTestingConfig),

@@ -10,7 +10,18 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    Tag,
+    field_validator,
+)
 
 from genbench.api import TaskType
 
@@ -65,6 +76,9 @@ class DataSourceConfig(_Strict):
 class EvaluationMetricConfig(_Strict):
     """One evaluation metric: a Hugging Face ``evaluate`` id, served by a built-in twin where one exists."""
 
+    type: Literal["hf"] = Field(
+        default="hf", description="'hf' (the default, may be left out): a Hugging Face `evaluate` metric."
+    )
     hf_id: NonEmptyStr | Annotated[list[NonEmptyStr], Field(min_length=1, max_length=2)] = Field(
         description="Metric id, e.g. 'accuracy' or 'exact_match' (built in, no Hub access), or any "
         "`evaluate.load` id; [path, config name] for metrics with configurations."
@@ -80,6 +94,101 @@ class EvaluationMetricConfig(_Strict):
         description="Extra keyword arguments for the metric's compute, e.g. {average: 'macro'} or "
         "{ignore_case: true}.",
     )
+
+
+class CrossEncoderRerankingMetricConfig(_Strict):
+    """MAP, MRR@k and NDCG@k of a reranking task's per-candidate scores (``genbench.reranking``'s metric core)."""
+
+    type: Literal["cross_encoder_reranking"] = Field(description="'cross_encoder_reranking'.")
+    at_k: Annotated[StrictInt, Field(ge=1)] = Field(default=10, description="Cut-off of MRR@k and NDCG@k.")
+    first_stage_ranking: StrictBool = Field(
+        default=False,
+        description="The candidates (target_options) are a first-stage ranking, best first: also report its "
+        "base_* metrics, as sentence-transformers does for `documents` samples.",
+    )
+    always_rerank_positives: StrictBool = Field(
+        default=True,
+        description="With first_stage_ranking: also count the positives missing from the candidates as reranked "
+        "(they must then be among target_options), or only the candidates (false).",
+    )
+    penalize_missing_positives: StrictBool = Field(
+        default=False,
+        description="With first_stage_ranking: a positive missing from the candidates counts as relevant but "
+        "never retrieved (genbench's fix of sentence-transformers' inflated numbers).",
+    )
+    best_score: Number | None = Field(
+        default=None, description="The NDCG@k of perfect scores, checked by `genbench-cli test-task`."
+    )
+
+
+class CrossEncoderClassificationMetricConfig(_Strict):
+    """Classification metrics of scores: a float per example (binary, labels 0/1) or logits (multi-class)."""
+
+    type: Literal["cross_encoder_classification"] = Field(description="'cross_encoder_classification'.")
+    best_score: Number | None = Field(
+        default=None,
+        description="The main score (binary: average_precision; multi-class: f1_macro) of perfect scores.",
+    )
+
+
+class CrossEncoderCorrelationMetricConfig(_Strict):
+    """Pearson and Spearman correlation of predicted and gold float scores."""
+
+    type: Literal["cross_encoder_correlation"] = Field(description="'cross_encoder_correlation'.")
+    best_score: Number | None = Field(default=None, description="The Spearman correlation of perfect scores (1.0).")
+
+
+CROSS_ENCODER_METRIC_TYPES = ("cross_encoder_reranking", "cross_encoder_classification", "cross_encoder_correlation")
+
+
+def _metric_type(value: Any) -> str:
+    """The discriminator of an ``evaluation_metrics`` entry: its ``type``, 'hf' when left out."""
+    kind = value.get("type", "hf") if isinstance(value, dict) else getattr(value, "type", "hf")
+    return kind if isinstance(kind, str) else "invalid"
+
+
+MetricConfig = Annotated[
+    Annotated[EvaluationMetricConfig, Tag("hf")]
+    | Annotated[CrossEncoderRerankingMetricConfig, Tag("cross_encoder_reranking")]
+    | Annotated[CrossEncoderClassificationMetricConfig, Tag("cross_encoder_classification")]
+    | Annotated[CrossEncoderCorrelationMetricConfig, Tag("cross_encoder_correlation")],
+    Discriminator(
+        _metric_type,
+        custom_error_type="invalid_metric_type",
+        custom_error_message="unknown metric type: expected 'hf' (or no type), 'cross_encoder_reranking', "
+        "'cross_encoder_classification' or 'cross_encoder_correlation'",
+    ),
+]
+
+
+class ContaminationCheckConfig(_Strict):
+    """A contamination check the task declares: is its test set in this training dataset?"""
+
+    train_dataset: NonEmptyStr = Field(
+        description="The training dataset as indexed with `genbench-cli contamination index` (name or path)."
+    )
+    mode: Literal["exact", "ngram", "embedding"] = Field(
+        default="ngram", description="How test instances are matched against training units."
+    )
+    ngram_size: Annotated[StrictInt, Field(ge=1)] | None = Field(
+        default=None, description="N-gram mode: the n (default 8)."
+    )
+    match_threshold: Annotated[Number, Field(ge=0, le=1)] | None = Field(
+        default=None,
+        description="N-gram and embedding modes: an instance is contaminated when its score is strictly above it "
+        "(required for those modes).",
+    )
+    fields: Annotated[list[NonEmptyStr], Field(min_length=1)] = Field(
+        default_factory=lambda: ["input"], description="Test example fields searched (joined per field)."
+    )
+    model: NonEmptyStr | None = Field(
+        default=None, description="Embedding mode: the sentence-transformers model the index was built with."
+    )
+
+    @property
+    def label(self) -> str:
+        """``exact``, ``ngram{n}`` or ``embedding``: the mode part of result keys."""
+        return f"ngram{self.ngram_size or 8}" if self.mode == "ngram" else self.mode
 
 
 class FinetuningStrategyConfig(_Strict):
@@ -160,12 +269,12 @@ class TaskConfig(_Strict):
     has_validation_set: StrictBool = Field(default=False, description="Whether the task provides a validation set.")
     has_train_set: StrictBool = Field(default=False, description="Whether the task provides a train set.")
     task_type: Annotated[TaskType, Field(strict=False)] = Field(
-        description="'free_form', 'multiple_choice' or 'sequence_labeling'."
+        description="'free_form', 'multiple_choice', 'sequence_labeling' or 'reranking'."
     )
     field_mapping: dict[Literal["input", "target", "target_options"], NonEmptyStr] | None = Field(
         default=None,
         description="Data source field for each task field, e.g. {input: 'sentence', target: 'label'}. "
-        "Must map 'input' and 'target'; 'target_options' only for multiple choice.",
+        "Must map 'input' and 'target'; 'target_options' only for multiple choice and reranking.",
     )
     split_file: NonEmptyStr | None = Field(
         default=None,
@@ -175,11 +284,18 @@ class TaskConfig(_Strict):
         default=None,
         description="Free form: the first match of this regex in a prediction (after `stop_string`) is scored.",
     )
-    evaluation_metrics: list[EvaluationMetricConfig] | None = Field(
-        default=None, description="Metrics computed by the default `evaluate_predictions`."
+    evaluation_metrics: list[MetricConfig] | None = Field(
+        default=None,
+        description="Metrics computed by the default `evaluate_predictions`: {hf_id: ...} entries, or typed "
+        "entries {type: 'cross_encoder_reranking' | 'cross_encoder_classification' | 'cross_encoder_correlation'}.",
     )
     preparation_strategies: PreparationStrategiesConfig = Field(
         description="How a model is prepared: finetuning and/or prompt_based_testing."
+    )
+    contamination_checks: list[ContaminationCheckConfig] | None = Field(
+        default=None,
+        description="Training datasets to check the test set against (`task.check_contamination()`); results are "
+        "keyed contamination__{dataset}__{mode}.",
     )
 
     @field_validator("free_form_output_regex")

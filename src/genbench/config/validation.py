@@ -35,6 +35,10 @@ PROMPT_BUILDER_KEYS = {
     "stop_string",
 } | set(LEGACY_PROMPT_BUILDER_KEYS)
 
+# Tags of the evaluation_metrics union, which pydantic puts in error paths.
+_METRIC_TAGS = {"hf", "cross_encoder_reranking", "cross_encoder_classification", "cross_encoder_correlation"}
+_SCORE_METRICS = {"cross_encoder_classification", "cross_encoder_correlation"}
+
 _URI_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 _ALLOWED_SCHEMES = {"http", "https", "file"}
 
@@ -92,6 +96,9 @@ def _message(error: dict[str, Any]) -> str:
         return "unknown field (check the spelling; see `genbench-cli schema` for the allowed fields)"
     if kind == "missing":
         return "required field is missing"
+    if kind == "invalid_metric_type":
+        found = error["input"].get("type") if isinstance(error.get("input"), dict) else None
+        return f"{error['msg']}, got {_describe_input(found)}"
     if kind == "too_short":
         return f"expected at least {error['ctx']['min_length']} item(s), got {error['ctx']['actual_length']}"
     if kind == "too_long":
@@ -109,7 +116,10 @@ def _merge_union_errors(errors: list[dict[str, Any]]) -> list[tuple[str, str]]:
         loc = [str(p) for p in error["loc"]]
         # Drop union-member tags such as 'str', 'list[str]', 'function-after[...]' from the path.
         path = [
-            p for p in loc if not re.match(r"^(str|list\[.*\]|constrained-str|function-.*|int|float|none|\[key\])$", p)
+            p
+            for p in loc
+            if not re.match(r"^(str|list\[.*\]|constrained-str|function-.*|int|float|none|\[key\])$", p)
+            and p not in _METRIC_TAGS
         ]
         field = ".".join(path)
         merged.setdefault(field, [])
@@ -220,14 +230,75 @@ def task_consistency_problems(raw: Any, source: str | None) -> list[ConfigProble
             if key not in mapping:
                 add("field_mapping", f"must map '{key}' (e.g. {key}: 'source_field')")
         if "target_options" in mapping and task_type in ("free_form", "sequence_labeling"):
-            add("field_mapping.target_options", "only allowed when task_type is 'multiple_choice'")
-    if raw.get("free_form_output_regex") is not None and task_type in ("multiple_choice", "sequence_labeling"):
+            add("field_mapping.target_options", "only allowed when task_type is 'multiple_choice' or 'reranking'")
+    if raw.get("free_form_output_regex") is not None and task_type in (
+        "multiple_choice",
+        "sequence_labeling",
+        "reranking",
+    ):
         add("free_form_output_regex", "only allowed when task_type is 'free_form'")
+    problems.extend(_metric_problems(raw, task_type, source))
+
+    checks = raw.get("contamination_checks")
+    for number, check in enumerate(checks if isinstance(checks, list) else []):
+        if not isinstance(check, dict):
+            continue
+        mode = check.get("mode", "ngram")
+        where = f"contamination_checks.{number}"
+        if mode in ("ngram", "embedding") and check.get("match_threshold") is None:
+            add(
+                f"{where}.match_threshold", f"required for mode '{mode}' (a score in [0, 1]; above it is contaminated)"
+            )
+        if mode != "ngram" and check.get("ngram_size") is not None:
+            add(f"{where}.ngram_size", "only allowed when mode is 'ngram'")
+        if mode != "embedding" and check.get("model") is not None:
+            add(f"{where}.model", "only allowed when mode is 'embedding'")
+        if mode == "exact" and check.get("match_threshold") is not None:
+            add(f"{where}.match_threshold", "not used by mode 'exact' (an exact match is contaminated)")
 
     strategies = raw.get("preparation_strategies")
-    if isinstance(strategies, dict) and not any(strategies.get(k) is not None for k in strategies):
+    if (
+        task_type == "reranking"
+        and isinstance(strategies, dict)
+        and strategies.get("prompt_based_testing") is not None
+    ):
+        add(
+            "preparation_strategies.prompt_based_testing",
+            "reranking tasks are evaluated from scores; use finetuning or no prompt strategy",
+        )
+    if (
+        isinstance(strategies, dict)
+        and task_type != "reranking"
+        and not any(strategies.get(k) is not None for k in strategies)
+    ):
         add("preparation_strategies", "give at least one of 'finetuning' and 'prompt_based_testing'")
     wants_finetuning = isinstance(strategies, dict) and strategies.get("finetuning") is not None
     if wants_finetuning and raw.get("has_train_set") is not True:
         add("preparation_strategies.finetuning", "requires a train set (has_train_set: true)")
+    return problems
+
+
+def _metric_problems(raw: dict[str, Any], task_type: Any, source: str | None) -> list[ConfigProblem]:
+    """Which ``evaluation_metrics`` entries fit the task type (predictions are labels/texts or scores)."""
+    metrics = raw.get("evaluation_metrics")
+    if not isinstance(metrics, list):
+        return []
+    kinds = [m.get("type", "hf") if isinstance(m, dict) else None for m in metrics]
+    problems = []
+    for index, kind in enumerate(kinds):
+        field = f"evaluation_metrics.{index}"
+        message = None
+        if task_type == "reranking" and kind in ("hf", *_SCORE_METRICS):
+            message = "a reranking task's predictions are scores per candidate: use {type: 'cross_encoder_reranking'}"
+        elif kind == "cross_encoder_reranking" and task_type not in (None, "reranking"):
+            message = "type 'cross_encoder_reranking' is only allowed when task_type is 'reranking'"
+        elif kind in _SCORE_METRICS and task_type == "sequence_labeling":
+            message = f"type {kind!r} is not allowed when task_type is 'sequence_labeling'"
+        elif kind in _SCORE_METRICS and "hf" in kinds:
+            message = (
+                f"type {kind!r} scores predictions that are scores, {{hf_id: ...}} metrics score labels or texts: "
+                "a task cannot mix them"
+            )
+        if message is not None:
+            problems.append(ConfigProblem(field, message, locate(source, "evaluation_metrics")))
     return problems

@@ -135,7 +135,7 @@ def evaluate_clean_and_all(
     """
     from genbench.errors import PredictionError
 
-    result: OrderedDict[str, Any] = OrderedDict(task.evaluate_predictions(predictions=predictions, gold=gold))
+    result: OrderedDict[str, Any] = OrderedDict(task.evaluate_predictions(predictions=list(predictions), gold=gold))
     if "_genbench_idx" not in gold.column_names:
         raise PredictionError("The gold dataset has no _genbench_idx column to match it to the contamination checks.")
     dirty = set(contamination.contaminated)

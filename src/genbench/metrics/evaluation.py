@@ -27,13 +27,15 @@ BEST_SCORE_ABS_TOL = 1e-6
 _SET_WISE_METRICS = frozenset({"f1", "precision", "recall"})
 
 
-def _as_metric_config(metric: EvaluationMetricConfig | Mapping[str, Any]) -> EvaluationMetricConfig:
+def _as_metric_config(metric: EvaluationMetricConfig | Mapping[str, Any]) -> Any:
     if not isinstance(metric, Mapping):
         return metric
-    from genbench.config.schema import EvaluationMetricConfig
+    from pydantic import TypeAdapter
+
+    from genbench.config.schema import MetricConfig
 
     try:
-        return EvaluationMetricConfig.model_validate(dict(metric))
+        return TypeAdapter(MetricConfig).validate_python(dict(metric))
     except ValueError as exc:
         raise MetricError(f"Invalid metric config {dict(metric)!r}: {exc}") from None
 
@@ -104,7 +106,7 @@ def evaluate_predictions(
     predictions: Any,
     gold: Any,
     task_type: TaskType | str,
-    metrics: Sequence[EvaluationMetricConfig | Mapping[str, Any]] | None,
+    metrics: Sequence[Any] | None,
     prompt_builder: PromptBuilderConfig | None = None,
     free_form_output_regex: str | None = None,
 ) -> EvaluationResult:
@@ -142,10 +144,31 @@ def evaluate_predictions(
     configs = [_as_metric_config(metric) for metric in metrics]
     gold_columns = read_gold(gold)
     targets = prediction_targets(predictions, len(gold_columns.targets))
-    inputs = prepare_for_scoring(targets, gold_columns, TaskType(task_type), prompt_builder, free_form_output_regex)
+    task_type = TaskType(task_type)
+    hf_configs = [config for config in configs if config.type == "hf"]
+    if task_type is TaskType.RERANKING:
+        if hf_configs:
+            raise MetricError(
+                "A reranking task's predictions are scores per candidate: score them with "
+                "{type: 'cross_encoder_reranking'}, not with an hf_id metric"
+            )
+        from genbench.metrics.cross_encoder import check_reranking_scores
+
+        check_reranking_scores(targets, gold_columns.target_options)
+    inputs = None
+    if hf_configs:
+        inputs = prepare_for_scoring(targets, gold_columns, task_type, prompt_builder, free_form_output_regex)
 
     result = EvaluationResult()
     for config in configs:
+        if config.type != "hf":
+            from genbench.metrics import cross_encoder
+
+            output = cross_encoder.compute(config, targets, gold_columns.targets, gold_columns.target_options)
+            for key, value in output.items():
+                result[f"{config.type}__{key}"] = value
+            continue
+        assert inputs is not None  # noqa: S101 - computed above whenever there is an hf metric
         metric_predictions, kwargs = adapt_for_missed_choices(
             _single_id(config.hf_id), inputs, config.compute_extra_kwargs or {}
         )
@@ -190,9 +213,7 @@ def _is_close(value: Any, best: float) -> bool:
     return math.isclose(float(value), best, rel_tol=BEST_SCORE_REL_TOL, abs_tol=BEST_SCORE_ABS_TOL)
 
 
-def best_score_reached(
-    result: Mapping[str, Any], metrics: Sequence[EvaluationMetricConfig | Mapping[str, Any]] | None
-) -> list[str]:
+def best_score_reached(result: Mapping[str, Any], metrics: Sequence[Any] | None) -> list[str]:
     """Check that every metric with a ``best_score`` reached it (e.g. on gold predictions).
 
     Each metric's main score (see :func:`main_score_key`) must be within ``math.isclose(rel_tol=1e-9,
@@ -216,6 +237,18 @@ def best_score_reached(
         if config.best_score is None:
             continue
         best = float(config.best_score)
+        if config.type != "hf":
+            from genbench.metrics.cross_encoder import main_key
+
+            key = main_key(config, list(result))
+            if key is None:
+                failures.append(f"metric {config.type!r} has best_score {best} but the result has no main score")
+            elif not _is_close(result[key], best):
+                failures.append(
+                    f"{key} is {result[key]!r}, expected best_score {best} "
+                    f"(tolerance: rel {BEST_SCORE_REL_TOL}, abs {BEST_SCORE_ABS_TOL})"
+                )
+            continue
         prefix = metric_key_prefix(config.hf_id) + "__"
         main = main_score_key(config.hf_id, result)
         keys = [main] if main is not None else [key for key in result if key.startswith(prefix)]

@@ -126,7 +126,12 @@ def format_examples(
         columns.same_lengths(tokens, labels)
         text = pc.binary_join(tokens, " ")
         targets = pc.binary_join(labels, pb.sequence_labeling_separator)
-    else:  # pragma: no cover - TaskType() above rejects anything else
+    else:
+        if task_type is TaskType.RERANKING:
+            raise PreparationError(
+                "reranking tasks are scored from candidate scores and have no prompts: evaluate scores with "
+                "task.evaluate_predictions or a model with task.evaluate_cross_encoder"
+            )
         raise PreparationError(f"unsupported task type {task_type!r}")
 
     inputs = pc.binary_join_element_wise(pb.input_prefix, text, pb.output_prefix, "")

@@ -30,8 +30,21 @@ def gold_predictions(dataset: Any, column: str = "target") -> list[dict[str, Any
     [{'target': '4'}]
     """
     if isinstance(dataset, Sequence):
-        return [{"target": row[column]} for row in dataset]
-    return [{"target": value} for value in dataset.select_columns([column]).to_dict()[column]]
+        rows = list(dataset)
+    else:
+        wanted = [column] + (["target_options"] if "target_options" in dataset.column_names else [])
+        data = dataset.select_columns(wanted).to_dict()
+        rows = [dict(zip(data, values, strict=True)) for values in zip(*data.values(), strict=True)]
+    return [{"target": _gold_answer(row, column)} for row in rows]
+
+
+def _gold_answer(row: Any, column: str) -> Any:
+    """The gold target; for a reranking example (a list of relevant documents and the candidates) the perfect
+    scores: 1.0 per relevant candidate, 0.0 for the others."""
+    target, options = row[column], row.get("target_options")
+    if isinstance(target, list) and isinstance(options, list) and all(isinstance(t, str) for t in target):
+        return [1.0 if option in target else 0.0 for option in options]
+    return target
 
 
 def _custom_prompts(task: Any) -> bool:

@@ -1,0 +1,32 @@
+"""``genbench-cli rerank``: rerank a task's test set with a cross-encoder (or a bi-encoder) and print the table."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command("rerank")
+@click.option("--task", "-i", "task_id", required=True, metavar="ID", help="The reranking task's id.")
+@click.option(
+    "--model",
+    "model",
+    default=None,
+    metavar="PATH_OR_ID",
+    help="A sentence-transformers CrossEncoder (local path or model id). With --bi-encoder, or when PATH is a "
+    "sentence-transformers bi-encoder, a SentenceTransformer (default: the offline all-MiniLM-L6-v2).",
+)
+@click.option("--at_k", "--at-k", "at_k", type=click.IntRange(min=1), default=None, help="Cut-off of MRR and NDCG.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=64, show_default=True, help="Model batch size.")
+@click.option("--bi-encoder", is_flag=True, help="Score (query, document) by cosine similarity of a bi-encoder.")
+def rerank(task_id: str, model: str | None, at_k: int | None, batch_size: int, bi_encoder: bool) -> None:
+    """Rerank the test set of a reranking task and print MAP, MRR@k and NDCG@k (Base -> Reranked).
+
+    The numbers come from genbench.reranking's CrossEncoderRerankingEvaluator, as sentence-transformers logs them.
+    """
+    from genbench.reranking.tasks import rerank_task
+
+    if model is None and not bi_encoder:
+        raise click.UsageError("give --model PATH_OR_ID, or --bi-encoder for the offline all-MiniLM-L6-v2")
+    _, lines = rerank_task(task_id, model, at_k=at_k, batch_size=batch_size, bi_encoder=bi_encoder)
+    for line in lines:
+        click.echo(line)

@@ -1,0 +1,177 @@
+"""The typed ``evaluation_metrics`` entries that score *scores*: cross-encoder reranking, classification, correlation.
+
+One metric core serves them and the evaluators: :mod:`genbench.reranking`.
+
+* ``cross_encoder_reranking`` (reranking tasks): a prediction's ``target`` is one number per candidate of the
+  example's ``target_options``; the gold ``target`` is the list of relevant documents. Keys
+  ``cross_encoder_reranking__map``, ``__mrr@{k}``, ``__ndcg@{k}``, and with ``first_stage_ranking`` the
+  ``__base_map``, ``__base_mrr@{k}``, ``__base_ndcg@{k}`` of the candidates' given order.
+* ``cross_encoder_classification``: a prediction's ``target`` is a number (binary: labels 0/1, a higher score
+  means 1) or a list of logits (multi-class: the arg-max is the class); the gold ``target`` is the int label. Keys
+  those of :func:`~genbench.reranking.binary_classification_metrics` or
+  :func:`~genbench.reranking.multiclass_classification_metrics`.
+* ``cross_encoder_correlation``: a prediction's ``target`` is a number, the gold ``target`` a number. Keys
+  ``pearson`` and ``spearman``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+from genbench.errors import MetricError, PredictionError
+
+RERANKING = "cross_encoder_reranking"
+CLASSIFICATION = "cross_encoder_classification"
+CORRELATION = "cross_encoder_correlation"
+TYPES = (RERANKING, CLASSIFICATION, CORRELATION)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _is_number_list(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) and all(_is_number(item) for item in value)
+
+
+def _kind(value: Any) -> str:
+    from genbench.metrics.predictions import _kind as kind
+
+    return kind(value)
+
+
+def _positives(index: int, target: Any) -> list[str]:
+    if isinstance(target, str):
+        return [target]
+    if isinstance(target, (list, tuple)) and all(isinstance(item, str) for item in target):
+        return list(target)
+    raise PredictionError(f"gold[{index}] target is {_kind(target)}, expected a list of relevant documents (str)")
+
+
+def check_reranking_scores(targets: Sequence[Any], target_options: Sequence[Any] | None) -> None:
+    """Every prediction is a list of numbers, one per candidate of its example.
+
+    Raises:
+        PredictionError: naming the first bad prediction's index, what was found and what was expected.
+
+    >>> check_reranking_scores([[0.5, 0.1]], [["a", "b", "c"]])
+    Traceback (most recent call last):
+    ...
+    genbench.errors.PredictionError: predictions[0]['target'] has 2 scores, expected 3 (one per target_options entry)
+    """
+    if target_options is None:
+        raise PredictionError("The gold set has no target_options column: a reranking task needs the candidates")
+    for index, (target, options) in enumerate(zip(targets, target_options, strict=True)):
+        if not _is_number_list(target):
+            raise PredictionError(
+                f"predictions[{index}]['target'] is {_kind(target)}, expected a list of numbers (one score per "
+                f"target_options entry) for a reranking task"
+            )
+        if len(target) != len(options):
+            raise PredictionError(
+                f"predictions[{index}]['target'] has {len(target)} scores, expected {len(options)} "
+                "(one per target_options entry)"
+            )
+
+
+def reranking_metrics(config: Any, targets: Sequence[Any], gold_targets: Sequence[Any], target_options: Any) -> dict:
+    """The ``cross_encoder_reranking`` metrics of per-candidate scores (see the module docstring).
+
+    >>> from genbench.config.schema import CrossEncoderRerankingMetricConfig as Config
+    >>> result = reranking_metrics(Config(type="cross_encoder_reranking", at_k=3), [[0.1, 0.9]], [["a"]], [["a", "b"]])
+    >>> {key: round(value, 4) for key, value in result.items()}
+    {'map': 0.5, 'mrr@3': 0.5, 'ndcg@3': 0.6309}
+    """
+    from genbench.reranking import RerankingSamples
+
+    check_reranking_scores(targets, target_options)
+    samples, score_of = [], []
+    for index, (gold, options, scores) in enumerate(zip(gold_targets, target_options, targets, strict=True)):
+        positives = _positives(index, gold)
+        options = list(options)
+        if config.first_stage_ranking:
+            sample = {"query": f"q{index}", "positive": positives, "documents": options}
+            if config.always_rerank_positives and any(p not in options for p in positives):
+                raise MetricError(
+                    f"gold[{index}] has positives that are not among its target_options, so they have no score: "
+                    "add them to target_options or use always_rerank_positives: false"
+                )
+        else:
+            sample = {
+                "query": f"q{index}",
+                "positive": [p for p in positives if p in options],
+                "negative": [o for o in options if o not in positives],
+            }
+        samples.append(sample)
+        score_of.append(dict(zip(options, scores, strict=True)))
+    prepared = RerankingSamples(
+        samples,
+        always_rerank_positives=config.always_rerank_positives,
+        penalize_missing_positives=config.penalize_missing_positives,
+    )
+    # Scores in the order of the prepared candidates (a permutation of each example's target_options).
+    rows = [[float(table[doc]) for doc in docs] for table, docs in zip(score_of, prepared.candidates, strict=True)]
+    return prepared.compute_metrics(rows, at_k=config.at_k)
+
+
+def classification_metrics(targets: Sequence[Any], gold_targets: Sequence[Any]) -> dict:
+    """``cross_encoder_classification``: binary metrics of one score per example, or multi-class F1 of logits."""
+    from genbench.reranking import binary_classification_metrics, multiclass_classification_metrics
+
+    binary = all(_is_number(t) for t in targets)
+    if not binary:
+        bad = next((i for i, t in enumerate(targets) if not _is_number_list(t) or not t), None)
+        if bad is not None:
+            raise PredictionError(
+                f"predictions[{bad}]['target'] is {_kind(targets[bad])}, expected a number (binary score) or a "
+                "non-empty list of numbers (logits), the same kind for every prediction"
+            )
+        widths = {len(t) for t in targets}
+        if len(widths) != 1:
+            first = next(i for i, t in enumerate(targets) if len(t) != len(targets[0]))
+            raise PredictionError(
+                f"predictions[{first}]['target'] has {len(targets[first])} logits, predictions[0] has "
+                f"{len(targets[0])}: every prediction needs one logit per class"
+            )
+    bad_gold = next((i for i, g in enumerate(gold_targets) if not isinstance(g, int) or isinstance(g, bool)), None)
+    if bad_gold is not None:
+        raise PredictionError(f"gold[{bad_gold}] target is {_kind(gold_targets[bad_gold])}, expected an int label")
+    if binary:
+        return binary_classification_metrics([float(t) for t in targets], list(gold_targets))
+    return multiclass_classification_metrics([list(map(float, t)) for t in targets], list(gold_targets))
+
+
+def correlation_scores(targets: Sequence[Any], gold_targets: Sequence[Any]) -> dict:
+    """``cross_encoder_correlation``: Pearson and Spearman of predicted and gold numbers."""
+    from genbench.reranking import correlation_metrics
+
+    bad = next((i for i, t in enumerate(targets) if not _is_number(t)), None)
+    if bad is not None:
+        raise PredictionError(f"predictions[{bad}]['target'] is {_kind(targets[bad])}, expected a number")
+    bad_gold = next((i for i, g in enumerate(gold_targets) if not _is_number(g)), None)
+    if bad_gold is not None:
+        raise PredictionError(f"gold[{bad_gold}] target is {_kind(gold_targets[bad_gold])}, expected a number")
+    return correlation_metrics([float(t) for t in targets], [float(g) for g in gold_targets])
+
+
+def compute(config: Any, targets: Sequence[Any], gold_targets: Sequence[Any], target_options: Any) -> dict:
+    """The metrics of one typed entry, unprefixed."""
+    if config.type == RERANKING:
+        return reranking_metrics(config, targets, gold_targets, target_options)
+    if config.type == CLASSIFICATION:
+        return classification_metrics(targets, gold_targets)
+    return correlation_scores(targets, gold_targets)
+
+
+def main_key(config: Any, result_keys: Sequence[str]) -> str | None:
+    """The prefixed key of a typed entry's main score: NDCG@k, average precision / macro F1, Spearman."""
+    prefix = f"{config.type}__"
+    if config.type == RERANKING:
+        names = [f"ndcg@{config.at_k}"]
+    elif config.type == CLASSIFICATION:
+        names = ["average_precision", "f1_macro"]
+    else:
+        names = ["spearman"]
+    return next((prefix + name for name in names if prefix + name in result_keys), None)
