@@ -40,7 +40,14 @@ def _cell(text: str) -> str:
 
 def _options_table(command: click.Command, ctx: click.Context) -> list[str]:
     rows = []
+    # click caches a command's help option from the first context that asked for it, so it may lack `-h` when a
+    # command was invoked on its own before: render it from this context's settings instead.
+    help_names = ", ".join(ctx.help_option_names)
     for param in command.get_params(ctx):
+        if isinstance(param, click.Option) and param.is_flag and set(param.opts) & {"--help"}:
+            if help_names:
+                rows.append(f"| `{help_names}` | Show this message and exit. |")
+            continue
         record = param.get_help_record(ctx)
         if record is None:
             continue
