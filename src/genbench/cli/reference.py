@@ -109,19 +109,14 @@ def update_reference_block(text: str) -> str:
     Raises:
         ValueError: the document lacks the markers.
     """
-    head, sep, rest = text.partition(BEGIN_MARKER)
-    _, sep2, tail = rest.partition(END_MARKER)
-    if not sep or not sep2:
-        raise ValueError("The document lacks the generated-reference markers.")
-    return f"{head}{BEGIN_MARKER}\n\n{cli_reference_markdown()}\n{END_MARKER}{tail}"
+    from genbench.generated_docs import replace_generated_block
+
+    return replace_generated_block(text, BEGIN_MARKER, END_MARKER, cli_reference_markdown())
 
 
 if __name__ == "__main__":  # pragma: no cover - a maintenance command
     import sys
-    from pathlib import Path
 
-    from genbench.io import write_text_atomic
+    from genbench.generated_docs import update_file
 
-    target = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/cli.md")
-    write_text_atomic(target, update_reference_block(target.read_text(encoding="utf-8")))
-    print(f"Updated {target}")
+    update_file(sys.argv[1:], "docs/cli.md", update_reference_block)
