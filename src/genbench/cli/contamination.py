@@ -82,6 +82,9 @@ def contamination() -> None:
     """Check test sets for contamination by training data, and decontaminate training data.
 
     First index the training data (`index`), then search test sets in it (`search`).
+
+    Example: genbench-cli contamination index --dataset train.jsonl && genbench-cli contamination search
+    --train_dataset_names train.jsonl --ngram_size 8 --match_threshold 0.5 --output_dir out
     """
 
 

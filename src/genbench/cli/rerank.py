@@ -22,6 +22,8 @@ def rerank(task_id: str, model: str | None, at_k: int | None, batch_size: int, b
     """Rerank the test set of a reranking task and print MAP, MRR@k and NDCG@k (Base -> Reranked).
 
     The numbers come from genbench.reranking's CrossEncoderRerankingEvaluator, as sentence-transformers logs them.
+
+    Example: genbench-cli rerank -i passage_reranking_shift --bi-encoder
     """
     from genbench.reranking.tasks import rerank_task
 
