@@ -7,7 +7,6 @@ reports the merged results of its ``merge_evaluation_results``; ``-i task:subtas
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -40,20 +39,10 @@ def read_predictions(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     ...
     genbench.errors.PredictionError: ...predictions.jsonl:2: invalid JSON: ... (column 14)
     """
-    predictions = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise PredictionError(f"{path}:{number}: invalid JSON: {exc.msg} (column {exc.colno})") from None
-            if not isinstance(record, dict):
-                raise PredictionError(
-                    f'{path}:{number}: expected a JSON object such as {{"target": ...}}, got {type(record).__name__}'
-                )
-            predictions.append(record)
+    from genbench.data.jsonl import iter_json_objects
+
+    expected = 'a JSON object such as {"target": ...}'
+    predictions = [record for _, record in iter_json_objects(path, error=PredictionError, expected=expected)]
     return predictions
 
 
@@ -72,7 +61,7 @@ def evaluate_file(task: Task, predictions_path: str | os.PathLike[str], split: s
         PredictionError: an unreadable line, or predictions that do not match the gold split (count, keys, types).
         KeyError: the task has no such split.
 
-    >>> import tempfile, pathlib
+    >>> import json, tempfile, pathlib
     >>> from genbench import load_task
     >>> task = load_task("arithmetic_length")
     >>> gold = task.get_datasets_raw()["test"]

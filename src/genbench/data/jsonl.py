@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -82,6 +83,39 @@ def read_jsonl(path: str | os.PathLike[str], *, split: str) -> datasets.Dataset:
     if table.num_columns == 0:
         raise DataLoadError(f"{path}: the examples have no fields (every line is {{}}).")
     return _to_dataset(table, split=split, fingerprint=hashlib.sha256(_FINGERPRINT_VERSION + data).hexdigest()[:16])
+
+
+def iter_json_objects(
+    path: str | os.PathLike[str], *, error: type[Exception] = DataLoadError, expected: str = "a JSON object"
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each non-blank line of a small JSONL file, read line by line.
+
+    For record files a person writes (predictions, qrels); :func:`read_jsonl` is the fast path for datasets.
+
+    Raises:
+        error: a line is not valid JSON or not an object, naming the file, the line and the column.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "rows.jsonl"
+    >>> _ = path.write_text('{"a": 1}\\n\\n[2]\\n')
+    >>> next(iter_json_objects(path))
+    (1, {'a': 1})
+    >>> list(iter_json_objects(path))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    genbench.errors.DataLoadError: ...rows.jsonl:3: expected a JSON object, got list
+    """
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise error(f"{path}:{number}: invalid JSON: {exc.msg} (column {exc.colno})") from None
+            if not isinstance(record, dict):
+                raise error(f"{path}:{number}: expected {expected}, got {type(record).__name__}")
+            yield number, record
 
 
 def _parse_with_arrow(data: bytes) -> pa.Table | None:

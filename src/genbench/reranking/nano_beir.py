@@ -33,7 +33,6 @@ genbench ships a tiny invented suite for tests and demos (:func:`demo_suite_path
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -138,21 +137,14 @@ def resolve_dataset_name(dataset_id: str | os.PathLike, dataset_name: str) -> st
 def _read_jsonl(path: Path, required: tuple[str, ...]) -> list[dict[str, Any]]:
     if not path.is_file():
         raise DataNotFoundError(f"{path}: file not found (layout: {LOCAL_LAYOUT})")
+    from genbench.data.jsonl import iter_json_objects
+
     rows = []
-    with path.open(encoding="utf-8") as handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise DataLoadError(f"{path}:{line_number}: invalid JSON: {err.msg}") from err
-            if not isinstance(row, dict):
-                raise DataLoadError(f"{path}:{line_number}: expected a JSON object")
-            missing = [name for name in required if name not in row]
-            if missing:
-                raise DataLoadError(f"{path}:{line_number}: missing field(s) {missing}")
-            rows.append(row)
+    for line_number, row in iter_json_objects(path):
+        missing = [name for name in required if name not in row]
+        if missing:
+            raise DataLoadError(f"{path}:{line_number}: missing field(s) {missing}")
+        rows.append(row)
     return rows
 
 
