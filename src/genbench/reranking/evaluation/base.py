@@ -110,6 +110,26 @@ class CrossEncoderEvaluator:
         self.csv_file = ""
         self.csv_headers: list[str] = []
 
+    def _set_scoring_options(
+        self, prompt_name: str | None, batch_size: int, show_progress_bar: bool | None, log: logging.Logger
+    ) -> None:
+        """Check and keep the options of ``model.predict``; a None progress bar shows when ``log`` is at INFO/DEBUG.
+
+        Raises:
+            ValueError: ``batch_size`` is not a positive integer.
+        """
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        self.prompt_name = prompt_name
+        self.batch_size = batch_size
+        if show_progress_bar is None:
+            show_progress_bar = log.getEffectiveLevel() in (logging.INFO, logging.DEBUG)
+        self.show_progress_bar = show_progress_bar
+
+    def _results_csv_name(self, suffix: str = "") -> str:
+        """``{evaluator_label}[_{name}]_results{suffix}.csv``, sentence-transformers' CSV file name."""
+        return f"{self.evaluator_label}{'_' + self.name if self.name else ''}_results{suffix}.csv"
+
     # --- what subclasses provide -------------------------------------------------------------------------------
 
     def _evaluate(self, model: Any, output_path: str | None, epoch: int, steps: int) -> EvaluationOutput:

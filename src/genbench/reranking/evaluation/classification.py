@@ -94,15 +94,9 @@ class CrossEncoderClassificationEvaluator(CrossEncoderEvaluator):
                 if not isinstance(value, (int, float)) or not float(value).is_integer():
                     raise ValueError(f"labels must be integer class ids; labels[{index}] is {value!r}")
             labels_array = labels_array.astype(np.int64)
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        self._set_scoring_options(prompt_name, batch_size, show_progress_bar, logger)
         self.labels = labels_array
-        self.prompt_name = prompt_name
-        self.batch_size = batch_size
-        if show_progress_bar is None:
-            show_progress_bar = logger.getEffectiveLevel() in (logging.INFO, logging.DEBUG)
-        self.show_progress_bar = show_progress_bar
-        self.csv_file = f"{self.evaluator_label}{'_' + name if name else ''}_results.csv"
+        self.csv_file = self._results_csv_name()
 
     def _evaluate(self, model: Any, output_path: str | None, epoch: int, steps: int) -> EvaluationOutput:
         scores = predict_scores(

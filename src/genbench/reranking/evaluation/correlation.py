@@ -67,15 +67,9 @@ class CrossEncoderCorrelationEvaluator(CrossEncoderEvaluator):
             raise ValueError(f"scores[{int(np.flatnonzero(np.isnan(gold))[0])}] is NaN")
         if gold.shape[0] < 2:
             raise ValueError("a correlation needs at least 2 sentence pairs")
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        self._set_scoring_options(prompt_name, batch_size, show_progress_bar, logger)
         self.scores = scores
-        self.prompt_name = prompt_name
-        self.batch_size = batch_size
-        if show_progress_bar is None:
-            show_progress_bar = logger.getEffectiveLevel() in (logging.INFO, logging.DEBUG)
-        self.show_progress_bar = show_progress_bar
-        self.csv_file = f"{self.evaluator_label}{'_' + name if name else ''}_results.csv"
+        self.csv_file = self._results_csv_name()
         self.csv_headers = ["epoch", "steps", "Pearson_Correlation", "Spearman_Correlation"]
         self.primary_metric = f"{name}_spearman" if name else "spearman"
 

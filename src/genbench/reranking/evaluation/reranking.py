@@ -89,20 +89,16 @@ class CrossEncoderRerankingEvaluator(CrossEncoderEvaluator):
             logger.warning(f"The `mrr_at_k` parameter has been deprecated; please use `at_k={mrr_at_k}` instead.")
             at_k = mrr_at_k
         self.at_k = _check_at_k(at_k)
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        self._set_scoring_options(prompt_name, batch_size, show_progress_bar, logger)
         self.always_rerank_positives = always_rerank_positives
         self.penalize_missing_positives = penalize_missing_positives
-        self.prompt_name = prompt_name
-        self.batch_size = batch_size
-        self.show_progress_bar = show_progress_bar
         self.prepared = RerankingSamples(
             samples,
             always_rerank_positives=always_rerank_positives,
             penalize_missing_positives=penalize_missing_positives,
         )
         self.samples = self.prepared.samples
-        self.csv_file = f"{self.evaluator_label}{'_' + name if name else ''}_results_@{self.at_k}.csv"
+        self.csv_file = self._results_csv_name(f"_@{self.at_k}")
         self.csv_headers = ["epoch", "steps", "MAP", f"MRR@{self.at_k}", f"NDCG@{self.at_k}"]
         self.primary_metric = f"{name}_ndcg@{self.at_k}" if name else f"ndcg@{self.at_k}"
 
