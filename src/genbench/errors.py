@@ -97,3 +97,13 @@ class PredictionError(GenBenchError, ValueError):
 
 class MetricError(GenBenchError, ValueError):
     """A metric could not be loaded or computed."""
+
+
+class GenbenchConfigWarning(UserWarning):
+    """A configuration that loads but would not pass review (lenient at the door, strict at the gate).
+
+    Loading (``load_config``, ``load_task``, ``list-tasks``, ...) accepts everything the original GenBench
+    framework accepted and reports what a new submission should write instead with this warning; its message
+    names ``file:line``, the dotted field and the fix. ``genbench-cli test-task`` and the pull-request review
+    turn every such warning into a failed check.
+    """
