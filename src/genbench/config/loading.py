@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from genbench.config.jsonnet import evaluate_jsonnet_source, read_config_text
 from genbench.config.leniency import relax_task_config, relax_task_dict_config
 from genbench.config.schema import TaskConfig, TaskDictConfig
-from genbench.config.validation import check_document, task_rules
+from genbench.config.validation import CheckedDocument, check_document, task_rules
 from genbench.errors import ConfigProblem, GenbenchConfigWarning
 
 CONFIG_FILE = "config.jsonnet"
+ConfigT = TypeVar("ConfigT", TaskConfig, TaskDictConfig)
 
 
 def _read(jsonnet_str: str | None, jsonnet_path: Any) -> tuple[Any, str | None, str]:
@@ -34,7 +35,7 @@ def _read(jsonnet_str: str | None, jsonnet_path: Any) -> tuple[Any, str | None, 
 
 def _emit(file: str | None, problems: list[ConfigProblem]) -> None:
     for problem in problems:
-        warnings.warn(GenbenchConfigWarning.from_problem(file, problem), stacklevel=4)
+        warnings.warn(GenbenchConfigWarning.from_problem(file, problem), stacklevel=5)
 
 
 def check_task_config(
@@ -45,14 +46,31 @@ def check_task_config(
     Raises:
         ConfigError: what makes the task unusable, every such problem at once.
     """
-    return check_document(TaskConfig, raw, file=file, source=source, relax=relax_task_config, rules=task_rules)
+    checked = _check_task(raw, file, source)
+    return checked.config_or_raise(file), checked.warnings
 
 
 def check_task_dict_config(
     raw: Any, *, file: str | None = None, source: str | None = None
 ) -> tuple[TaskDictConfig, list[ConfigProblem]]:
     """Validate an evaluated TaskDict config and return it with its lenient problems (without warning)."""
+    checked = _check_task_dict(raw, file, source)
+    return checked.config_or_raise(file), checked.warnings
+
+
+def _check_task(raw: Any, file: str | None, source: str | None) -> CheckedDocument[TaskConfig]:
+    return check_document(TaskConfig, raw, file=file, source=source, relax=relax_task_config, rules=task_rules)
+
+
+def _check_task_dict(raw: Any, file: str | None, source: str | None) -> CheckedDocument[TaskDictConfig]:
     return check_document(TaskDictConfig, raw, file=file, source=source, relax=relax_task_dict_config)
+
+
+def _warn_then_load(checked: CheckedDocument[ConfigT], file: str | None) -> ConfigT:
+    """Emit the warnings (also those independent of any error, so an author sees everything at once), then return
+    the config or raise the errors."""
+    _emit(file, checked.warnings)
+    return checked.config_or_raise(file)
 
 
 def task_config_from_dict(raw: Any, *, file: str | None = None, source: str | None = None) -> TaskConfig:
@@ -61,10 +79,11 @@ def task_config_from_dict(raw: Any, *, file: str | None = None, source: str | No
     Warns:
         GenbenchConfigWarning: for each accepted deviation (unknown keys, legacy spellings, broken cross-field
             rules), naming ``file:line``, the field and the fix.
+
+    Raises:
+        ConfigError: every problem that makes the task unusable, at once.
     """
-    config, problems = check_task_config(raw, file=file, source=source)
-    _emit(file, problems)
-    return config
+    return _warn_then_load(_check_task(raw, file, source), file)
 
 
 def load_task_config(*, jsonnet_str: str | None = None, jsonnet_path: Any = None) -> TaskConfig:
@@ -78,9 +97,7 @@ def load_task_config(*, jsonnet_str: str | None = None, jsonnet_path: Any = None
             task unusable (missing required fields, wrong types, no test data source, ...) at once.
     """
     raw, file, source = _read(jsonnet_str, jsonnet_path)
-    config, problems = check_task_config(raw, file=file, source=source)
-    _emit(file, problems)
-    return config
+    return _warn_then_load(_check_task(raw, file, source), file)
 
 
 def load_task_dict_config(*, jsonnet_str: str | None = None, jsonnet_path: Any = None) -> TaskDictConfig:
@@ -88,11 +105,12 @@ def load_task_dict_config(*, jsonnet_str: str | None = None, jsonnet_path: Any =
 
     Warns:
         GenbenchConfigWarning: for task fields and other unknown keys (kept in ``config.model_extra``).
+
+    Raises:
+        ConfigError: as :func:`load_task_config`.
     """
     raw, file, source = _read(jsonnet_str, jsonnet_path)
-    config, problems = check_task_dict_config(raw, file=file, source=source)
-    _emit(file, problems)
-    return config
+    return _warn_then_load(_check_task_dict(raw, file, source), file)
 
 
 _TASK_ONLY_FIELDS = set(TaskConfig.model_fields) - set(TaskDictConfig.model_fields)

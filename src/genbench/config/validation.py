@@ -18,7 +18,8 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -90,9 +91,24 @@ def _merge_union_errors(errors: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return [(field, msgs[0] if len(msgs) == 1 else " or ".join(msgs)) for field, msgs in merged.items()]
 
 
+@dataclass
+class CheckedDocument(Generic[ModelT]):
+    """The outcome of checking one document: the config (None when there are errors), errors and warnings."""
+
+    config: ModelT | None
+    errors: list[ConfigProblem]
+    warnings: list[ConfigProblem]
+
+    def config_or_raise(self, file: str | None) -> ModelT:
+        """The config, or a ConfigError with every error (schema problems, the causes, first)."""
+        if self.errors or self.config is None:
+            raise ConfigError(file, self.errors)
+        return self.config
+
+
 def check_document(
     model: type[ModelT], raw: Any, *, file: str | None, source: str | None, relax: Relax, rules: Rules | None = None
-) -> tuple[ModelT, list[ConfigProblem]]:
+) -> CheckedDocument[ModelT]:
     """Relax, validate and check a config document.
 
     Args:
@@ -104,10 +120,12 @@ def check_document(
         rules: The cross-field rules: ``(document, source, broken fields) -> (errors, warnings)``.
 
     Returns:
-        The validated config and the problems to warn about, in line order.
+        The validated config (None when there are errors), every error (schema problems, the causes, before rule
+        violations) and the problems to warn about, in line order. Rules reading a field with a schema error are
+        skipped, so the warnings are those independent of the errors.
 
     Raises:
-        ConfigError: every error of the document at once, schema problems (causes) before rule violations.
+        ConfigError: only when the top level is not an object.
     """
     if not isinstance(raw, dict):
         raise ConfigError(
@@ -124,11 +142,8 @@ def check_document(
     broken = {p.field for p in errors}
     rule_errors, rule_warnings = rules(document, source, broken) if rules is not None else ([], [])
     errors += [p for p in rule_errors if p.field not in broken]
-    if errors:
-        raise ConfigError(file, errors)
-    assert result is not None  # noqa: S101 - for the type checker: no errors means validation passed
     warnings = sorted(lenient + rule_warnings, key=lambda p: p.line if p.line is not None else 1 << 30)
-    return result, warnings
+    return CheckedDocument(result if not errors else None, errors, warnings)
 
 
 def task_rules(
