@@ -20,7 +20,8 @@ from genbench.errors import ConfigError, ConfigProblem
 _KIND = re.compile(r"^(STATIC|RUNTIME) ERROR:\s*")
 # A location jsonnet prints after a file name: `:3:5`, `:3:5-16` (a range on one line) or `:(3:5)-(4:2)`.
 _POSITION = r":(?:\((?P<pline>\d+):(?P<pcol>\d+)\)-\(\d+:\d+\)|(?P<line>\d+):(?P<col>\d+)(?:-\d+)?)"
-_ANY_LOCATION = re.compile(r"(?P<file>[^\t\n]*?)" + _POSITION + r"(?::\s*|\t|$)", re.MULTILINE)
+_LOCATED = re.compile(r"(?P<file>.*?)" + _POSITION + r":\s*")  # a message that starts with its location
+_FRAME = re.compile(r"(?P<file>.*?)" + _POSITION + r"(?=\s|$)")  # a traceback line: "file:2:6-18\tobject ..."
 
 
 def read_config_text(path: Path) -> str:
@@ -64,6 +65,9 @@ def _position(data: bytes, offset: int) -> tuple[int, int]:
 def jsonnet_error(file: str | None, jsonnet_name: str, text: str) -> ConfigError:
     """A ConfigError from jsonnet's message: its first line, at the line and column jsonnet gives for the file.
 
+    ``jsonnet_name`` is the name the file was evaluated under; locations in other (imported) files are named in
+    the message. Ranges (``14:3-16``, ``(3:5)-(4:6)``) are reduced to where they start.
+
     >>> err = jsonnet_error("config.jsonnet", "/t/config.jsonnet",
     ...                     "STATIC ERROR: /t/config.jsonnet:14:3-16: expected a comma before next field.")
     >>> print(err)
@@ -73,29 +77,30 @@ def jsonnet_error(file: str | None, jsonnet_name: str, text: str) -> ConfigError
     """
     text = text.strip() or "jsonnet evaluation failed"
     kind = _KIND.match(text)
-    body = text[kind.end() :] if kind else text
-    match = re.match(re.escape(jsonnet_name) + _POSITION + r":\s*", body)
-    if match is None:  # a runtime error: the location is on a traceback line below the message
-        match = re.search(re.escape(jsonnet_name) + _POSITION, body)
-        first = body.splitlines()[0]
-    else:
-        first = body[match.end() :].splitlines()[0] if body[match.end() :] else "syntax error"
-    if match is None:
-        other = _ANY_LOCATION.search(body)
-        if other is not None and other["file"].strip() and not first.startswith(other["file"]):
-            first += f" (in {Path(other['file'].strip()).name}{_render(other)})"
-        elif other is not None:  # the location belongs to the first line itself
-            first = body[other.end() :].splitlines()[0] if body[other.end() :] else first
-    if kind and kind.group(1) == "STATIC":
-        first = f"syntax error: {first}"
+    lines = (text[kind.end() :] if kind else text).splitlines()
+    message = lines[0]
     line = column = None
-    if match is not None:
-        line, column = int(match["line"] or match["pline"]), int(match["col"] or match["pcol"])
-    return ConfigError(file, [ConfigProblem("", first.strip(), line, column)])
+    located = _LOCATED.match(message)
+    if located is not None:  # "file:3:5-16: message" (a static error)
+        message = message[located.end() :].strip() or "error"
+        if located["file"] == jsonnet_name:
+            line, column = _start(located)
+        else:
+            message += f" (in {Path(located['file']).name}:{':'.join(map(str, _start(located)))})"
+    frames = [frame for frame in (_FRAME.match(entry.strip()) for entry in lines[1:]) if frame is not None]
+    if frames and frames[0]["file"] != jsonnet_name and located is None:
+        message += f" (in {Path(frames[0]['file']).name}:{':'.join(map(str, _start(frames[0])))})"
+    if line is None:
+        own = next((frame for frame in frames if frame["file"] == jsonnet_name), None)
+        if own is not None:
+            line, column = _start(own)
+    if kind and kind.group(1) == "STATIC":
+        message = f"syntax error: {message}"
+    return ConfigError(file, [ConfigProblem("", message, line, column)])
 
 
-def _render(match: re.Match[str]) -> str:
-    return f":{match['line'] or match['pline']}:{match['col'] or match['pcol']}"
+def _start(match: re.Match[str]) -> tuple[int, int]:
+    return int(match["line"] or match["pline"]), int(match["col"] or match["pcol"])
 
 
 def evaluate_jsonnet(*, text: str | None = None, path: str | Path | None = None, root: Path | None = None) -> Any:
