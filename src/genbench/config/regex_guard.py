@@ -5,8 +5,8 @@ Python's ``re`` one 25-character model output took 0.8 s and each further 2 char
 could stall every evaluation. Config regexes are therefore compiled and matched with the ``regex`` package
 (``re``-compatible syntax, version 0): its engine matches that pattern in linear time, and for the patterns that
 still backtrack exponentially (overlapping alternatives such as ``(a|aa)+$``) its matching takes a ``timeout``;
-a match that exceeds it is a :class:`~genbench.errors.ConfigError` naming the field and the fix. The limit is ``GENBENCH_REGEX_TIMEOUT``
-seconds (default 1), per prediction.
+a match that exceeds it is a :class:`~genbench.errors.ConfigError` naming the field and the fix. The limit is
+``GENBENCH_REGEX_TIMEOUT`` seconds (default 1), per prediction.
 """
 
 from __future__ import annotations
@@ -81,8 +81,9 @@ def guarded_search(pattern: str, text: str, *, field: str = "free_form_output_re
                 ConfigProblem(
                     field,
                     f"the regex {shown!r} took longer than {timeout:g} s on a prediction of {len(text)} characters "
-                    "and was stopped: it backtracks catastrophically (a repeated group whose alternatives overlap, such as "
-                    "(a|aa)+, or nested quantifiers); rewrite it so that each character can be matched one way only "
+                    "and was stopped: it backtracks catastrophically (a repeated group whose alternatives overlap, "
+                    "such as (a|aa)+, or nested quantifiers); rewrite it so that each character can be matched one "
+                    "way only "
                     "(GENBENCH_REGEX_TIMEOUT sets the limit)",
                 )
             ],
