@@ -1,7 +1,7 @@
 """The jsonnet evaluation worker: a child process with a memory limit, started by :mod:`genbench.config.sandbox`.
 
-Run as a script by its path (``python jsonnet_worker.py MEMORY_MB``), so it imports nothing of genbench: only
-the standard library and the ``_jsonnet`` extension. It reads one JSON request per line on stdin
+Run as a script by its path (``python -I -S jsonnet_worker.py MEMORY_MB JSONNET_DIR``), so it imports nothing of
+genbench: only the standard library and the ``_jsonnet`` extension. It reads one JSON request per line on stdin
 (``{"filename", "text", "root"}``) and answers one JSON line on stdout: ``{"ok": "<the evaluated JSON>"}`` or
 ``{"error": "<jsonnet's message>"}``. The jsonnet C++ library aborts the whole process when an allocation fails,
 so it runs here, under ``RLIMIT_AS``, where such an abort only ends this worker; the parent enforces the time
@@ -45,6 +45,8 @@ def _limit_memory(megabytes: int) -> None:
 
 def main() -> None:
     _limit_memory(int(sys.argv[1]))
+    if len(sys.argv) > 2 and sys.argv[2]:
+        sys.path.append(sys.argv[2])  # started with -I -S: the _jsonnet extension's directory, from the parent
     import _jsonnet
 
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
