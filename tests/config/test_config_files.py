@@ -149,3 +149,20 @@ def test_imports_stay_confined_in_the_worker(tmp_path):
         path.write_text(f"{{x: importstr '{target}'}}")
         message = str(error_of(path))
         assert "confined to the task directory" in message and "top secret" not in message
+
+
+@needs_sandbox
+def test_an_interrupted_evaluation_does_not_leave_its_answer_for_the_next(monkeypatch):
+    import select
+
+    real_select = select.select
+
+    def interrupted(*args, **kwargs):
+        monkeypatch.setattr(select, "select", real_select)
+        raise KeyboardInterrupt
+
+    assert evaluate_jsonnet(text="'warm'") == "warm"
+    monkeypatch.setattr(select, "select", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        evaluate_jsonnet(text="'first'")
+    assert evaluate_jsonnet(text="'second'") == "second"

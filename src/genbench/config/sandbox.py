@@ -98,6 +98,15 @@ class _Worker:
                 pipe.close()
 
     def evaluate(self, filename: str, text: str, root: str, timeout: float) -> dict:
+        try:
+            return self._round_trip(filename, text, root, timeout)
+        except BaseException:
+            # Interrupted (Ctrl-C) or failed mid-request: the worker may still answer this request later, which
+            # the next request would read as its own. Only a fresh worker keeps answers and requests paired.
+            self.stop()
+            raise
+
+    def _round_trip(self, filename: str, text: str, root: str, timeout: float) -> dict:
         import select
 
         assert self.process.stdin is not None and self.process.stdout is not None  # noqa: S101 - set by Popen
