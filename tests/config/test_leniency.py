@@ -156,7 +156,7 @@ def test_what_makes_a_task_unusable_stays_an_error(tmp_path):
     with pytest.raises(ConfigError) as info:
         load_task_config(jsonnet_path=path)
     assert info.value.fields == ["task_type", "data_source.test"]
-    assert "got the string 'multi_choice'" in str(info.value)
+    assert "got the string 'multi_choice'; did you mean 'multiple_choice'?" in str(info.value)
 
 
 def test_the_cause_is_reported_not_its_consequences(tmp_path):

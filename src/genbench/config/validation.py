@@ -15,6 +15,7 @@ metrics, contamination checks), which no config written for the original uses.
 
 from __future__ import annotations
 
+import difflib
 import posixpath
 import re
 from collections.abc import Callable
@@ -67,8 +68,17 @@ def _message(error: dict[str, Any]) -> str:
         return f"expected at most {error['ctx']['max_length']} item(s), got {error['ctx']['actual_length']}"
     expected = error["msg"].replace("Input should be", "expected").replace("Value error, ", "")
     if "input" in error and kind not in ("value_error",):
-        return f"{expected}, got {_describe_input(error['input'])}"
+        return f"{expected}, got {_describe_input(error['input'])}{_did_you_mean(error)}"
     return expected
+
+
+def _did_you_mean(error: dict[str, Any]) -> str:
+    """``; did you mean 'multiple_choice'?`` for a misspelt choice (``multi_choice``), else ``""``."""
+    value, expected = error.get("input"), (error.get("ctx") or {}).get("expected")
+    if error["type"] not in ("enum", "literal_error") or not isinstance(value, str) or not isinstance(expected, str):
+        return ""
+    match = difflib.get_close_matches(value, re.findall(r"'([^']*)'", expected), n=1, cutoff=0.6)
+    return f"; did you mean {match[0]!r}?" if match else ""
 
 
 def _merge_union_errors(errors: list[dict[str, Any]]) -> list[tuple[str, str]]:
