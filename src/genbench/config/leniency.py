@@ -210,7 +210,7 @@ def _relax_strategies(doc: dict[str, Any], found: _Collector) -> None:
                         )
                     else:
                         found.add(f"{pbt_base}.prompt_builder.{old}", f"legacy spelling; write `{new}` instead")
-                        builder[new] = value  # fmt: skip
+                        builder[new] = value
             found.unknown_keys(builder, PromptBuilderConfig.model_fields, f"{pbt_base}.prompt_builder")
         found.unknown_keys(pbt, PromptBasedTestingConfig.model_fields, pbt_base)
     if isinstance(strategies.get("finetuning"), dict):
