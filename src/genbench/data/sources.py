@@ -93,7 +93,9 @@ def _load_manual(data_source: DataSourceConfig, task_dir: Path, *, progress: boo
         )
     splits = {}
     for split, uri in uris.items():
-        path = fetch(uri, base_dir=task_dir, sha256=checksums.get(split), progress=progress)
+        path = fetch(
+            uri, base_dir=task_dir, sha256=checksums.get(split), progress=progress, field=f"data_source.{split}"
+        )
         splits[split] = read_jsonl(path, split=split)
     return order_splits(splits)
 

@@ -1,0 +1,105 @@
+"""Temporary files in the cache: written under a lock, renamed into place, and removed when a run died.
+
+A download streams into ``.<name>.<random>.tmp`` next to its final name. While the writing process lives it
+holds an exclusive ``flock`` on that file, so the next run can tell a killed run's leftover (nobody holds the
+lock) from a concurrent run's download in progress (the lock is held) and removes only the former. Where
+``fcntl`` is missing (Windows), a temporary file counts as stale once it is older than the download time limit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+logger = logging.getLogger(__name__)
+
+TMP_SUFFIX = ".tmp"
+STALE_AFTER_S = 60.0
+"""A temporary file untouched this long, and not locked, is a leftover of a killed run."""
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
+
+
+@contextlib.contextmanager
+def staged_file(target: Path) -> Iterator[tuple[IO[bytes], Path]]:
+    """A locked temporary file next to ``target``: renamed onto it when the block succeeds, removed otherwise.
+
+    Yields:
+        The open binary file and its path (to read it back for validation before the rename).
+
+    >>> import tempfile, pathlib
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "data.jsonl"
+    >>> with staged_file(target) as (out, _):
+    ...     _ = out.write(b'{"a": 1}\\n')
+    >>> target.read_bytes()
+    b'{"a": 1}\\n'
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TMP_SUFFIX, dir=target.parent)
+    tmp = Path(name)
+    try:
+        with os.fdopen(fd, "w+b") as handle:
+            if fcntl is not None:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            yield handle, tmp
+            handle.flush()
+            os.fsync(handle.fileno())
+            os.replace(tmp, target)  # while still locked: a cleaner never sees an unlocked, fresh temporary
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
+
+
+def remove_stale_temporaries(directory: Path, *, stale_after_s: float = STALE_AFTER_S) -> list[Path]:
+    """Remove the ``*.tmp`` files in ``directory`` (and its subfolders) left by runs that were killed.
+
+    A file is removed only when it is older than ``stale_after_s`` and no process holds its lock (without
+    ``fcntl``: older than ``stale_after_s``), so a concurrent run's download is never touched.
+
+    Returns:
+        The removed files.
+
+    >>> import tempfile, pathlib, os
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> leftover = folder / ".test.jsonl.abc123.tmp"
+    >>> _ = leftover.write_bytes(b"partial")
+    >>> os.utime(leftover, (0, 0))
+    >>> [path.name for path in remove_stale_temporaries(folder)]
+    ['.test.jsonl.abc123.tmp']
+    """
+    if not directory.is_dir():
+        return []
+    removed = []
+    now = time.time()
+    for path in directory.rglob(f"*{TMP_SUFFIX}"):
+        try:
+            if not path.is_file() or path.is_symlink() or now - path.stat().st_mtime < stale_after_s:
+                continue
+            if _unlocked(path):
+                path.unlink()
+                removed.append(path)
+                logger.info("Removed %s, left over by a download that was killed.", path)
+        except OSError:  # vanished meanwhile, or not ours to remove: leave it
+            continue
+    return removed
+
+
+def _unlocked(path: Path) -> bool:
+    if fcntl is None:
+        return True
+    with open(path, "rb") as handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True  # closing the handle releases the lock
