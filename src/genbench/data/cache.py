@@ -39,6 +39,9 @@ DOWNLOADS_SUBDIR = "downloads"
 RECORDS_SUBDIR = "download-records"
 """Per cached file, a JSON record (URI, SHA-256, size) written only once the file was validated."""
 
+HUB_SUBDIR = "hf"
+"""Hub datasets saved by genbench (see :mod:`genbench.data.hub`)."""
+
 EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 """The SHA-256 of an empty file: pinning it declares a split empty, the one case where an empty body is kept."""
 
@@ -307,16 +310,16 @@ def add_to_cache(
 
 
 def remove_stale_downloads() -> list[Path]:
-    """Remove temporary files that killed runs left in the cache (see :mod:`genbench.data.staging`).
+    """Remove temporary files and folders that killed runs left in the cache (see :mod:`genbench.data.staging`).
 
-    Runs once per process and cache directory before the first download; returns the removed files.
+    Runs once per process and cache directory before the first download; returns what it removed.
     """
     root = cache_dir()
     if root in _swept:
         return []
     _swept.add(root)
     removed = []
-    for subdir in (DOWNLOADS_SUBDIR, RECORDS_SUBDIR):
+    for subdir in (DOWNLOADS_SUBDIR, RECORDS_SUBDIR, HUB_SUBDIR):
         removed += remove_stale_temporaries(root / subdir)
     return removed
 

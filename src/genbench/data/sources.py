@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from genbench.data.cache import fetch
+from genbench.data.hub import find_hub_export, load_hub_export
 from genbench.data.jsonl import read_jsonl
 from genbench.errors import DataLoadError
 
@@ -46,9 +47,10 @@ def load_data_source(
     :func:`~genbench.data.fetch` (downloaded once into the cache, or read in place; verified against
     ``sha256[split]`` when given) and read with :func:`~genbench.data.read_jsonl`.
 
-    ``hf``: ``datasets.load_dataset(*hf_id, revision=git_commit_sha)``. When ``hf_id`` (or its first element)
-    is an existing directory, absolute or relative to ``task_dir``, it is loaded locally instead: a folder
-    written by ``save_to_disk`` with ``datasets.load_from_disk``, any other folder (e.g. of JSONL or Parquet
+    ``hf``: the copy that ``genbench-cli data fetch`` (or ``data import``) saved for this id and revision, if
+    any (no Hub access); else ``datasets.load_dataset(*hf_id, revision=git_commit_sha)``. When ``hf_id`` (or its
+    first element) is an existing directory, absolute or relative to ``task_dir``, it is loaded locally instead: a
+    folder written by ``save_to_disk`` with ``datasets.load_from_disk``, any other folder (e.g. of JSONL or Parquet
     files) with ``datasets.load_dataset(folder)``. A single ``Dataset`` becomes the ``test`` split.
 
     Args:
@@ -115,7 +117,8 @@ def _load_hf(data_source: DataSourceConfig, task_dir: Path) -> dict[str, dataset
     else:
         description = f"Hugging Face dataset {path!r}" + (f" (config {name!r})" if name else "")
         description += f" at revision {revision!r}" if revision else " (no revision pinned)"
-        loaded = _load_hub(path, name, revision, description)
+        export = find_hub_export(path, name, revision) if revision else None
+        loaded = load_hub_export(export) if export is not None else _load_hub(path, name, revision, description)
     return _split_dict(loaded, description)
 
 
@@ -160,9 +163,10 @@ def _hub_hint(exc: BaseException) -> str:
     offline = [v for v in _OFFLINE_VARIABLES if os.environ.get(v, "").strip().upper() in {"1", "ON", "YES", "TRUE"}]
     if offline:
         return (
-            f". Offline mode is on ({', '.join(f'{v}=1' for v in offline)}) and this dataset is not in the Hugging "
-            "Face cache (HF_HOME / HF_DATASETS_CACHE): load it once with network access, or set hf_id to a local "
-            "folder (written by save_to_disk, or holding the data files)."
+            f". Offline mode is on ({', '.join(f'{v}=1' for v in offline)}) and this dataset is neither in genbench's "
+            "cache nor in the Hugging Face cache (HF_HOME / HF_DATASETS_CACHE): run `genbench-cli data fetch TASK` "
+            "with network access (and `data export` / `data import` to carry it to this machine), or set hf_id to "
+            "a local folder (written by save_to_disk, or holding the data files)."
         )
     chain: list[BaseException] = []
     current: BaseException | None = exc
@@ -171,8 +175,8 @@ def _hub_hint(exc: BaseException) -> str:
         current = current.__cause__ or current.__context__
     if any(isinstance(e, (ConnectionError, TimeoutError)) or "offline" in str(e).lower() for e in chain):
         return (
-            ". The Hugging Face Hub could not be reached (the machine looks offline): load the dataset once with "
-            "network access, or set hf_id to a local folder."
+            ". The Hugging Face Hub could not be reached (the machine looks offline): run `genbench-cli data fetch "
+            "TASK` once with network access, or set hf_id to a local folder."
         )
     return ""
 

@@ -1,9 +1,10 @@
-"""Temporary files in the cache: written under a lock, renamed into place, and removed when a run died.
+"""Temporary files and folders in the cache: written under a lock, renamed into place, removed when a run died.
 
-A download streams into ``.<name>.<random>.tmp`` next to its final name. While the writing process lives it
-holds an exclusive ``flock`` on that file, so the next run can tell a killed run's leftover (nobody holds the
-lock) from a concurrent run's download in progress (the lock is held) and removes only the former. Where
-``fcntl`` is missing (Windows), a temporary file counts as stale once it is older than the download time limit.
+A download streams into ``.<name>.<random>.tmp`` next to its final name (a saved dataset into a folder named
+the same way). While the writing process lives it holds an exclusive ``flock`` on that file or folder, so the
+next run can tell a killed run's leftover (nobody holds the lock) from a concurrent run's work in progress (the
+lock is held) and removes only the former. Where ``fcntl`` is missing (Windows), a temporary counts as stale
+once it is a day old.
 """
 
 from __future__ import annotations
@@ -11,8 +12,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import shutil
 import tempfile
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -60,6 +63,47 @@ def staged_file(target: Path) -> Iterator[tuple[IO[bytes], Path]]:
         raise
 
 
+@contextlib.contextmanager
+def staged_directory(target: Path) -> Iterator[Path]:
+    """A locked temporary folder next to ``target``: it replaces ``target`` when the block succeeds, else is removed.
+
+    >>> import tempfile, pathlib
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "saved"
+    >>> with staged_directory(target) as stage:
+    ...     _ = (stage / "part.arrow").write_bytes(b"...")
+    >>> sorted(path.name for path in target.iterdir())
+    ['part.arrow']
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=TMP_SUFFIX, dir=target.parent))
+    fd = os.open(stage, os.O_RDONLY)
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield stage
+        replace_directory(stage, target)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    finally:
+        os.close(fd)
+
+
+def replace_directory(source: Path, target: Path) -> None:
+    """Put the folder ``source`` at ``target`` (same file system), replacing any folder there.
+
+    A folder cannot be renamed over a non-empty one, so an existing ``target`` is first renamed aside to a
+    ``*.tmp`` name (removed here, or by the next run's cleanup if this one is killed).
+    """
+    if target.exists():
+        aside = target.with_name(f".{target.name}.old-{uuid.uuid4().hex[:8]}{TMP_SUFFIX}")
+        os.replace(target, aside)
+        os.replace(source, target)
+        shutil.rmtree(aside, ignore_errors=True)
+    else:
+        os.replace(source, target)
+
+
 def remove_stale_temporaries(directory: Path, *, stale_after_s: float = STALE_AFTER_S) -> list[Path]:
     """Remove the ``*.tmp`` files in ``directory`` (and its subfolders) left by runs that were killed.
 
@@ -81,11 +125,16 @@ def remove_stale_temporaries(directory: Path, *, stale_after_s: float = STALE_AF
         return []
     removed = []
     now = time.time()
-    for path in directory.rglob(f"*{TMP_SUFFIX}"):
+    if fcntl is None:
+        stale_after_s = max(stale_after_s, 24 * 3600.0)  # no locks to tell a live run: wait a day
+    for path in sorted(directory.rglob(f"*{TMP_SUFFIX}")):
         try:
-            if not path.is_file() or path.is_symlink() or now - path.stat().st_mtime < stale_after_s:
+            if path.is_symlink() or now - path.stat().st_mtime < stale_after_s:
                 continue
-            if _unlocked(path):
+            if path.is_dir() and _unlocked(path):
+                shutil.rmtree(path)
+                removed.append(path)
+            elif path.is_file() and _unlocked(path):
                 path.unlink()
                 removed.append(path)
                 logger.info("Removed %s, left over by a download that was killed.", path)
@@ -97,9 +146,11 @@ def remove_stale_temporaries(directory: Path, *, stale_after_s: float = STALE_AF
 def _unlocked(path: Path) -> bool:
     if fcntl is None:
         return True
-    with open(path, "rb") as handle:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        return True  # closing the handle releases the lock
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)  # releases the lock
+    return True
