@@ -309,6 +309,14 @@ def add_to_cache(
     return _write_record(uri, target, actual, len(data), origin)
 
 
+def install_download(uri: str, staged: Path, sha256: str, size: int, origin: str) -> CacheEntry:
+    """Move a verified file (``staged``, on the cache's file system) into the cache as the copy of ``uri``."""
+    target = cached_path(uri)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(staged, target)
+    return _write_record(uri, target, sha256, size, origin)
+
+
 def remove_stale_downloads() -> list[Path]:
     """Remove temporary files and folders that killed runs left in the cache (see :mod:`genbench.data.staging`).
 

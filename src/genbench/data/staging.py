@@ -89,6 +89,29 @@ def staged_directory(target: Path) -> Iterator[Path]:
         os.close(fd)
 
 
+@contextlib.contextmanager
+def scratch_directory(parent: Path) -> Iterator[Path]:
+    """A locked temporary folder in ``parent``, removed with its content when the block ends.
+
+    >>> import tempfile, pathlib
+    >>> parent = pathlib.Path(tempfile.mkdtemp())
+    >>> with scratch_directory(parent) as scratch:
+    ...     _ = (scratch / "x").write_text("x")
+    >>> list(parent.iterdir())
+    []
+    """
+    parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".scratch.", suffix=TMP_SUFFIX, dir=parent))
+    fd = os.open(scratch, os.O_RDONLY)
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield scratch
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+        os.close(fd)
+
+
 def replace_directory(source: Path, target: Path) -> None:
     """Put the folder ``source`` at ``target`` (same file system), replacing any folder there.
 
