@@ -237,3 +237,39 @@ def test_missing_local_data_file_names_field_path_and_fix(tmp_path):
     assert "correct data_source.test in config.jsonnet" in message and str(tmp_path.resolve()) in message
     assert "Errno" not in message and "None" not in message
     assert info.value.filename == path and isinstance(info.value, FileNotFoundError)
+
+
+def test_a_killed_download_leaves_a_temporary_the_next_run_removes(http_server, genbench_cache, tmp_path):
+    """A real process killed mid-download: its file is kept while it lives, and removed after it died."""
+    import signal
+    import subprocess
+    import sys
+
+    url = http_server.serve("slow.jsonl", BODY)
+    http_server.faults["/slow.jsonl"] = "drip"
+    child = subprocess.Popen(
+        [sys.executable, "-c", f"from genbench.data import fetch; fetch({url!r}, base_dir='.')"],
+        env={**os.environ, "GENBENCH_CACHE": str(genbench_cache)},
+    )
+    try:
+        downloads = genbench_cache / "downloads"
+        deadline = time.monotonic() + 60
+        while not list(downloads.glob(".*.tmp")) and time.monotonic() < deadline and child.poll() is None:
+            time.sleep(0.05)
+        (partial,) = list(downloads.glob(".*.tmp"))
+        old = time.time() - 3600
+        os.utime(partial, (old, old))
+        assert remove_stale_temporaries(downloads) == [], "the child is alive and holds the lock"
+        assert partial.exists()
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=30)
+    assert partial.exists(), "a killed run leaves its temporary file behind"
+    os.utime(partial, (old, old))
+
+    http_server.faults.clear()
+    assert fetch(url, base_dir=tmp_path).read_bytes() == BODY
+    assert not partial.exists(), "the next run removed the leftover"
+    assert cache_files(genbench_cache) == sorted(
+        [f"download-records/{cached_path(url).name}.json", f"downloads/{cached_path(url).name}"]
+    )
