@@ -273,3 +273,13 @@ def test_a_killed_download_leaves_a_temporary_the_next_run_removes(http_server, 
     assert cache_files(genbench_cache) == sorted(
         [f"download-records/{cached_path(url).name}.json", f"downloads/{cached_path(url).name}"]
     )
+
+
+def test_a_cached_file_that_fails_to_load_says_how_to_refetch(http_server, tmp_path):
+    url = http_server.serve("test.jsonl", b'{"a": 1}\n')
+    source = DataSourceConfig(type="manual", test=url)
+    assert load_data_source(source, tmp_path)["test"].num_rows == 1
+    cached_path(url).write_bytes(b'{"a": 1,\n')  # damaged on disk, same size
+    with pytest.raises(DataLoadError, match="invalid JSON") as info:
+        load_data_source(source, tmp_path)
+    assert f"is the cached copy of {url}: run `genbench-cli data fetch --refresh {url}`" in str(info.value)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from genbench.data.cache import fetch
+from genbench.data.cache import fetch, is_remote, refetch_hint
 from genbench.data.hub import find_hub_export, load_hub_export
 from genbench.data.jsonl import read_jsonl
 from genbench.errors import DataLoadError
@@ -98,7 +98,12 @@ def _load_manual(data_source: DataSourceConfig, task_dir: Path, *, progress: boo
         path = fetch(
             uri, base_dir=task_dir, sha256=checksums.get(split), progress=progress, field=f"data_source.{split}"
         )
-        splits[split] = read_jsonl(path, split=split)
+        try:
+            splits[split] = read_jsonl(path, split=split)
+        except DataLoadError as exc:
+            if not is_remote(uri):
+                raise
+            raise type(exc)(f"{exc} ({path} is the cached copy of {uri}: {refetch_hint(uri)}.)") from exc
     return order_splits(splits)
 
 
