@@ -132,6 +132,16 @@ def test_fetch_of_a_pinned_task_says_it_matches(tasks, hub):
     assert "paste into" not in result.output
 
 
+def test_fetch_of_a_task_dict_covers_every_subtask_and_local_files_stay_in_place(genbench_cache):
+    result = run("data", "fetch", "negation_consistency")
+    assert result.exit_code == 0, result.output
+    for subtask in ("affirmative", "negated"):
+        path = Path(__file__).parents[2] / "src/genbench/tasks/negation_consistency" / subtask / "data/test.jsonl"
+        assert f"negation_consistency:{subtask}: data_source.test data/test.jsonl\n  in place at" in result.output
+        assert f"sha256: '{hashlib.sha256(path.read_bytes()).hexdigest()}'" in result.output
+    assert not (genbench_cache / "downloads").exists()
+
+
 def test_fetch_a_url_and_refresh(tasks, http_server):
     assert run("data", "fetch", tasks["url"]).exit_code == 0
     assert run("data", "fetch", tasks["url"]).exit_code == 0
@@ -216,12 +226,32 @@ def test_import_twice_replaces_cleanly(tasks, hub, tmp_path):
 # ------------------------------------------------------------------ hostile bundles
 
 
-@pytest.fixture
-def good_bundle(tasks, hub, tmp_path) -> Path:
-    run("data", "fetch", "remote_task", "hf_task")
-    bundle = tmp_path / "good.tar"
-    export_bundle(["remote_task", "hf_task"], bundle)
-    return bundle
+BUNDLED_URL = "https://example.org/remote/test.jsonl"
+
+
+@pytest.fixture(scope="module")
+def good_bundle(tmp_path_factory) -> Path:
+    """A bundle of one download and one Hub dataset, built once (the cache seeded without a server)."""
+    import datasets
+
+    from genbench.data.cache import add_to_cache
+
+    folder = tmp_path_factory.mktemp("good-bundle")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GENBENCH_CACHE", str(folder / "cache"))
+        patch.setenv("GENBENCH_TASKS_PATH", str(folder / "tasks"))
+        patch.setattr(datasets, "load_dataset", FakeHub())
+        write_task(folder / "tasks", "remote_task", f"{{type: 'manual', test: '{BUNDLED_URL}'}}")
+        write_task(
+            folder / "tasks",
+            "hf_task",
+            f"{{type: 'hf', hf_id: ['org/sentences', 'en'], git_commit_sha: '{REVISION}'}}",
+        )
+        (folder / "copy.jsonl").write_bytes(REMOTE_BODY)
+        add_to_cache(BUNDLED_URL, folder / "copy.jsonl")
+        assert run("data", "fetch", "remote_task", "hf_task").exit_code == 0
+        export_bundle(["remote_task", "hf_task"], folder / "good.tar")
+    return folder / "good.tar"
 
 
 def rewrite(bundle: Path, target: Path, *, edit=None, extra=None, manifest_edit=None) -> Path:
@@ -248,9 +278,9 @@ def fresh_cache(tmp_path, monkeypatch) -> Path:
     return cache
 
 
-def assert_nothing_installed(cache: Path, url: str) -> None:
-    assert not cached_path(url).exists()
-    assert cached_entry(url) is None
+def assert_nothing_installed(cache: Path) -> None:
+    assert not cached_path(BUNDLED_URL).exists()
+    assert cached_entry(BUNDLED_URL) is None
     assert list_hub_exports() == []
     leftovers = [p for p in cache.rglob("*") if p.is_file()] if cache.exists() else []
     assert leftovers == []
@@ -274,7 +304,7 @@ def member(name: str, kind: bytes = tarfile.REGTYPE, link: str = "") -> tarfile.
         (member("downloads/unlisted.jsonl"), "members not in the manifest: downloads/unlisted.jsonl"),
     ],
 )
-def test_unsafe_or_unlisted_members_refuse_the_bundle(good_bundle, tasks, tmp_path, monkeypatch, info, message):
+def test_unsafe_or_unlisted_members_refuse_the_bundle(good_bundle, tmp_path, monkeypatch, info, message):
     data = b'{"a": 1}\n' if info.isfile() else None
     if info.isfile():
         info.size = len(data)
@@ -282,10 +312,10 @@ def test_unsafe_or_unlisted_members_refuse_the_bundle(good_bundle, tasks, tmp_pa
     cache = fresh_cache(tmp_path, monkeypatch)
     with pytest.raises(DataLoadError, match=message):
         import_bundle(bad)
-    assert_nothing_installed(cache, tasks["url"])
+    assert_nothing_installed(cache)
 
 
-def test_a_changed_file_fails_its_sha256_and_nothing_is_installed(good_bundle, tasks, tmp_path, monkeypatch):
+def test_a_changed_file_fails_its_sha256_and_nothing_is_installed(good_bundle, tmp_path, monkeypatch):
     def tamper(name: str, data: bytes) -> bytes:
         return data.replace(b'"6"', b'"7"') if name.startswith("downloads/") else data
 
@@ -293,10 +323,10 @@ def test_a_changed_file_fails_its_sha256_and_nothing_is_installed(good_bundle, t
     cache = fresh_cache(tmp_path, monkeypatch)
     with pytest.raises(ChecksumMismatchError, match="the manifest says"):
         import_bundle(bad)
-    assert_nothing_installed(cache, tasks["url"])
+    assert_nothing_installed(cache)
 
 
-def test_a_changed_hub_file_fails_and_the_download_is_not_installed_either(good_bundle, tasks, tmp_path, monkeypatch):
+def test_a_changed_hub_file_fails_and_the_download_is_not_installed_either(good_bundle, tmp_path, monkeypatch):
     def tamper(name: str, data: bytes) -> bytes:
         return data + b"x" if name.endswith("dataset_dict.json") else data
 
@@ -304,10 +334,10 @@ def test_a_changed_hub_file_fails_and_the_download_is_not_installed_either(good_
     cache = fresh_cache(tmp_path, monkeypatch)
     with pytest.raises(ChecksumMismatchError, match="dataset_dict.json has .* bytes, the manifest says"):
         import_bundle(bad)
-    assert_nothing_installed(cache, tasks["url"])
+    assert_nothing_installed(cache)
 
 
-def test_an_html_page_with_a_matching_manifest_is_refused(good_bundle, tasks, tmp_path, monkeypatch):
+def test_an_html_page_with_a_matching_manifest_is_refused(good_bundle, tmp_path, monkeypatch):
     page = b"<!DOCTYPE html><html>error</html>\n"
 
     def swap(name: str, data: bytes) -> bytes:
@@ -320,7 +350,7 @@ def test_an_html_page_with_a_matching_manifest_is_refused(good_bundle, tasks, tm
     cache = fresh_cache(tmp_path, monkeypatch)
     with pytest.raises(DataLoadError, match="HTML page"):
         import_bundle(bad)
-    assert_nothing_installed(cache, tasks["url"])
+    assert_nothing_installed(cache)
 
 
 @pytest.mark.parametrize(
@@ -334,12 +364,12 @@ def test_an_html_page_with_a_matching_manifest_is_refused(good_bundle, tasks, tm
         (lambda m: m["files"].append(dict(m["files"][0], member="downloads/missing")), "listed but missing"),
     ],
 )
-def test_a_bad_manifest_refuses_the_bundle(good_bundle, tasks, tmp_path, monkeypatch, edit, message):
+def test_a_bad_manifest_refuses_the_bundle(good_bundle, tmp_path, monkeypatch, edit, message):
     bad = rewrite(good_bundle, tmp_path / "bad.tar", manifest_edit=edit)
     cache = fresh_cache(tmp_path, monkeypatch)
     with pytest.raises(DataLoadError, match=message):
         import_bundle(bad)
-    assert_nothing_installed(cache, tasks["url"])
+    assert_nothing_installed(cache)
 
 
 def test_not_a_bundle(tmp_path):
