@@ -306,6 +306,7 @@ def add_to_cache(
     target = cached_path(uri)
     with staged_file(target) as (out, _):
         out.write(data)
+        _record_path(target).unlink(missing_ok=True)
     return _write_record(uri, target, actual, len(data), origin)
 
 
@@ -313,6 +314,7 @@ def install_download(uri: str, staged: Path, sha256: str, size: int, origin: str
     """Move a verified file (``staged``, on the cache's file system) into the cache as the copy of ``uri``."""
     target = cached_path(uri)
     target.parent.mkdir(parents=True, exist_ok=True)
+    _record_path(target).unlink(missing_ok=True)
     os.replace(staged, target)
     return _write_record(uri, target, sha256, size, origin)
 
@@ -452,6 +454,9 @@ def _download(uri: str, target: Path, *, expected: str | None, progress: bool, s
                 content_type=result.content_type,
                 allow_empty=expected == EMPTY_SHA256,
             )
+            # The old record goes before the new file replaces the old one: a crash in between leaves a file
+            # without a record, which is never trusted, rather than a new file under the old record.
+            _record_path(target).unlink(missing_ok=True)
     except DataLoadError as exc:
         raise type(exc)(_with_cache_state(str(exc), uri, target, stale_note)) from exc.__cause__
     _write_record(uri, target, result.sha256, result.size, "download")
