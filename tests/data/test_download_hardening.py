@@ -283,3 +283,13 @@ def test_a_cached_file_that_fails_to_load_says_how_to_refetch(http_server, tmp_p
     with pytest.raises(DataLoadError, match="invalid JSON") as info:
         load_data_source(source, tmp_path)
     assert f"is the cached copy of {url}: run `genbench-cli data fetch --refresh {url}`" in str(info.value)
+
+
+def test_a_cached_file_whose_url_ends_in_tmp_is_not_taken_for_a_leftover(http_server, genbench_cache, tmp_path):
+    url = http_server.serve("export.tmp", BODY)
+    path = fetch(url, base_dir=tmp_path)
+    old = time.time() - 3600
+    os.utime(path, (old, old))
+    assert remove_stale_temporaries(genbench_cache / "downloads") == []
+    assert fetch(url, base_dir=tmp_path).read_bytes() == BODY
+    assert len(http_server.requests) == 1

@@ -128,7 +128,9 @@ def replace_directory(source: Path, target: Path) -> None:
 
 
 def remove_stale_temporaries(directory: Path, *, stale_after_s: float = STALE_AFTER_S) -> list[Path]:
-    """Remove the ``*.tmp`` files in ``directory`` (and its subfolders) left by runs that were killed.
+    """Remove the hidden ``.*.tmp`` files and folders in ``directory`` (and below) left by runs that were killed.
+
+    Only hidden names are considered: cached files never start with a dot, even when their URL ends in ``.tmp``.
 
     A file is removed only when it is older than ``stale_after_s`` and no process holds its lock (without
     ``fcntl``: older than ``stale_after_s``), so a concurrent run's download is never touched.
@@ -150,7 +152,7 @@ def remove_stale_temporaries(directory: Path, *, stale_after_s: float = STALE_AF
     now = time.time()
     if fcntl is None:
         stale_after_s = max(stale_after_s, 24 * 3600.0)  # no locks to tell a live run: wait a day
-    for path in sorted(directory.rglob(f"*{TMP_SUFFIX}")):
+    for path in sorted(directory.rglob(f".*{TMP_SUFFIX}")):
         try:
             if path.is_symlink() or now - path.stat().st_mtime < stale_after_s:
                 continue
