@@ -293,3 +293,21 @@ def test_a_cached_file_whose_url_ends_in_tmp_is_not_taken_for_a_leftover(http_se
     assert remove_stale_temporaries(genbench_cache / "downloads") == []
     assert fetch(url, base_dir=tmp_path).read_bytes() == BODY
     assert len(http_server.requests) == 1
+
+
+def test_staging_folders_of_killed_runs_are_removed_and_live_ones_kept(tmp_path):
+    from genbench.data.staging import staged_directory
+
+    dead = tmp_path / "org--data" / "default" / ".abc123.dead0001.tmp"
+    (dead / "sub").mkdir(parents=True)
+    (dead / "sub" / "data-00000-of-00001.arrow").write_bytes(b"partial")
+    old = time.time() - 3600
+    os.utime(dead, (old, old))
+    with staged_directory(tmp_path / "org--data" / "default" / "def456") as live:
+        (live / ".inner.tmp").write_bytes(b"the writer's own temporary")
+        os.utime(live, (old, old))
+        os.utime(live / ".inner.tmp", (old, old))
+        assert remove_stale_temporaries(tmp_path) == [dead]
+        assert (live / ".inner.tmp").exists()
+    assert not dead.exists()
+    assert (tmp_path / "org--data" / "default" / "def456" / ".inner.tmp").exists()

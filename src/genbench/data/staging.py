@@ -152,7 +152,7 @@ def remove_stale_temporaries(directory: Path, *, stale_after_s: float = STALE_AF
     now = time.time()
     if fcntl is None:
         stale_after_s = max(stale_after_s, 24 * 3600.0)  # no locks to tell a live run: wait a day
-    for path in sorted(directory.rglob(f".*{TMP_SUFFIX}")):
+    for path in _temporaries(directory):
         try:
             if path.is_symlink() or now - path.stat().st_mtime < stale_after_s:
                 continue
@@ -166,6 +166,18 @@ def remove_stale_temporaries(directory: Path, *, stale_after_s: float = STALE_AF
         except OSError:  # vanished meanwhile, or not ours to remove: leave it
             continue
     return removed
+
+
+def _temporaries(directory: Path) -> list[Path]:
+    """The hidden ``.*.tmp`` entries below ``directory``, not descending into them (a live staging folder's
+    content is its writer's business) nor following links."""
+    found = []
+    for entry in sorted(directory.iterdir()):
+        if entry.name.startswith(".") and entry.name.endswith(TMP_SUFFIX):
+            found.append(entry)
+        elif entry.is_dir() and not entry.is_symlink():
+            found += _temporaries(entry)
+    return found
 
 
 def _unlocked(path: Path) -> bool:
