@@ -100,9 +100,8 @@ def _chosen_backend(backend: str, index_dir: str | None, **es_options: Any) -> A
     given = {key: value for key, value in es_options.items() if value is not None}
     if backend == "embedded":
         if given:
-            raise click.UsageError(
-                f"--{next(iter(given))} applies to --backend elasticsearch, not to the embedded backend."
-            )
+            option = {"url": "es_url", "ca_certs": "es_ca_certs"}.get(next(iter(given)), next(iter(given)))
+            raise click.UsageError(f"--{option} applies to --backend elasticsearch, not to the embedded backend.")
         return create_backend(backend, index_dir=index_dir)
     if index_dir is not None:
         raise click.UsageError("--index_dir applies to the embedded backend; Elasticsearch keeps its own indexes.")
@@ -195,7 +194,7 @@ def index(
 
     if not dataset and dataset_mixer_config is None:
         raise click.UsageError("Give --dataset or --dataset_mixer_config.")
-    chosen = _chosen_backend(backend, index_dir, url=es_url, ca_certs=es_ca_certs, shard_rows=None)
+    chosen = _chosen_backend(backend, index_dir, url=es_url, ca_certs=es_ca_certs)
     if backend != "embedded" and ngram_size:
         raise click.UsageError("--ngram_size builds the embedded backend's n-gram tables; Elasticsearch needs none.")
     if shard_rows is not None:
