@@ -84,6 +84,8 @@ def test_search_size_warns_and_options_are_checked(osmem_url, tmp_path: Path, wr
         "--search_size", "2", "--no-progress",
     )  # fmt: skip
     assert "Warning: 3 instances reached --search_size 2 hits (flagged truncated)" in printed
+    listed = _run("list", "--backend", "elasticsearch", "--es_url", osmem_url)
+    assert listed.split("\t")[1:] == ["text", str(train), "3 units\n"]
     refused = CliRunner().invoke(contamination, ["index", "--dataset", str(train), "--es_url", osmem_url])
     assert refused.exit_code == 2 and "--es_url applies to --backend elasticsearch" in refused.output
     refused = CliRunner().invoke(

@@ -355,15 +355,15 @@ def search(
 
 @contamination.command("list")
 @_index_dir_option
+@_backend_options
 @_errors_as_messages
-def list_indexes(index_dir: str | None) -> None:
+def list_indexes(index_dir: str | None, backend: str, es_url: str | None, es_ca_certs: str | None) -> None:
     """List the indexes."""
-    from genbench.contamination.embedded import EmbeddedBackend
-
-    backend = EmbeddedBackend(index_dir)
-    manifests = backend.list_indexes()
+    chosen = _chosen_backend(backend, index_dir, url=es_url, ca_certs=es_ca_certs)
+    manifests = chosen.list_indexes()
     if not manifests:
-        click.echo(f"No indexes in {backend.index_dir}.")
+        where = getattr(chosen, "index_dir", None) or getattr(chosen, "url", backend)
+        click.echo(f"No indexes in {where}.")
         return
     for manifest in manifests:
         counts = manifest.get("counts", {})

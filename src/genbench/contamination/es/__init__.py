@@ -96,7 +96,7 @@ class ElasticsearchBackend(IndexBackend):
                 raise ContaminationError(f"{option} must be at least {least}, got {value}.")
         if num_candidates > 10_000:
             raise ContaminationError(f"num_candidates must be at most 10000, got {num_candidates}.")
-        self._options = {
+        self._options: dict[str, Any] = {
             "api_key": api_key,
             "password": password,
             "ca_certs": ca_certs,
