@@ -120,6 +120,19 @@ def test_rebuilding_is_idempotent_and_a_stopped_build_resumes(make_backend, tmp_
     assert backend.client.count(index=name)["count"] == 10
 
 
+def test_an_index_that_is_not_genbench_s_is_never_touched(make_backend, tmp_path, write_jsonl):
+    backend = make_backend()
+    train = write_jsonl(tmp_path / "train.jsonl", [{"text": "x"}])
+    name = schema.index_name(str(train), "text")
+    backend.client.indices.create(index=name, mappings={"properties": {"title": {"type": "keyword"}}})
+    backend.client.index(index=name, id="mine", document={"title": "keep me"}, refresh=True)
+    with pytest.raises(ContaminationError, match=f"index {name} .* exists but is not a genbench contamination index"):
+        backend.build(load_training_dataset(str(train)), UnitSpec(text_field="text"))
+    with pytest.raises(ContaminationError, match="is not a genbench contamination index"):
+        backend.open(str(train))
+    assert backend.client.get(index=name, id="mine")["_source"] == {"title": "keep me"}
+
+
 def test_search_size_caps_hits_and_flags_truncated_instances(make_backend, tmp_path, write_jsonl):
     backend = make_backend(search_size=2, page_size=1)
     units = ["common words here"] * 3 + ["rare phrase only once", "x y"]

@@ -22,7 +22,7 @@ from genbench.contamination.backend import INDEX_TYPES, Index, IndexBackend
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.es.connection import check_server, connect, translate_errors
 from genbench.contamination.es.retrieval import PAGE_SIZE, QUERIES_PER_MSEARCH, Retriever
-from genbench.contamination.es.schema import document_id, index_body, index_name, unit_id_key
+from genbench.contamination.es.schema import document_id, index_body, index_name, is_index_name, unit_id_key
 from genbench.contamination.es.vector_index import NUM_CANDIDATES
 from genbench.contamination.sources import LoadedDataset, UnitBatch, UnitSpec, filter_values_seen, iter_unit_batches
 
@@ -153,8 +153,14 @@ class ElasticsearchBackend(IndexBackend):
     # -- reading manifests -------------------------------------------------------------------------------------
 
     def _manifest(self, index: str) -> dict[str, Any] | None:
-        """The manifest in an index's ``_meta``; ``None`` when there is no such index or it is not genbench's."""
+        """The manifest in an index's ``_meta``; ``None`` when there is no such index.
+
+        Raises:
+            ContaminationError: the index exists but is not a genbench contamination index (it is never touched).
+        """
         elasticsearch = __import__("elasticsearch")
+        if not is_index_name(index):
+            return None
         with translate_errors(f"read the mapping of {index}", self.url):
             try:
                 mapping = self.client.indices.get_mapping(index=index)
@@ -164,7 +170,10 @@ class ElasticsearchBackend(IndexBackend):
             meta = body.get("mappings", {}).get("_meta")
             if isinstance(meta, dict) and meta.get("format") == FORMAT:
                 return meta
-        return None
+        raise ContaminationError(
+            f"The Elasticsearch index {index} at {self.url} exists but is not a genbench contamination index: "
+            "genbench leaves it alone. Delete or rename it to index this dataset here."
+        )
 
     def list_indexes(self) -> list[dict[str, Any]]:
         with translate_errors("list the indexes", self.url):
@@ -358,8 +367,11 @@ class ElasticsearchBackend(IndexBackend):
             ContaminationError: no such index (the message lists the existing ones), an unfinished build, another
                 index type, an older analyzer, or another model.
         """
-        name = dataset if self._manifest(dataset) is not None else index_name(dataset, index_type)
-        manifest = self._manifest(name)
+        manifest = self._manifest(dataset) if is_index_name(dataset) else None
+        name = dataset
+        if manifest is None:
+            name = index_name(dataset, index_type)
+            manifest = self._manifest(name)
         if manifest is None:
             existing = [f"{m['name']} ({m['source']['name']})" for m in self.list_indexes()]
             listing = "; existing indexes: " + ", ".join(existing) if existing else "; there are no indexes yet"

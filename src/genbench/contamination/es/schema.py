@@ -74,6 +74,21 @@ def index_name(dataset: str, index_type: str) -> str:
     return base + suffix
 
 
+def is_index_name(name: str) -> bool:
+    """Whether ``name`` can be an Elasticsearch index name (so it may be looked up as one, never as a pattern).
+
+    >>> is_index_name("allenai_tulu-2-sft-mixture_text"), is_index_name("allenai/tulu"), is_index_name("*")
+    (True, False, False)
+    """
+    return (
+        0 < len(name.encode("utf-8")) <= 255
+        and name == name.lower()
+        and name not in (".", "..")
+        and not name.startswith(("_", "-", "+"))
+        and not any(c in _INVALID or not c.isprintable() for c in name)
+    )
+
+
 def unit_id_key(unit: int) -> str:
     """The ``unit_id`` keyword of a unit number.
 
