@@ -25,6 +25,7 @@ class Recorder:
     mappings: dict[str, dict[str, Any]] = field(default_factory=dict)
     documents: dict[str, dict[str, Any]] = field(default_factory=dict)  # _id -> source
     fail_ids: set[str] = field(default_factory=set)
+    busy_once_ids: set[str] = field(default_factory=set)  # answered 429 the first time, accepted when retried
     knn_hits: list[tuple[float, int]] = field(default_factory=list)  # (_score, unit) answered to every knn search
     requests: list[tuple[str, str, Any]] = field(default_factory=list)
     url: str = ""
@@ -94,7 +95,11 @@ def _handler(recorder: Recorder) -> type[BaseHTTPRequestHandler]:
                 items = []
                 for action, source in zip(body[0::2], body[1::2], strict=True):
                     meta = action["index"]
-                    if meta["_id"] in recorder.fail_ids:
+                    if meta["_id"] in recorder.busy_once_ids:
+                        recorder.busy_once_ids.discard(meta["_id"])
+                        error = {"type": "es_rejected_execution_exception", "reason": "busy"}
+                        items.append({"index": {"_id": meta["_id"], "status": 429, "error": error}})
+                    elif meta["_id"] in recorder.fail_ids:
                         error = {"type": "document_parsing_exception", "reason": "refused by the test"}
                         items.append({"index": {"_id": meta["_id"], "status": 400, "error": error}})
                     else:

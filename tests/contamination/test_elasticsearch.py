@@ -257,6 +257,21 @@ def test_refused_documents_are_all_reported(tmp_path, write_jsonl):
         assert meta["status"] == "building" and meta["progress"]["shards"] == 0  # resumable, never "complete"
 
 
+def test_documents_refused_with_429_are_retried_with_back_off(tmp_path, write_jsonl):
+    train = write_jsonl(tmp_path / "train.jsonl", [{"text": f"unit {i}"} for i in range(6)])
+    with RecorderServer() as recorder:
+        recorder.busy_once_ids = {"2:-1", "5:-1"}
+        backend = ElasticsearchBackend(recorder.url, request_timeout=5, initial_backoff=0.01, max_backoff=0.02)
+        manifest = backend.build(load_training_dataset(str(train)), UnitSpec(text_field="text"))
+        assert manifest["status"] == "complete" and manifest["counts"]["units"] == 6
+        bulks = recorder.bodies("PUT", "/_bulk") + recorder.bodies("POST", "/_bulk")
+        assert [[line["index"]["_id"] for line in bulk[0::2]] for bulk in bulks] == [
+            [f"{i}:-1" for i in range(6)],
+            ["2:-1", "5:-1"],  # only the refused documents, once more
+        ]
+        assert sorted(recorder.documents) == [f"{i}:-1" for i in range(6)]
+
+
 # -- request bodies ------------------------------------------------------------------------------------------------
 
 
