@@ -1,8 +1,9 @@
 """The index backend interface, search settings and search results, shared by every backend.
 
 A backend builds indexes of training datasets and opens them for search. The embedded backend
-(:class:`~genbench.contamination.embedded.EmbeddedBackend`, the default) keeps them as files on disk; an
-Elasticsearch backend can implement the same two classes. Whatever the backend, scores follow
+(:class:`~genbench.contamination.embedded.EmbeddedBackend`, the default) keeps them as files on disk; the
+Elasticsearch backend (:class:`~genbench.contamination.es.ElasticsearchBackend`) on a server. Backends are chosen by
+name through :mod:`~genbench.contamination.registry`. Whatever the backend, scores follow
 :mod:`~genbench.contamination.analysis` and are computed by :mod:`~genbench.contamination.scoring`, so the results
 are the same.
 
