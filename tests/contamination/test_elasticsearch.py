@@ -131,6 +131,7 @@ def test_an_index_that_is_not_genbench_s_is_never_touched(make_backend, tmp_path
     with pytest.raises(ContaminationError, match="is not a genbench contamination index"):
         backend.open(str(train))
     assert backend.client.get(index=name, id="mine")["_source"] == {"title": "keep me"}
+    backend.client.indices.delete(index=name)  # the test's own clean-up (on a real server it would stay)
 
 
 def test_search_size_caps_hits_and_flags_truncated_instances(make_backend, tmp_path, write_jsonl):
