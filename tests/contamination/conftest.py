@@ -3,15 +3,77 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+import os
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from genbench.contamination import SearchMode, TestSet
-from genbench.contamination.backend import SearchResult
+from genbench.contamination.backend import IndexBackend, SearchResult
 from genbench.contamination.embedded import EmbeddedBackend
 from genbench.contamination.sources import UnitSpec, load_training_dataset
+
+ES_URL_ENV = "GENBENCH_ES_URL"
+BACKENDS = [
+    "embedded",
+    "osmem",
+    pytest.param(
+        "es",
+        marks=[
+            pytest.mark.es,
+            pytest.mark.skipif(not os.environ.get(ES_URL_ENV), reason=f"no Elasticsearch: {ES_URL_ENV} is not set"),
+        ],
+    ),
+]
+"""The backend contract suite runs on each: the embedded backend, the Elasticsearch backend against osmem-server
+(in-memory, OpenSearch-compatible; see es_support.py), and against a real Elasticsearch when GENBENCH_ES_URL is set."""
+
+
+@pytest.fixture(scope="session")
+def osmem() -> Iterator[Any]:
+    """One osmem-server for the session (each test takes a clone of its empty base: milliseconds)."""
+    from osmem_server import OsmemServer
+
+    with OsmemServer.start(japanese=False) as server:
+        yield server
+
+
+@pytest.fixture(params=BACKENDS)
+def backend_kind(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def make_backend(backend_kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> Callable[..., IndexBackend]:
+    """``make_backend(**options)``: a fresh, empty backend of the parametrised kind."""
+    counter = iter(range(1000))
+
+    def make(**options: Any) -> IndexBackend:
+        if backend_kind == "embedded":
+            embedded_options = {k: v for k, v in options.items() if k == "shard_rows"}
+            return EmbeddedBackend(tmp_path / f"indexes{next(counter)}", **embedded_options)
+        from genbench.contamination.es import ElasticsearchBackend
+
+        if backend_kind == "osmem":
+            from tests.contamination.es_support import osmem_client
+
+            clone = request.getfixturevalue("osmem").clone()
+            request.addfinalizer(clone.close)
+            return ElasticsearchBackend(client=osmem_client(clone.url), **options)
+        backend = ElasticsearchBackend(os.environ[ES_URL_ENV], **options)
+        request.addfinalizer(lambda: _delete_test_indexes(backend, tmp_path))
+        return backend
+
+    return make
+
+
+def _delete_test_indexes(backend: Any, tmp_path: Path) -> None:
+    """On a real server, remove the indexes of this test's files (their names carry a hash of the path)."""
+    for manifest in backend.list_indexes():
+        if str(manifest["source"].get("path") or "").startswith(str(tmp_path)):
+            backend.client.indices.delete(index=manifest["name"])
 
 
 @pytest.fixture(autouse=True)
@@ -48,8 +110,8 @@ def chat_fixture() -> Callable[..., dict]:
 
 
 @pytest.fixture
-def text_search(tmp_path: Path) -> Callable[..., SearchResult]:
-    """Index ``units`` (one per row of a text field) and search test rows in it."""
+def text_search(tmp_path: Path, make_backend: Callable[..., IndexBackend]) -> Callable[..., SearchResult]:
+    """Index ``units`` (one per row of a text field) and search test rows in it, on each backend."""
     counter = iter(range(1000))
 
     def run(
@@ -64,7 +126,7 @@ def text_search(tmp_path: Path) -> Callable[..., SearchResult]:
     ) -> SearchResult:
         number = next(counter)
         train = write_jsonl(tmp_path / f"train{number}.jsonl", [{"text": unit} for unit in units])
-        backend = EmbeddedBackend(tmp_path / f"indexes{number}")
+        backend = make_backend()
         backend.build(load_training_dataset(str(train)), UnitSpec(text_field="text"))
         index = backend.open(str(train), **open_options)
         table = [(row,) if isinstance(row, str) else tuple(row) for row in rows]

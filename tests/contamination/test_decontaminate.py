@@ -26,16 +26,19 @@ def _user_turns(row: dict) -> list[list[str]]:
 
 
 @pytest.mark.parametrize(("ngram_size", "threshold"), [(None, None), (3, 0.5), (2, 0.0)])
-def test_kept_plus_removed_is_total_and_only_matches_are_removed(tmp_path, corpus, ngram_size, threshold):
+def test_kept_plus_removed_is_total_and_only_matches_are_removed(
+    tmp_path, corpus, ngram_size, threshold, make_backend
+):
     train, rows = corpus
     tests = ["red fox jumps", "blue dog runs green cat", "cat", "nothing in common"]
-    build_index(str(train), index_dir=tmp_path / "idx")
+    backend = make_backend()
+    build_index(str(train), backend=backend)
     report = search(
         str(train),
         test_sets=[TestSet.from_texts("t", tests)],
         ngram_size=ngram_size,
         match_threshold=threshold,
-        index_dir=tmp_path / "idx",
+        backend=backend,
     )
     (summary,) = decontaminate(report, tmp_path / "out")
     assert summary.kept + summary.removed == summary.total == len(rows)
@@ -52,18 +55,17 @@ def test_kept_plus_removed_is_total_and_only_matches_are_removed(tmp_path, corpu
     assert summary.removed == len(rows) - len(expected) > 0
 
 
-def test_decontamination_is_idempotent(tmp_path, corpus):
+def test_decontamination_is_idempotent(tmp_path, corpus, make_backend):
     train, _ = corpus
     test_set = TestSet.from_texts("t", ["red fox jumps", "green cat"])
-    build_index(str(train), index_dir=tmp_path / "idx")
-    report = search(str(train), test_sets=[test_set], ngram_size=2, match_threshold=0.5, index_dir=tmp_path / "idx")
+    backend = make_backend()
+    build_index(str(train), backend=backend)
+    report = search(str(train), test_sets=[test_set], ngram_size=2, match_threshold=0.5, backend=backend)
     (first,) = decontaminate(report, tmp_path / "out1")
     assert first.removed > 0
 
-    build_index(str(first.output), index_dir=tmp_path / "idx")
-    again = search(
-        str(first.output), test_sets=[test_set], ngram_size=2, match_threshold=0.5, index_dir=tmp_path / "idx"
-    )
+    build_index(str(first.output), backend=backend)
+    again = search(str(first.output), test_sets=[test_set], ngram_size=2, match_threshold=0.5, backend=backend)
     assert again.results[0].score == 0.0
     (second,) = decontaminate(again, tmp_path / "out2")
     assert (second.removed, second.kept) == (0, first.kept)

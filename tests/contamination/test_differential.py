@@ -51,7 +51,26 @@ def test_embedded_index_matches_the_definition(
     train = write_jsonl(tmp_path / "train.jsonl", [{"text": " ".join(unit)} for unit in units])
     backend = EmbeddedBackend(tmp_path / "indexes", shard_rows=7)
     backend.build(load_training_dataset(str(train)), UnitSpec(text_field="text"))
-    index = backend.open(str(train), hash_bits=hash_bits)
+    _check_against_definition(backend.open(str(train), hash_bits=hash_bits), units, rows, seed)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_every_backend_matches_the_definition(tmp_path: Path, monkeypatch, write_jsonl, make_backend, seed):
+    """The contract: on random data, every backend gives the definition's scores, matches and matched units.
+
+    Elasticsearch pages of 3 hits and msearch batches of 4 searches make every query page with search_after.
+    """
+    from genbench.contamination.es import text_index as es_text_index
+
+    monkeypatch.setattr(es_text_index, "INSTANCES_PER_BATCH", 8)
+    units, rows = _random_data(seed)
+    train = write_jsonl(tmp_path / "train.jsonl", [{"text": " ".join(unit)} for unit in units])
+    backend = make_backend(shard_rows=7, page_size=3, msearch_batch=4)
+    backend.build(load_training_dataset(str(train)), UnitSpec(text_field="text"))
+    _check_against_definition(backend.open(str(train)), units, rows, seed)
+
+
+def _check_against_definition(index, units: list[list[str]], rows: list[tuple[str, ...]], seed: int) -> None:
     unit_tokens = [analysis.tokenize(" ".join(unit)) for unit in units]
     fields = tuple(f"f{i}" for i in range(len(rows[0])))
     test_set = TestSet("random", fields, rows)
@@ -67,6 +86,7 @@ def test_embedded_index_matches_the_definition(
             instance = result.instances[number]
             assert instance.raw_score == score, (ngram_size, row)
             assert instance.score == analysis.apply_threshold(score, threshold)
+            assert not instance.truncated
             if best is None:
                 assert instance.matches == []
                 continue

@@ -71,6 +71,43 @@ def _index_dir_option(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
+def _backend_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--backend``, ``--es_url`` and ``--es_ca_certs``."""
+    for decorator in reversed(
+        [
+            _option(
+                "backend",
+                default="embedded",
+                show_default=True,
+                help="Index backend: embedded (files under --index_dir) or elasticsearch (a server).",
+            ),
+            _option("es_url", help="Elasticsearch URL (default: $GENBENCH_ES_URL, else http://localhost:9200)."),
+            _option(
+                "es_ca_certs",
+                type=click.Path(dir_okay=False),
+                help="CA certificate to verify Elasticsearch's TLS certificate (e.g. http_ca.crt).",
+            ),
+        ]
+    ):
+        command = decorator(command)
+    return command
+
+
+def _chosen_backend(backend: str, index_dir: str | None, **es_options: Any) -> Any:
+    """The backend object for the CLI options (Elasticsearch options only apply to that backend)."""
+    from genbench.contamination.registry import create_backend
+
+    given = {key: value for key, value in es_options.items() if value is not None}
+    if backend == "embedded":
+        if given:
+            option = {"url": "es_url", "ca_certs": "es_ca_certs"}.get(next(iter(given)), next(iter(given)))
+            raise click.UsageError(f"--{option} applies to --backend elasticsearch, not to the embedded backend.")
+        return create_backend(backend, index_dir=index_dir)
+    if index_dir is not None:
+        raise click.UsageError("--index_dir applies to the embedded backend; Elasticsearch keeps its own indexes.")
+    return create_backend(backend, **given)
+
+
 def _progress_option(command: Callable[..., Any]) -> Callable[..., Any]:
     return click.option(
         "--progress/--no-progress", default=True, show_default=True, help="Show progress bars (on stderr)."
@@ -129,6 +166,7 @@ def contamination() -> None:
 )
 @_option("rebuild", is_flag=True, help="Build again even if an up-to-date index exists.")
 @_index_dir_option
+@_backend_options
 @_progress_option
 @_errors_as_messages
 def index(
@@ -146,6 +184,9 @@ def index(
     ngram_size: tuple[int, ...],
     rebuild: bool,
     index_dir: str | None,
+    backend: str,
+    es_url: str | None,
+    es_ca_certs: str | None,
     progress: bool,
 ) -> None:
     """Index training datasets (one index per dataset; a stopped build resumes)."""
@@ -153,6 +194,11 @@ def index(
 
     if not dataset and dataset_mixer_config is None:
         raise click.UsageError("Give --dataset or --dataset_mixer_config.")
+    chosen = _chosen_backend(backend, index_dir, url=es_url, ca_certs=es_ca_certs)
+    if backend != "embedded" and ngram_size:
+        raise click.UsageError("--ngram_size builds the embedded backend's n-gram tables; Elasticsearch needs none.")
+    if shard_rows is not None:
+        chosen.shard_rows = shard_rows
     manifests = build_index(
         list(dataset),
         dataset_mixer_config=dataset_mixer_config,
@@ -165,10 +211,10 @@ def index(
         text_field=text_field,
         index_dir=index_dir,
         max_batch_tokens=max_batch_tokens,
-        shard_rows=shard_rows,
         ngram_sizes=ngram_size,
         rebuild=rebuild,
         progress=progress,
+        backend=chosen,
     )
     for manifest in manifests:
         counts = manifest["counts"]
@@ -206,6 +252,18 @@ def index(
 @_option("top_k", type=click.IntRange(min=1), default=1, show_default=True, help="Matches reported per instance.")
 @_option("decontaminate", is_flag=True, help="Also write each training dataset without the matched rows.")
 @_index_dir_option
+@_backend_options
+@_option(
+    "search_size",
+    type=click.IntRange(min=1),
+    help="Elasticsearch: at most this many hits per query (default: all); instances reaching it are flagged "
+    "truncated.",
+)
+@_option(
+    "num_candidates",
+    type=click.IntRange(min=1, max=10_000),
+    help="Elasticsearch vector search: knn candidates per shard (default 1000).",
+)
 @_progress_option
 @_errors_as_messages
 def search(
@@ -223,6 +281,11 @@ def search(
     top_k: int,
     decontaminate: bool,
     index_dir: str | None,
+    backend: str,
+    es_url: str | None,
+    es_ca_certs: str | None,
+    search_size: int | None,
+    num_candidates: int | None,
     progress: bool,
 ) -> None:
     """Search test sets in training data indexes; write per-instance matches and the contamination table."""
@@ -242,6 +305,14 @@ def search(
         raise click.UsageError(
             f"--decontaminate after an {mode.describe()} needs --match_threshold (which scores count as a match)."
         )
+    chosen = _chosen_backend(
+        backend,
+        index_dir,
+        url=es_url,
+        ca_certs=es_ca_certs,
+        search_size=search_size,
+        num_candidates=num_candidates,
+    )
     if dataset:
         test_sets = [dataset_test_set(name, split=split, fields=list(field)) for name in dataset]
     else:
@@ -257,6 +328,7 @@ def search(
         index_dir=index_dir,
         top_k=top_k,
         progress=progress,
+        backend=chosen,
     )
     written = report.write(output_dir)
     table = report.table()
@@ -266,6 +338,12 @@ def search(
         click.echo(f"  {source}")
         for name in names:
             click.echo(f"    {name}: {scores[name]:.4f}")
+    cut = sum(result.truncated for result in report.results)
+    if cut:
+        click.echo(
+            f"Warning: {cut} instances reached --search_size {search_size} hits (flagged truncated): their scores "
+            "may be too low."
+        )
     click.echo(f"Wrote {len(written)} files to {output_dir} (contamination_report.tsv, report.html, per-pair JSONL).")
     if decontaminate:
         for summary in decontaminate_data(report, output_dir):
@@ -277,15 +355,15 @@ def search(
 
 @contamination.command("list")
 @_index_dir_option
+@_backend_options
 @_errors_as_messages
-def list_indexes(index_dir: str | None) -> None:
+def list_indexes(index_dir: str | None, backend: str, es_url: str | None, es_ca_certs: str | None) -> None:
     """List the indexes."""
-    from genbench.contamination.embedded import EmbeddedBackend
-
-    backend = EmbeddedBackend(index_dir)
-    manifests = backend.list_indexes()
+    chosen = _chosen_backend(backend, index_dir, url=es_url, ca_certs=es_ca_certs)
+    manifests = chosen.list_indexes()
     if not manifests:
-        click.echo(f"No indexes in {backend.index_dir}.")
+        where = getattr(chosen, "index_dir", None) or getattr(chosen, "url", backend)
+        click.echo(f"No indexes in {where}.")
         return
     for manifest in manifests:
         counts = manifest.get("counts", {})

@@ -194,6 +194,20 @@ class ContaminationCheckConfig(_Strict):
     model: NonEmptyStr | None = Field(
         default=None, description="Embedding mode: the sentence-transformers model the index was built with."
     )
+    backend: NonEmptyStr = Field(
+        default="embedded",
+        description="Index backend holding the index: `embedded` (files) or `elasticsearch` (server at "
+        "`GENBENCH_ES_URL`).",
+    )
+
+    @field_validator("backend")
+    @classmethod
+    def _known_backend(cls, value: str) -> str:
+        from genbench.contamination.registry import backend_names
+
+        if value not in backend_names():
+            raise ValueError(f"unknown contamination backend {value!r}: use one of {', '.join(backend_names())}")
+        return value
 
     @property
     def label(self) -> str:

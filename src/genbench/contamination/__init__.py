@@ -2,8 +2,8 @@
 
 Index training data once (chat data by message, or a text field), then search test sets against the index by exact,
 n-gram or embedding match; every training unit is considered, so results are complete. The rules are defined once
-in :mod:`~genbench.contamination.analysis`. Indexes are folders of files (the embedded backend); the
-:class:`IndexBackend` interface leaves room for a server-based one.
+in :mod:`~genbench.contamination.analysis`. Indexes are folders of files (the embedded backend, the default) or
+Elasticsearch indexes (``backend="elasticsearch"``); :mod:`~genbench.contamination.registry` names the backends.
 
 >>> import tempfile, pathlib, json
 >>> with tempfile.TemporaryDirectory() as tmp:

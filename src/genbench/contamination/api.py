@@ -30,12 +30,18 @@ from genbench.contamination.testsets import TestSet, task_test_sets
 PathLike = str | os.PathLike[str]
 
 
-def _backend(backend: IndexBackend | None, index_dir: PathLike | None, **options: Any) -> IndexBackend:
-    if backend is not None:
+def _backend(
+    backend: IndexBackend | str | None,
+    index_dir: PathLike | None,
+    backend_options: dict[str, Any] | None = None,
+    **options: Any,
+) -> IndexBackend:
+    """The backend object: given, or made by name (default ``embedded``) from the options."""
+    if backend is not None and not isinstance(backend, str):
         return backend
-    from genbench.contamination.embedded import EmbeddedBackend
+    from genbench.contamination.registry import create_backend
 
-    return EmbeddedBackend(index_dir, **options)
+    return create_backend(backend, index_dir=index_dir, **options, **(backend_options or {}))
 
 
 def training_datasets(datasets: str | Sequence[str] | None, dataset_mixer_config: PathLike | None) -> list[str]:
@@ -69,7 +75,8 @@ def build_index(
     ngram_sizes: Sequence[int] = (),
     rebuild: bool = False,
     progress: bool = False,
-    backend: IndexBackend | None = None,
+    backend: IndexBackend | str | None = None,
+    backend_options: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Index training datasets, one index per dataset (an up-to-date index is kept, a stopped build resumes).
 
@@ -90,7 +97,9 @@ def build_index(
             size builds its table).
         rebuild: Build again even when an up-to-date index exists.
         progress: Show progress bars.
-        backend: Another index backend than the embedded one.
+        backend: The index backend: an object, or a name of :mod:`~genbench.contamination.registry` (``embedded``,
+            the default, or ``elasticsearch``).
+        backend_options: Options of a backend given by name (for ``elasticsearch``: ``url``, ``ca_certs``, ...).
 
     Returns:
         The manifest of each index (``name``, ``counts``, ``source``, ...).
@@ -100,7 +109,7 @@ def build_index(
     """
     spec = UnitSpec(messages_field, query_filter, query_field, text_field)
     options = {"shard_rows": shard_rows} if shard_rows is not None else {}
-    chosen = _backend(backend, index_dir, **options)
+    chosen = _backend(backend, index_dir, backend_options, **options)
     if any(n < 1 for n in ngram_sizes):
         raise ContaminationError(f"N-gram sizes must be at least 1, got {list(ngram_sizes)}.")
     if ngram_sizes and index_type != "text":
@@ -117,7 +126,7 @@ def build_index(
             rebuild=rebuild,
             progress=progress,
         )
-        if ngram_sizes:
+        if ngram_sizes and hasattr(chosen, "index_dir"):  # n-gram tables are the embedded backend's
             index: Any = chosen.open(manifest["name"], index_type="text")
             for n in ngram_sizes:
                 index.table(n)
@@ -166,7 +175,8 @@ def search(
     index_dir: PathLike | None = None,
     top_k: int = 1,
     progress: bool = False,
-    backend: IndexBackend | None = None,
+    backend: IndexBackend | str | None = None,
+    backend_options: dict[str, Any] | None = None,
 ) -> ContaminationReport:
     """Score test sets against the indexes of training datasets (every unit considered: results are complete).
 
@@ -181,7 +191,8 @@ def search(
         index_dir: Where indexes live.
         top_k: Matches reported per instance (the first is the largest match).
         progress: Show progress bars.
-        backend: Another index backend than the embedded one.
+        backend: The index backend: an object, or a name (``embedded``, the default, or ``elasticsearch``).
+        backend_options: Options of a backend given by name (for ``elasticsearch``: ``url``, ``search_size``, ...).
 
     Raises:
         ContaminationError: an index is missing, or the options do not fit the index type.
@@ -191,7 +202,7 @@ def search(
     )
     if top_k < 1:
         raise ContaminationError(f"top_k must be at least 1, got {top_k}.")
-    chosen = _backend(backend, index_dir)
+    chosen = _backend(backend, index_dir, backend_options)
     names = training_datasets(train_datasets, dataset_mixer_config)
     indexes = [chosen.open(name, index_type=index_type, model=model) for name in names]
     suite = list(test_sets) if test_sets is not None else task_test_sets()

@@ -1,8 +1,9 @@
 """The index backend interface, search settings and search results, shared by every backend.
 
 A backend builds indexes of training datasets and opens them for search. The embedded backend
-(:class:`~genbench.contamination.embedded.EmbeddedBackend`, the default) keeps them as files on disk; an
-Elasticsearch backend can implement the same two classes. Whatever the backend, scores follow
+(:class:`~genbench.contamination.embedded.EmbeddedBackend`, the default) keeps them as files on disk; the
+Elasticsearch backend (:class:`~genbench.contamination.es.ElasticsearchBackend`) on a server. Backends are chosen by
+name through :mod:`~genbench.contamination.registry`. Whatever the backend, scores follow
 :mod:`~genbench.contamination.analysis` and are computed by :mod:`~genbench.contamination.scoring`, so the results
 are the same.
 
@@ -161,6 +162,8 @@ class InstanceResult:
         score: The reported score (0/1 with a threshold).
         raw_score: The largest match's score before the threshold.
         matches: The best matching units, best first (the first is the largest match).
+        truncated: A query of this instance reached the backend's result cap (``--search_size``): units past the
+            cap were not seen, so the score may be too low. Never set without a cap.
     """
 
     number: int
@@ -168,15 +171,19 @@ class InstanceResult:
     score: float
     raw_score: float
     matches: list[Match] = field(default_factory=list)
+    truncated: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "instance": self.number,
             "query": self.query,
             "score": self.score,
             "raw_score": self.raw_score,
             "matches": [m.to_json() for m in self.matches],
         }
+        if self.truncated:
+            data["truncated"] = True
+        return data
 
 
 @dataclass
@@ -206,6 +213,11 @@ class SearchResult:
     def score(self) -> float:
         """The test set's contamination score: the mean instance score."""
         return test_set_score(result.score for result in self.instances)
+
+    @property
+    def truncated(self) -> int:
+        """Instances whose hits reached the result cap (0 without a cap)."""
+        return sum(result.truncated for result in self.instances)
 
 
 def matched_from_mask(
@@ -247,7 +259,35 @@ class Index(ABC):
 
 
 class IndexBackend(ABC):
-    """Builds, finds and opens indexes."""
+    """Builds, finds and opens indexes.
+
+    Attributes:
+        name: The backend's name in :mod:`~genbench.contamination.registry` (``--backend``).
+    """
+
+    name: str = ""
+
+    @classmethod
+    def from_options(cls, **options: Any) -> IndexBackend:
+        """The backend made from keyword options (what ``--backend`` and the Python API pass).
+
+        Raises:
+            ContaminationError: an option this backend does not take.
+        """
+        import inspect
+
+        accepted = [
+            name
+            for name, parameter in inspect.signature(cls.__init__).parameters.items()
+            if name != "self" and parameter.kind in (parameter.KEYWORD_ONLY, parameter.POSITIONAL_OR_KEYWORD)
+        ]
+        unknown = sorted(set(options) - set(accepted))
+        if unknown:
+            raise ContaminationError(
+                f"The {cls.name or cls.__name__} backend has no option {', '.join(unknown)}; its options are "
+                f"{', '.join(accepted) or 'none'}."
+            )
+        return cls(**options)
 
     @abstractmethod
     def build(

@@ -52,10 +52,16 @@ def write_report(report: ContaminationReport, output_dir: Path) -> list[Path]:
 
     table = report.table()
     test_sets = list(dict.fromkeys(result.test_set for result in report.results))
+    truncated = _truncated(report)
     with atomic_open(output_dir / TSV_NAME) as handle:
-        handle.write("\t".join(["index", *(_cell(name) for name in test_sets)]) + "\n")
+        header = ["index", *(_cell(name) for name in test_sets)]
+        if truncated:  # only with a result cap that was reached: instances whose hits were cut, per test set
+            header += [f"{_cell(name)} truncated" for name in test_sets]
+        handle.write("\t".join(header) + "\n")
         for source, scores in table.items():
             values = [f"{scores[name]:.4f}" if name in scores else "" for name in test_sets]
+            if truncated:
+                values += [str(truncated[source][name]) if name in truncated[source] else "" for name in test_sets]
             handle.write("\t".join([_cell(source), *values]) + "\n")
     written.append(output_dir / TSV_NAME)
 
@@ -69,6 +75,8 @@ def write_report(report: ContaminationReport, output_dir: Path) -> list[Path]:
             for name, m in report.manifests.items()
         },
     }
+    if truncated:
+        summary["truncated"] = truncated
     with atomic_open(output_dir / JSON_NAME) as handle:
         json.dump(summary, handle, indent=2, ensure_ascii=False)
     written.append(output_dir / JSON_NAME)
@@ -77,6 +85,16 @@ def write_report(report: ContaminationReport, output_dir: Path) -> list[Path]:
         handle.write(render_html(report))
     written.append(output_dir / HTML_NAME)
     return written
+
+
+def _truncated(report: ContaminationReport) -> dict[str, dict[str, int]]:
+    """Truncated instances by training dataset and test set; empty when no result reached a cap."""
+    if not any(result.truncated for result in report.results):
+        return {}
+    counts: dict[str, dict[str, int]] = {}
+    for result in report.results:
+        counts.setdefault(result.source, {})[result.test_set] = result.truncated
+    return counts
 
 
 def _cell(text: str) -> str:
@@ -119,15 +137,23 @@ def render_html(report: ContaminationReport) -> str:
         *(f"<th>{escape(name)}</th>" for name in test_sets),
         "</tr>",
     ]
+    truncated = _truncated(report)
     for source, scores in table.items():
         parts.append(f"<tr><th>{escape(source)}</th>")
         for name in test_sets:
+            cut = truncated.get(source, {}).get(name, 0)
+            note = f'<br><span class="meta">{cut} truncated</span>' if cut else ""
             if name in scores:
-                parts.append(f'<td style="{_heat(scores[name])}">{scores[name]:.4f}</td>')
+                parts.append(f'<td style="{_heat(scores[name])}">{scores[name]:.4f}{note}</td>')
             else:
                 parts.append("<td></td>")
         parts.append("</tr>")
     parts.append("</table>")
+    if truncated:
+        parts.append(
+            '<p class="meta">truncated: instances with a query whose hits reached the result cap (--search_size); '
+            "their scores may be too low. Search without a cap for complete results.</p>"
+        )
     parts.append("<h2>Top matched instances</h2>")
     if not any(i.matches and i.raw_score > 0 for r in report.results for i in r.instances):
         parts.append("<p>No test instance matched any training unit.</p>")

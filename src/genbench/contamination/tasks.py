@@ -77,8 +77,13 @@ def check_task_contamination(
     *,
     index_dir: str | Path | None = None,
     progress: bool = False,
+    backend_options: dict[str, Any] | None = None,
 ) -> TaskContamination:
     """Run a task's contamination checks (default: its config's) against existing indexes.
+
+    Each check searches the backend its ``backend`` names (``embedded`` unless set); ``backend_options`` are passed
+    to the backends other than the embedded one (for ``elasticsearch`` the connection comes from
+    ``GENBENCH_ES_URL`` and the credentials' environment variables unless given here).
 
     Raises:
         ContaminationError: no checks, a missing index (build it with ``genbench-cli contamination index``).
@@ -102,8 +107,10 @@ def check_task_contamination(
             match_threshold=None if check.mode == "exact" else check.match_threshold,
             index_type="vector" if check.mode == "embedding" else "text",
             model=check.model,
-            index_dir=index_dir,
+            index_dir=index_dir if check.backend == "embedded" else None,
             progress=progress,
+            backend=check.backend,
+            backend_options=backend_options if check.backend != "embedded" else None,
         )
         (result,) = report.results
         outcome.scores[result_key(check)] = result.score

@@ -30,6 +30,8 @@ class EmbeddedBackend(IndexBackend):
         shard_rows: Rows per build shard.
     """
 
+    name = "embedded"
+
     def __init__(self, index_dir: str | os.PathLike[str] | None = None, *, shard_rows: int = SHARD_ROWS):
         self.index_dir = Path(index_dir).expanduser() if index_dir is not None else default_index_dir()
         if shard_rows < 1:
