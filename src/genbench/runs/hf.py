@@ -1,6 +1,6 @@
 """``hf:PATH_OR_ID``: a transformers causal language model, run locally.
 
-- Generation is greedy, batched with left padding, stopped by transformers' ``stop_strings`` at the task's
+- Generation is greedy, batched with left padding, stopped once every row of the batch has produced the task's
   ``stop_string`` (and cut there) or after ``max_new_tokens``.
 - Log-likelihoods follow lm-evaluation-harness: trailing whitespace of the context moves to the continuation,
   the continuation's tokens are those of ``tokenize(context + continuation)`` after the context's, and the model
@@ -32,6 +32,24 @@ def default_device() -> str:
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _stop_criterion(tokenizer: Any, prompt_length: int, stop: str) -> Any:
+    """A stopping criterion: true for each row whose generated text (decoded) contains ``stop``.
+
+    Written here because transformers' ``stop_strings`` rebuilds token strings from the vocabulary and fails on
+    tokenizers whose pieces are not prefixes of the decoded text (word-level tokenizers, some SentencePiece ones);
+    decoding what was generated works for every tokenizer.
+    """
+    import torch
+    from transformers import StoppingCriteria
+
+    class StopOnString(StoppingCriteria):
+        def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+            texts = tokenizer.batch_decode(input_ids[:, prompt_length:], skip_special_tokens=True)
+            return torch.tensor([stop in text for text in texts], device=input_ids.device)
+
+    return StopOnString()
 
 
 class HFCausalLMRunner(ModelRunner):
@@ -92,7 +110,7 @@ class HFCausalLMRunner(ModelRunner):
             ).to(self.device)
             options: dict[str, Any] = {}
             if stop:
-                options = {"stop_strings": [stop], "tokenizer": tokenizer}
+                options["stopping_criteria"] = [_stop_criterion(tokenizer, encoded["input_ids"].shape[1], stop)]
             with torch.inference_mode():
                 generated = self.model.generate(
                     **encoded,

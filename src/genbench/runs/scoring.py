@@ -46,6 +46,7 @@ def quiet_evaluate(task: Any, targets: Sequence[Any], gold: Any) -> Mapping[str,
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*ill-defined.*")
         warnings.filterwarnings("ignore", category=RuntimeWarning)
+        warnings.filterwarnings("ignore", message=".*seems not to be NE tag.*")  # seqeval on malformed model output
         return task.evaluate_predictions(predictions=[{"target": t} for t in targets], gold=gold)
 
 
