@@ -71,10 +71,10 @@ class TaskRun:
 class Requester:
     """A runner behind the request cache, with progress reporting and cache statistics."""
 
-    def __init__(self, runner: ModelRunner, cache: RequestCache | None, *, chunk_size: int = 32, progress: bool = False):
+    def __init__(self, runner: ModelRunner, cache: RequestCache | None, *, progress: bool = False):
         self.runner = runner
         self.cache = cache if runner.cacheable else None
-        self.chunk_size = chunk_size
+        self.chunk_size = runner.chunk_size
         self.progress = progress
         self.stats = CacheStats()
 

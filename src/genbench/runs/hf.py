@@ -65,6 +65,7 @@ class HFCausalLMRunner(ModelRunner):
         if dtype_name not in _DTYPES:
             raise ModelSpecError(f"--model-args dtype={dtype_name!r}: expected one of {', '.join(_DTYPES)}.")
         self.batch_size = int_arg(spec, "batch_size", 8)
+        self.chunk_size = 4 * self.batch_size
         self.device = spec.args.get("device") or default_device()
         hub_revision = spec.args.get("revision")
         dtype: Any = "auto" if dtype_name == "auto" else getattr(torch, dtype_name)

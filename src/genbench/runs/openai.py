@@ -46,6 +46,7 @@ class OpenAIRunner(ModelRunner):
         if self.api not in ("completions", "chat"):
             raise ModelSpecError(f"--model-args api={self.api!r}: expected completions or chat.")
         self.concurrency = int_arg(spec, "concurrency", 8)
+        self.chunk_size = 4 * self.concurrency
         self.client = openai.OpenAI(
             base_url=spec.target,
             api_key=os.environ.get("OPENAI_API_KEY") or "EMPTY",

@@ -36,9 +36,12 @@ class ModelRunner:
         revision: What identifies the model's weights (a hub commit, a content hash of a local directory), or None
             when it cannot be told; part of the request cache key.
         cacheable: Whether answers may be cached (False for a user's Python predictor, whose code may change).
+        chunk_size: Requests handed to the runner at once; each chunk's answers are cached before the next.
     """
 
     cacheable = True
+    # Requests per model call between cache commits: what an interruption can lose at most.
+    chunk_size = 32
 
     def __init__(self, spec: ModelSpec):
         self.spec = spec
