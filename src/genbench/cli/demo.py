@@ -59,12 +59,21 @@ def _format_value(value: Any) -> str:
     help="Comma-separated numbers of few-shot examples.",
 )
 @click.option("--seed", type=int, default=42, show_default=True, help="Random seed of few-shot selection.")
+@click.option(
+    "--results-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Also write results files in the format of `genbench-cli run` here. Default: OUTPUT_DIR/results.",
+)
 @click.option("--debug", is_flag=True, help="Print the full traceback of a failing task.")
-def demo(output_dir: Path, task_ids: tuple[str, ...], shots: list[int], seed: int, debug: bool) -> None:
+def demo(
+    output_dir: Path, task_ids: tuple[str, ...], shots: list[int], seed: int, results_dir: Path | None, debug: bool
+) -> None:
     """Run every task with simple baseline predictors, zero- and few-shot, and record the scores.
 
     Writes one JSON file per task (task id, config fingerprint, genbench version, shots, seed, number of
-    examples, metrics) and prints a table of the metrics. A failing task is reported in one line; the others
+    examples, metrics), the baselines' results files in the format of `genbench-cli run` (with 95% bootstrap
+    intervals and per-sample logs) under --results-dir, and prints a table of the metrics. A failing task is reported in one line; the others
     still run, and the command then exits with status 1.
     """
     from rich.console import Console
@@ -83,7 +92,12 @@ def demo(output_dir: Path, task_ids: tuple[str, ...], shots: list[int], seed: in
 
     try:
         results = run_demo(
-            output_dir, task_ids=list(task_ids) or None, shot_list=shots, random_seed=seed, on_result=report_failure
+            output_dir,
+            task_ids=list(task_ids) or None,
+            shot_list=shots,
+            random_seed=seed,
+            on_result=report_failure,
+            results_dir=results_dir if results_dir is not None else output_dir / "results",
         )
     except GenBenchError as exc:
         if debug:

@@ -287,17 +287,18 @@ def primary_metric(task: Task, corpus: Mapping[str, Any]) -> str | None:
 
 
 def prompt_settings(
-    task: Task, shots: Sequence[int], seed: int, limit: int | None
+    task: Task, shots: Sequence[int], seed: int, limit: int | None, *, unprompted: bool = False
 ) -> list[tuple[int | None, Any, str | None]]:
-    """``(shots, dataset, shot source)`` per setting: the prompt datasets, or a reranking task's test split."""
+    """``(shots, dataset, shot source)`` per setting: the prompt datasets, else (a reranking task, or any task when
+    ``unprompted``) the test split with ``shots`` None."""
     strategies = task.config.preparation_strategies
     if strategies.prompt_based_testing is not None:
         prepared = task.get_prepared_datasets(
             PreparationStrategy.PROMPT_BASED_TESTING, shot_list=list(shots), random_seed=seed
         )
         settings = [(k, prepared[k], prepared[k].info.description or None) for k in shots]
-    elif TaskType(task.config.task_type) is TaskType.RERANKING:
-        settings = [(None, task.get_datasets_raw()["test"], None)]
+    elif unprompted or TaskType(task.config.task_type) is TaskType.RERANKING:
+        settings = [(None, task.get_prepared_datasets(PreparationStrategy.FINETUNING)["test"], None)]
     else:
         raise PreparationError(
             f"Task {task.task_id!r} supports only finetuning: there are no prompts to run a model on."
