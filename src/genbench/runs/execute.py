@@ -38,7 +38,8 @@ from genbench.runs.results import (
     task_fingerprint,
     write_results,
 )
-from genbench.runs.runner import ModelRunner, RequestUnsupported, load_runner
+from genbench.runs.runner import ModelRunner, RequestUnsupported
+from genbench.runs.runners import load_runner
 from genbench.runs.scoring import BootstrapSettings, GoldSubsets, metric_entries, per_sample_scores, quiet_evaluate
 from genbench.runs.specs import parse_model_spec
 

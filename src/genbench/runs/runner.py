@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from genbench.runs.errors import ModelSpecError
 from genbench.runs.specs import ModelSpec
 
 
@@ -83,32 +82,3 @@ def directory_revision(path: str | os.PathLike[str]) -> str | None:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
     return "sha256:" + digest.hexdigest()
-
-
-def load_runner(spec: ModelSpec) -> ModelRunner:
-    """The runner for a spec (its heavy libraries are imported here, not before).
-
-    Raises:
-        ModelSpecError: unknown model arguments, or a missing optional dependency (the message names the extra).
-    """
-    try:
-        if spec.kind == "hf":
-            from genbench.runs.hf import HFCausalLMRunner
-
-            return HFCausalLMRunner(spec)
-        if spec.kind == "openai":
-            from genbench.runs.openai import OpenAIRunner
-
-            return OpenAIRunner(spec)
-        if spec.kind in ("cross-encoder", "sentence-transformers"):
-            from genbench.runs.rerank import PairScorerRunner
-
-            return PairScorerRunner(spec)
-        from genbench.runs.python import PythonRunner
-
-        return PythonRunner(spec)
-    except ImportError as exc:
-        extra = {"hf": "hf", "openai": "openai"}.get(spec.kind, "rerank")
-        raise ModelSpecError(
-            f"{spec.kind}: models need {exc.name or 'a missing package'}: pip install 'genbench[{extra}]'."
-        ) from exc
