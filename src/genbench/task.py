@@ -283,9 +283,7 @@ class Task(TaskInterface):
         """
         from genbench.features import feature
 
-        scores: EvaluationResult = feature("check_contamination")(
-            self, checks, index_dir=index_dir, progress=progress
-        )
+        scores: EvaluationResult = feature("check_contamination")(self, checks, index_dir=index_dir, progress=progress)
         return scores
 
     def evaluate_predictions_clean_and_all(

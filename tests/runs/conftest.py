@@ -6,11 +6,63 @@ from pathlib import Path
 
 import pytest
 
-WORDS = (
-    "Q A the a is of these which what true false statement answer each question with one listed word that fits "
-    "choices part body elbow elm fencing dragonfly finger label every token sentence its named entity tag O B-PER "
-    "I-PER B-LOC I-LOC B-ORG I-ORG write per separated by commas moon phases passage why does have"
-).split()
+WORDS = [
+    "Q",
+    "A",
+    "the",
+    "a",
+    "is",
+    "of",
+    "these",
+    "which",
+    "what",
+    "true",
+    "false",
+    "statement",
+    "answer",
+    "each",
+    "question",
+    "with",
+    "one",
+    "listed",
+    "word",
+    "that",
+    "fits",
+    "choices",
+    "part",
+    "body",
+    "elbow",
+    "elm",
+    "fencing",
+    "dragonfly",
+    "finger",
+    "label",
+    "every",
+    "token",
+    "sentence",
+    "its",
+    "named",
+    "entity",
+    "tag",
+    "O",
+    "B-PER",
+    "I-PER",
+    "B-LOC",
+    "I-LOC",
+    "B-ORG",
+    "I-ORG",
+    "write",
+    "per",
+    "separated",
+    "by",
+    "commas",
+    "moon",
+    "phases",
+    "passage",
+    "why",
+    "does",
+    "have",
+]
 SYMBOLS = list("0123456789+-=:?.,!()[]'\"*/")
 
 

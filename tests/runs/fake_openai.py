@@ -119,4 +119,3 @@ def fake_openai_server(**options: Any) -> Iterator[FakeServer]:
         server.httpd.shutdown()
         server.httpd.server_close()
         thread.join(timeout=5)
-

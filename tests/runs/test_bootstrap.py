@@ -47,7 +47,11 @@ def test_paired_difference_against_direct_permutation_and_bootstrap() -> None:
     assert result.p_value == pytest.approx((1 + extreme) / 2001)
     # scipy's paired permutation test of the same two-sided statistic agrees up to Monte Carlo error
     scipy_p = stats.permutation_test(
-        (a, b), lambda x, y: abs(np.mean(x - y)), permutation_type="samples", n_resamples=2000, random_state=0,
+        (a, b),
+        lambda x, y: abs(np.mean(x - y)),
+        permutation_type="samples",
+        n_resamples=2000,
+        random_state=0,
         alternative="greater",
     ).pvalue
     assert result.p_value == pytest.approx(scipy_p, abs=0.05)

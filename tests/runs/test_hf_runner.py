@@ -86,7 +86,7 @@ def test_loglikelihood_matches_a_direct_forward_pass_and_does_not_depend_on_batc
     batched = many.loglikelihood(pairs)
     assert batched == pytest.approx(one.loglikelihood(pairs), abs=1e-4)
     tokenizer, model = one.tokenizer, one.model
-    for (context, continuation), score in zip(pairs, batched):
+    for (context, continuation), score in zip(pairs, batched, strict=False):
         context_ids = tokenizer(context.rstrip())["input_ids"]
         whole = tokenizer(context.rstrip() + context[len(context.rstrip()) :] + continuation)["input_ids"]
         with torch.no_grad():

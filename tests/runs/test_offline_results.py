@@ -46,7 +46,9 @@ def test_evaluate_results_for_each_subtask(tmp_path: Path) -> None:
 
 
 def test_demo_writes_baseline_results_in_the_run_format(tmp_path: Path) -> None:
-    results = run_demo(tmp_path / "demo", task_ids=["category_membership"], shot_list=[0, 1], results_dir=tmp_path / "r")
+    results = run_demo(
+        tmp_path / "demo", task_ids=["category_membership"], shot_list=[0, 1], results_dir=tmp_path / "r"
+    )
     assert results[0].ok
     (path,) = (tmp_path / "r").rglob("category_membership.json")
     document, samples = read_results(path)

@@ -58,7 +58,8 @@ def test_multiple_choice_by_prompt_logprobs(tmp_path) -> None:
         expected = []
         for option in options:
             _, offsets, values = fake_token_logprobs(context + sample["prompt"][len(context) :] + option)
-            expected.append(sum(v for o, v in zip(offsets, values) if o >= len(context) and v is not None))
+            pairs = zip(offsets, values, strict=True)
+            expected.append(sum(v for o, v in pairs if o >= len(context) and v is not None))
         assert sample["raw_output"]["loglikelihoods"] == pytest.approx(expected)
         best = max(range(len(options)), key=lambda i: expected[i])
         assert sample["prediction"] == best

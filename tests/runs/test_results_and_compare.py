@@ -16,7 +16,7 @@ from genbench.runs.results import read_results, schema_problems
 from genbench.runs.scoring import BootstrapSettings
 from genbench.runs.specs import parse_model_spec
 
-PREDICTORS = '''
+PREDICTORS = """
 def first_option(requests, task, **options):
     if task == "loglikelihood":
         return [0.0 if c.strip() == requests[0][1].strip() else -1.0 for _, c in requests]
@@ -29,7 +29,7 @@ def shortest_option(requests, task, **options):
 
 def wrong_count(requests, task, **options):
     return ["x"]
-'''
+"""
 FAST = BootstrapSettings(resamples=100, statistic_resamples=10)
 
 
@@ -65,7 +65,7 @@ def test_compare_reports_the_paired_difference(two_runs: tuple[Path, Path]) -> N
     accuracy = comparisons["hf_accuracy__accuracy"]
     samples_a, samples_b = read_results(a)[1] or [], read_results(b)[1] or []
     diffs = [x["metrics"]["hf_accuracy__accuracy"] - y["metrics"]["hf_accuracy__accuracy"]
-             for x, y in zip(samples_a, samples_b)]  # fmt: skip
+             for x, y in zip(samples_a, samples_b, strict=False)]  # fmt: skip
     assert accuracy.difference == pytest.approx(sum(diffs) / len(diffs))
     assert accuracy.low <= accuracy.difference <= accuracy.high and 0 < accuracy.p_value <= 1 and accuracy.n == 30
 

@@ -73,8 +73,8 @@ def demo(
 
     Writes one JSON file per task (task id, config fingerprint, genbench version, shots, seed, number of
     examples, metrics), the baselines' results files in the format of `genbench-cli run` (with 95% bootstrap
-    intervals and per-sample logs) under --results-dir, and prints a table of the metrics. A failing task is reported in one line; the others
-    still run, and the command then exits with status 1.
+    intervals and per-sample logs) under --results-dir, and prints a table of the metrics. A failing task is
+    reported in one line; the others still run, and the command then exits with status 1.
     """
     from rich.console import Console
     from rich.markup import escape

@@ -119,7 +119,9 @@ def write_predictions_results(
     else:
         splits = task.get_datasets_raw()
         if split not in splits:
-            raise PredictionError(f"Task {task.task_id!r} has no {split!r} split; its splits are: {', '.join(splits)}.")
+            raise PredictionError(
+                f"Task {task.task_id!r} has no {split!r} split; its splits are: {', '.join(splits)}."
+            )
         gold = splits[split]
     if len(predictions) != len(gold):
         raise PredictionError(
@@ -127,7 +129,7 @@ def write_predictions_results(
             "give one line per example, in order."
         )
     return predictions_results(
-        task, predictions, gold, model=model, output_dir=results_dir, shots=shots, seed=seed
+        task, predictions, gold, model=model, output_dir=Path(results_dir), shots=shots, seed=seed
     )
 
 
@@ -273,11 +275,11 @@ def evaluate(
     if results_dir is not None:
         if shots is not None and split != "test":
             raise click.BadParameter("prompts are built for the test split: drop --split.", param_hint="'--shots'")
-        files = (
-            {None: Path(predictions[0])} if isinstance(task, Task) else _assign_files(task_id, list(task), predictions)
-        )
-        for subtask_id, path in files.items():
-            scored = task if subtask_id is None else task[subtask_id]
+        if isinstance(task, Task):
+            scored_files: list[tuple[Task, Path]] = [(task, Path(predictions[0]))]
+        else:
+            scored_files = [(task[sid], path) for sid, path in _assign_files(task_id, list(task), predictions).items()]
+        for scored, path in scored_files:
             written = write_predictions_results(
                 scored, path, split, model=model_label or path.name, results_dir=results_dir, shots=shots, seed=seed
             )

@@ -30,9 +30,7 @@ def _shot_list(value: str) -> list[int]:
 @click.option("--shots", default="0", show_default=True, metavar="N[,N...]", help="Numbers of few-shot examples.")
 @click.option("--seed", type=int, default=42, show_default=True, help="Seeds shots, choice order and the bootstrap.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Run only the first N test examples.")
-@click.option(
-    "--max-new-tokens", type=click.IntRange(min=1), default=128, show_default=True, help="Generation limit."
-)
+@click.option("--max-new-tokens", type=click.IntRange(min=1), default=128, show_default=True, help="Generation limit.")
 @click.option(
     "--output-dir",
     "-o",

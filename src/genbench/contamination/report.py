@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from genbench.contamination.api import ContaminationReport
     from genbench.contamination.backend import SearchResult
 
+
 @dataclass
 class DecontaminationSummary:
     """What decontaminating one training dataset kept and removed.

@@ -191,7 +191,11 @@ def split_overlap(
 
 
 def task_contamination_scores(
-    task: Task, checks: Sequence[ContaminationCheckConfig] | None = None, *, index_dir: Any = None, progress: bool = False
+    task: Task,
+    checks: Sequence[ContaminationCheckConfig] | None = None,
+    *,
+    index_dir: Any = None,
+    progress: bool = False,
 ) -> OrderedDict[str, float]:
     """``Task.check_contamination``: the contamination scores of the task's declared (or given) checks."""
     outcome = check_task_contamination(task, checks, index_dir=index_dir, progress=progress)

@@ -68,7 +68,9 @@ class RequestCache:
             rows = self._db.execute(f"SELECT key, value, sha256 FROM answers WHERE key IN ({marks})", chunk)  # noqa: S608
             for key, value, checksum in rows:
                 if hashlib.sha256(value.encode("utf-8")).hexdigest() != checksum:
-                    logger.warning("Request cache %s: entry %s fails its checksum; answering it again.", self.path, key)
+                    logger.warning(
+                        "Request cache %s: entry %s fails its checksum; answering it again.", self.path, key
+                    )
                     continue
                 try:
                     found[key] = json.loads(value)
@@ -110,7 +112,7 @@ def answer_with_cache(
     missing = [i for i, key in enumerate(keys) if key not in answers]
     # one model call per distinct request
     distinct = list(dict.fromkeys(keys[i] for i in missing))
-    first_index = {}
+    first_index: dict[str, int] = {}
     for i in missing:
         first_index.setdefault(keys[i], i)
     for start in range(0, len(distinct), max(1, chunk_size)):

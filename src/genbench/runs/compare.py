@@ -97,8 +97,16 @@ def compare_results(
                 note = "mean of per-sample values, not the corpus-level metric"
             comparisons.append(
                 MetricComparison(
-                    shots, metric, sum(a_values) / len(a_values), sum(b_values) / len(b_values),
-                    result.difference, result.low, result.high, result.p_value, result.n, note,
+                    shots,
+                    metric,
+                    sum(a_values) / len(a_values),
+                    sum(b_values) / len(b_values),
+                    result.difference,
+                    result.low,
+                    result.high,
+                    result.p_value,
+                    result.n,
+                    note,
                 )  # fmt: skip
             )
     return comparisons

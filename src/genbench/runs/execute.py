@@ -159,9 +159,11 @@ def answer_dataset(task: Task, dataset: Any, requester: Requester, *, max_new_to
         except RequestUnsupported as reason:
             logger.info("Multiple choice by generation: %s", reason)
             outputs = requester.generate(prompts, max_new_tokens=max_new_tokens, stop=stop)
-            targets = [match_option(out, row) for out, row in zip(outputs, options, strict=True)]
-            return Answers(targets, list(outputs), None, "generation")
-        targets, normalised, raw = [], [], []
+            matched = [match_option(out, row) for out, row in zip(outputs, options, strict=True)]
+            return Answers(matched, list(outputs), None, "generation")
+        targets: list[Any] = []
+        normalised: list[Any] = []
+        raw: list[Any] = []
         start = 0
         for row in options:
             scores = np.array(flat[start : start + len(row)], dtype=float)
@@ -181,11 +183,12 @@ def answer_dataset(task: Task, dataset: Any, requester: Requester, *, max_new_to
         contexts = [f"{prompt_builder.input_prefix}{q}{prompt_builder.output_prefix}" for q, _ in pairs]
         lls = requester.loglikelihood(list(zip(contexts, [d for _, d in pairs], strict=True)))
         flat = [ll / max(1, len(doc)) for ll, (_, doc) in zip(lls, pairs, strict=True)]
-    scores, start = [], 0
+    per_query: list[list[float]] = []
+    start = 0
     for row in candidates:
-        scores.append([float(s) for s in flat[start : start + len(row)]])
+        per_query.append([float(s) for s in flat[start : start + len(row)]])
         start += len(row)
-    return Answers(scores, scores)
+    return Answers(list(per_query), list(per_query))
 
 
 def extracted_predictions(task: Task, dataset: Any, targets: Sequence[Any]) -> list[Any]:
@@ -228,7 +231,8 @@ def evaluate_answers(
 
     def recompute(chosen: Sequence[Any]) -> Any:
         def run(indices: np.ndarray) -> Mapping[str, Any]:
-            return quiet_evaluate(task, [chosen[int(i)] for i in indices], subsets.select(indices))
+            rows = [int(i) for i in indices]
+            return quiet_evaluate(task, [chosen[i] for i in rows], subsets.select(rows))
 
         return run
 
@@ -258,7 +262,9 @@ def evaluate_answers(
         if answers.length_normalised is not None:
             record["prediction_length_normalised"] = answers.length_normalised[i]
         samples.append(record)
-    pb_hash = prompt_builder_sha256(task.config.prompt_builder, task.config.task_type.value) if shots is not None else None
+    pb_hash = (
+        prompt_builder_sha256(task.config.prompt_builder, task.config.task_type.value) if shots is not None else None
+    )
     evaluation = {
         "shots": shots,
         "num_examples": len(dataset),
@@ -297,7 +303,9 @@ def prompt_settings(
         prepared = task.get_prepared_datasets(
             PreparationStrategy.PROMPT_BASED_TESTING, shot_list=list(shots), random_seed=seed
         )
-        settings = [(k, prepared[k], prepared[k].info.description or None) for k in shots]
+        settings: list[tuple[int | None, Any, str | None]] = [
+            (k, prepared[k], prepared[k].info.description or None) for k in shots
+        ]
     elif unprompted or TaskType(task.config.task_type) is TaskType.RERANKING:
         settings = [(None, task.get_prepared_datasets(PreparationStrategy.FINETUNING)["test"], None)]
     else:
@@ -446,7 +454,7 @@ def expand_task_ids(task_ids: str | Iterable[str]) -> list[str]:
     ids = [t for t in ids if t]
     if ids == ["all"]:
         ids = sorted(discover_tasks())
-    expanded = []
+    expanded: list[str] = []
     for task_id in ids:
         config = load_config(task_id)
         subtasks = getattr(config, "subtasks_order", None)

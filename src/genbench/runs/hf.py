@@ -74,7 +74,8 @@ class HFCausalLMRunner(ModelRunner):
             self.model = AutoModelForCausalLM.from_pretrained(spec.target, revision=hub_revision, dtype=dtype)
         except OSError as exc:
             raise ModelRunError(f"hf:{spec.target}: cannot load the model or its tokenizer: {exc}") from exc
-        self.model.to(self.device).eval()
+        self.model.to(self.device)  # type: ignore[arg-type]  # a device string is accepted
+        self.model.eval()
         if self.tokenizer.pad_token_id is None:
             if self.tokenizer.eos_token_id is None:
                 raise ModelRunError(f"hf:{spec.target}: the tokenizer has neither a pad nor an eos token to pad with.")
@@ -82,11 +83,9 @@ class HFCausalLMRunner(ModelRunner):
         context = getattr(self.model.config, "max_position_embeddings", None) or getattr(
             self.model.config, "n_positions", 2048
         )
-        self.max_length = int_arg(spec, "max_length", int(context))
+        self.max_length = int_arg(spec, "max_length", int(context or 2048))
         self.revision = (
-            hub_revision
-            or directory_revision(spec.target)
-            or getattr(self.model.config, "_commit_hash", None)
+            hub_revision or directory_revision(spec.target) or getattr(self.model.config, "_commit_hash", None)
         )
         logger.info("hf:%s on %s (%s)", spec.target, self.device, self.model.dtype)
 
@@ -113,7 +112,7 @@ class HFCausalLMRunner(ModelRunner):
             if stop:
                 options["stopping_criteria"] = [_stop_criterion(tokenizer, encoded["input_ids"].shape[1], stop)]
             with torch.inference_mode():
-                generated = self.model.generate(
+                generated = self.model.generate(  # type: ignore[misc]
                     **encoded,
                     max_new_tokens=max_new_tokens,
                     do_sample=False,
@@ -133,7 +132,9 @@ class HFCausalLMRunner(ModelRunner):
         context_ids = self.tokenizer(context)["input_ids"]
         continuation_ids = whole[len(context_ids) :]
         if not context_ids:  # a language model needs a first token to condition on
-            first = self.tokenizer.bos_token_id if self.tokenizer.bos_token_id is not None else self.tokenizer.eos_token_id
+            first = (
+                self.tokenizer.bos_token_id if self.tokenizer.bos_token_id is not None else self.tokenizer.eos_token_id
+            )
             context_ids = [first]
         return context_ids, continuation_ids
 

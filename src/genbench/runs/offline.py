@@ -58,9 +58,7 @@ def predictions_results(
     return write_results(document, path, samples)
 
 
-def baseline_results(
-    task: Task, output_dir: str | Path, *, shot_list: Sequence[int], random_seed: int = 42
-) -> Path:
+def baseline_results(task: Task, output_dir: str | Path, *, shot_list: Sequence[int], random_seed: int = 42) -> Path:
     """Write the results file of the task type's baseline (see :mod:`genbench.baselines`) on every setting."""
     from genbench.baselines import BASELINES, predict, training_pool
 

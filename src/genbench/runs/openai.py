@@ -126,7 +126,11 @@ class OpenAIRunner(ModelRunner):
             response = self.client.completions.create(
                 model=self.model, prompt=text, max_tokens=1, temperature=0, echo=True, logprobs=1
             )
-        except (self._openai.BadRequestError, self._openai.NotFoundError, self._openai.UnprocessableEntityError) as exc:
+        except (
+            self._openai.BadRequestError,
+            self._openai.NotFoundError,
+            self._openai.UnprocessableEntityError,
+        ) as exc:
             self._logprobs_refused = f"the server refused prompt log-probabilities: {exc.message}"
             raise RequestUnsupported(self._logprobs_refused) from exc
         except self._openai.APIError as exc:

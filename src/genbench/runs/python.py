@@ -77,7 +77,9 @@ class PythonRunner(ModelRunner):
         answers = self._call("generate", list(prompts), max_new_tokens=max_new_tokens, stop=stop)
         bad = next((a for a in answers if not isinstance(a, str)), None)
         if bad is not None:
-            raise ModelRunError(f"python:{self.spec.target} returned {bad!r} for a 'generate' request: expected a str.")
+            raise ModelRunError(
+                f"python:{self.spec.target} returned {bad!r} for a 'generate' request: expected a str."
+            )
         return [a.split(stop, 1)[0] if stop else a for a in answers]
 
     def loglikelihood(self, pairs: Sequence[tuple[str, str]]) -> list[float]:

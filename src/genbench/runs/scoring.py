@@ -72,7 +72,7 @@ class GoldSubsets:
 
 def per_sample_scores(task: Any, targets: Sequence[Any], gold: GoldSubsets) -> list[dict[str, float | None]]:
     """Each example's metric values, scored alone (a metric undefined on one example is None)."""
-    scores = []
+    scores: list[dict[str, float | None]] = []
     for index, target in enumerate(targets):
         try:
             result = quiet_evaluate(task, [target], gold.select([index]))
