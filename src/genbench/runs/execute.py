@@ -360,7 +360,7 @@ def model_directory(spec_text: str) -> str:
     """A file-system-safe directory name for a model spec (readable, with a hash against collisions).
 
     >>> model_directory("hf:/models/gpt2")
-    'hf_models_gpt2-7c3c0e7f'
+    'hf_models_gpt2-e37fbd09'
     """
     import hashlib
 
