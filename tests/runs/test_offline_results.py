@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from genbench import load_task
 from genbench.cli import cli
 from genbench.demo import run_demo
+from genbench.runs import offline
 from genbench.runs.results import read_results
+from genbench.runs.scoring import BootstrapSettings
 
 
 def test_evaluate_writes_a_results_file_with_prompts_when_shots_are_given(tmp_path: Path) -> None:
@@ -32,7 +36,9 @@ def test_evaluate_writes_a_results_file_with_prompts_when_shots_are_given(tmp_pa
     assert [s["raw_output"] for s in samples] == answers
 
 
-def test_evaluate_results_for_each_subtask(tmp_path: Path) -> None:
+def test_evaluate_results_for_each_subtask(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # fewer recomputations of the corpus-level F1 keep the test fast
+    monkeypatch.setattr(offline, "BootstrapSettings", functools.partial(BootstrapSettings, statistic_resamples=10))
     task = load_task("negation_consistency")
     args = ["evaluate", "-i", "negation_consistency", "--results-dir", str(tmp_path / "r")]
     for subtask_id in task:
@@ -43,6 +49,9 @@ def test_evaluate_results_for_each_subtask(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     written = sorted(p.name for p in (tmp_path / "r").rglob("*.json"))
     assert written == [f"negation_consistency.{sid}.json" for sid in sorted(task)]
+    document, _ = read_results(next((tmp_path / "r").rglob("*.json")))
+    assert document["bootstrap"]["statistic_resamples"] == 10
+    assert document["evaluations"][0]["metrics"]["hf_f1__f1"]["ci_method"] == "bootstrap_statistic"
 
 
 def test_demo_writes_baseline_results_in_the_run_format(tmp_path: Path) -> None:

@@ -138,3 +138,13 @@ def test_run_command_checks_its_options(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "distinct non-negative integers" in result.output
     result = CliRunner().invoke(cli, ["run", "--model", "nope", "--tasks", "all", "-o", str(tmp_path)])
     assert result.exit_code == 1 and result.output.startswith("Error: Model spec 'nope'")
+
+
+def test_task_run_model_goes_through_the_feature_seam(tmp_path: Path) -> None:
+    from genbench import load_task
+
+    (tmp_path / "predictors.py").write_text(PREDICTORS)
+    task = load_task("category_membership")
+    task_run = task.run_model(f"python:{tmp_path / 'predictors.py'}:shortest_option", limit=4, bootstrap=FAST)
+    assert task_run.task_id == "category_membership" and len(task_run.samples) == 4
+    assert task_run.results_path is None  # no output_dir: nothing written

@@ -63,7 +63,8 @@ def _format_value(value: Any) -> str:
     "--results-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Also write results files in the format of `genbench-cli run` here. Default: OUTPUT_DIR/results.",
+    help="Also write the baselines' results files in the format of `genbench-cli run` (95% intervals, per-sample "
+    "logs) here, e.g. demo_results/results.",
 )
 @click.option("--debug", is_flag=True, help="Print the full traceback of a failing task.")
 def demo(
@@ -72,8 +73,8 @@ def demo(
     """Run every task with simple baseline predictors, zero- and few-shot, and record the scores.
 
     Writes one JSON file per task (task id, config fingerprint, genbench version, shots, seed, number of
-    examples, metrics), the baselines' results files in the format of `genbench-cli run` (with 95% bootstrap
-    intervals and per-sample logs) under --results-dir, and prints a table of the metrics. A failing task is
+    examples, metrics), with --results-dir also the baselines' results files in the format of `genbench-cli run`
+    (with 95% bootstrap intervals and per-sample logs), and prints a table of the metrics. A failing task is
     reported in one line; the others still run, and the command then exits with status 1.
     """
     from rich.console import Console
@@ -97,7 +98,7 @@ def demo(
             shot_list=shots,
             random_seed=seed,
             on_result=report_failure,
-            results_dir=results_dir if results_dir is not None else output_dir / "results",
+            results_dir=results_dir,
         )
     except GenBenchError as exc:
         if debug:
