@@ -8,6 +8,7 @@ are left out, as they never run.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,7 @@ def _type_checking_nodes(tree: ast.AST) -> set[int]:
     return skipped
 
 
+@functools.cache
 def import_graph() -> dict[str, set[str]]:
     """Module -> the genbench modules it imports (``from pkg import name`` counts the submodule when it is one)."""
     modules = _module_names()
