@@ -135,6 +135,8 @@ def demo(
     click.echo(f"Wrote {len(written)} results file{'s' if len(written) != 1 else ''} to {output_dir}/:")
     for result in written:
         click.echo(f"  {result.output_path}")
+    if results_dir is not None and written:
+        click.echo(f"Wrote the baselines' results files (genbench-cli schema --results) under {results_dir}/")
     if failed:
         ids = ", ".join(r.task_id for r in failed)
         click.echo(f"{len(failed)} of {len(results)} tasks failed ({ids}); see the error above.", err=True)
