@@ -16,9 +16,10 @@ $(STAMP): pyproject.toml constraints.txt
 
 install: $(STAMP)
 
-## Run the main job on embedded defaults: every registry task, zero- and few-shot, baseline predictors.
+## Run the main job on embedded defaults: every registry task, zero- and few-shot, baseline predictors
+## (also as results files in the format of `genbench-cli run`, under demo_results/results).
 demo: $(STAMP)
-	$(OFFLINE) $(BIN)/genbench-cli demo --output-dir demo_results
+	$(OFFLINE) $(BIN)/genbench-cli demo --output-dir demo_results --results-dir demo_results/results
 
 ## Run the whole test suite (offline).
 test: $(STAMP)

@@ -193,9 +193,17 @@ def _task_dict_record(task_dict: TaskDict, shot_list: Sequence[int], random_seed
 
 
 def run_task(
-    task_id: str, output_dir: str | Path, *, shot_list: Sequence[int] = (0, 3), random_seed: int = 42
+    task_id: str,
+    output_dir: str | Path,
+    *,
+    shot_list: Sequence[int] = (0, 3),
+    random_seed: int = 42,
+    results_dir: str | Path | None = None,
 ) -> TaskResult:
     """Run the demo on one task and write its results file; a failure is returned, not raised.
+
+    With ``results_dir``, the baseline's results are also written in the results-file format of model runs
+    (``<results_dir>/baseline-.../<task>.json`` per task or subtask; see ``genbench-cli schema --results``).
 
     Returns:
         The task's :class:`TaskResult` (``error`` set and no file written when the task failed).
@@ -230,6 +238,11 @@ def run_task(
         # A subtask id ("task:subtask") becomes "task.subtask.json": ':' is not allowed in Windows file names.
         output_path = Path(output_dir) / f"{task_id.replace(':', '.')}.json"
         write_json_atomic(output_path, record)
+        if results_dir is not None:
+            from genbench.runs.offline import baseline_results
+
+            for task in loaded.values() if isinstance(loaded, TaskDict) else [loaded]:
+                baseline_results(task, results_dir, shot_list=shot_list, random_seed=random_seed)
     except Exception as exc:  # noqa: BLE001 - recorded with its own message and reported; other tasks still run
         result.error = f"{type(exc).__name__}: {exc}"
         result.exception = exc
@@ -249,6 +262,7 @@ def run_demo(
     shot_list: Sequence[int] = (0, 3),
     random_seed: int = 42,
     on_result: Callable[[TaskResult], None] | None = None,
+    results_dir: str | Path | None = None,
 ) -> list[TaskResult]:
     """Run every registry task (or ``task_ids``) with the baseline predictors and write one JSON per task.
 
@@ -260,6 +274,7 @@ def run_demo(
         shot_list: The numbers of few-shot examples to prompt with.
         random_seed: Seed of few-shot selection (and choice permutation).
         on_result: Called with each task's result as soon as it is done (e.g. to report progress).
+        results_dir: Also write results files in the format of model runs here (see :func:`run_task`).
 
     Returns:
         One :class:`TaskResult` per task, in order; failed tasks have ``error`` set and wrote no file.
@@ -280,7 +295,7 @@ def run_demo(
     ids = list(task_ids) if task_ids is not None else demo_task_ids()
     results = []
     for task_id in ids:
-        result = run_task(task_id, output_dir, shot_list=shots, random_seed=random_seed)
+        result = run_task(task_id, output_dir, shot_list=shots, random_seed=random_seed, results_dir=results_dir)
         results.append(result)
         if on_result is not None:
             on_result(result)

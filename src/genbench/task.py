@@ -105,10 +105,10 @@ class Task(TaskInterface):
             except (TypeError, OSError):  # a module executed from a spec without registering it in sys.modules
                 pass
         from genbench.errors import TaskNotFoundError
-        from genbench.loading import get_task_dir
+        from genbench.features import feature
 
         try:
-            return get_task_dir(self.root_task_id, self.subtask_id)
+            return Path(feature("task_dir")(self.root_task_id, self.subtask_id))
         except TaskNotFoundError:
             # Not in the registry (a task built in a notebook or test): relative paths resolve against the cwd.
             return Path.cwd()
@@ -281,10 +281,10 @@ class Task(TaskInterface):
         Raises:
             ContaminationError: the task declares no checks, or an index is missing.
         """
-        from genbench.contamination.tasks import check_task_contamination
+        from genbench.features import feature
 
-        outcome = check_task_contamination(self, checks, index_dir=index_dir, progress=progress)
-        return EvaluationResult(outcome.scores)
+        scores: EvaluationResult = feature("check_contamination")(self, checks, index_dir=index_dir, progress=progress)
+        return scores
 
     def evaluate_predictions_clean_and_all(
         self,
@@ -300,10 +300,12 @@ class Task(TaskInterface):
             The usual metric keys (all instances), the same keys prefixed ``clean.`` (clean subset),
             ``clean.num_examples``, and the contamination scores of :meth:`check_contamination`.
         """
-        from genbench.contamination.tasks import check_task_contamination, evaluate_clean_and_all
+        from genbench.features import feature
 
-        outcome = check_task_contamination(self, checks, index_dir=index_dir)
-        return evaluate_clean_and_all(self, predictions=predictions, gold=gold, contamination=outcome)
+        result: EvaluationResult = feature("evaluate_clean_and_all")(
+            self, predictions=predictions, gold=gold, index_dir=index_dir, checks=checks
+        )
+        return result
 
     def evaluate_cross_encoder(
         self, model: Any, *, batch_size: int = 64, show_progress_bar: bool = False, at_k: int | None = None
@@ -323,12 +325,28 @@ class Task(TaskInterface):
         Returns:
             The evaluator's results (e.g. ``map``, ``mrr@10``, ``ndcg@10`` and ``base_*``).
         """
-        from genbench.reranking.tasks import evaluate_task_with_cross_encoder
+        from genbench.features import feature
 
-        results, _ = evaluate_task_with_cross_encoder(
+        results: dict[str, float] = feature("evaluate_cross_encoder")(
             self, model, batch_size=batch_size, show_progress_bar=show_progress_bar, at_k=at_k
         )
         return results
+
+    # ------------------------------------------------------------ model runs
+    def run_model(self, model: str, **options: Any) -> Any:
+        """Run a model over this task and score it (see :func:`genbench.runs.run_model_on_task`).
+
+        Args:
+            model: A model spec such as ``"hf:gpt2"``, ``"openai:http://localhost:8000/v1"`` or
+                ``"python:my_module:predict"``.
+            **options: ``shots``, ``seed``, ``limit``, ``model_args``, ``cache_dir``, ``output_dir``, ...
+
+        Returns:
+            The run's :class:`genbench.runs.TaskRun` (results document, per-sample records, output paths).
+        """
+        from genbench.features import feature
+
+        return feature("run_model")(self, model, **options)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(task_id={self.task_id!r}, task_type={self.config.task_type.value!r})"

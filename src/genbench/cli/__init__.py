@@ -17,6 +17,7 @@ import click
 # command name -> (module, attribute)
 COMMANDS: dict[str, tuple[str, str]] = {
     "changed-tasks": ("genbench.cli.changed_tasks", "changed_tasks"),
+    "compare": ("genbench.cli.compare", "compare"),
     "contamination": ("genbench.cli.contamination", "contamination"),
     "create-task": ("genbench.cli.create_task", "create_task"),
     "data": ("genbench.cli.data", "data"),
@@ -24,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("genbench.cli.evaluate", "evaluate"),
     "list-tasks": ("genbench.cli.list_tasks", "list_tasks"),
     "rerank": ("genbench.cli.rerank", "rerank"),
+    "run": ("genbench.cli.run", "run"),
     "schema": ("genbench.cli.schema", "schema"),
     "show-task": ("genbench.cli.show_task", "show_task"),
     "submit-task": ("genbench.cli.submit_task", "submit_task"),

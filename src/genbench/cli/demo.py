@@ -59,13 +59,23 @@ def _format_value(value: Any) -> str:
     help="Comma-separated numbers of few-shot examples.",
 )
 @click.option("--seed", type=int, default=42, show_default=True, help="Random seed of few-shot selection.")
+@click.option(
+    "--results-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Also write the baselines' results files in the format of `genbench-cli run` (95% intervals, per-sample "
+    "logs) here, e.g. demo_results/results.",
+)
 @click.option("--debug", is_flag=True, help="Print the full traceback of a failing task.")
-def demo(output_dir: Path, task_ids: tuple[str, ...], shots: list[int], seed: int, debug: bool) -> None:
+def demo(
+    output_dir: Path, task_ids: tuple[str, ...], shots: list[int], seed: int, results_dir: Path | None, debug: bool
+) -> None:
     """Run every task with simple baseline predictors, zero- and few-shot, and record the scores.
 
     Writes one JSON file per task (task id, config fingerprint, genbench version, shots, seed, number of
-    examples, metrics) and prints a table of the metrics. A failing task is reported in one line; the others
-    still run, and the command then exits with status 1.
+    examples, metrics), with --results-dir also the baselines' results files in the format of `genbench-cli run`
+    (with 95% bootstrap intervals and per-sample logs), and prints a table of the metrics. A failing task is
+    reported in one line; the others still run, and the command then exits with status 1.
     """
     from rich.console import Console
     from rich.markup import escape
@@ -83,7 +93,12 @@ def demo(output_dir: Path, task_ids: tuple[str, ...], shots: list[int], seed: in
 
     try:
         results = run_demo(
-            output_dir, task_ids=list(task_ids) or None, shot_list=shots, random_seed=seed, on_result=report_failure
+            output_dir,
+            task_ids=list(task_ids) or None,
+            shot_list=shots,
+            random_seed=seed,
+            on_result=report_failure,
+            results_dir=results_dir,
         )
     except GenBenchError as exc:
         if debug:
@@ -120,6 +135,8 @@ def demo(output_dir: Path, task_ids: tuple[str, ...], shots: list[int], seed: in
     click.echo(f"Wrote {len(written)} results file{'s' if len(written) != 1 else ''} to {output_dir}/:")
     for result in written:
         click.echo(f"  {result.output_path}")
+    if results_dir is not None and written:
+        click.echo(f"Wrote the baselines' results files (genbench-cli schema --results) under {results_dir}/")
     if failed:
         ids = ", ".join(r.task_id for r in failed)
         click.echo(f"{len(failed)} of {len(results)} tasks failed ({ids}); see the error above.", err=True)

@@ -84,6 +84,55 @@ def evaluate_file(task: Task, predictions_path: str | os.PathLike[str], split: s
     return {"task_id": task.task_id, "split": split, "n": len(gold), "metrics": metrics}
 
 
+def write_predictions_results(
+    task: Task,
+    predictions_path: str | os.PathLike[str],
+    split: str = "test",
+    *,
+    model: str,
+    results_dir: str | os.PathLike[str],
+    shots: int | None = None,
+    seed: int = 42,
+) -> Path:
+    """Score a predictions file and write a results file in the format of model runs (see ``schema --results``).
+
+    Args:
+        task: The task (a subtask of a TaskDict is scored on its own).
+        predictions_path: JSONL file, one object with a ``target`` per row of the split, in order.
+        split: The split scored.
+        model: What made the predictions (the results' model spec is ``predictions:MODEL``).
+        results_dir: Results go to ``<results_dir>/<model>/<task>.json``.
+        shots: The predictions answer the ``shots``-shot prompts of the test split (recorded with each sample).
+        seed: The few-shot seed of those prompts.
+
+    Returns:
+        The results file.
+    """
+    from genbench.api import PreparationStrategy
+    from genbench.runs.offline import predictions_results
+
+    predictions = read_predictions(predictions_path)
+    if shots is not None:
+        gold = task.get_prepared_datasets(
+            PreparationStrategy.PROMPT_BASED_TESTING, shot_list=[shots], random_seed=seed
+        )[shots]
+    else:
+        splits = task.get_datasets_raw()
+        if split not in splits:
+            raise PredictionError(
+                f"Task {task.task_id!r} has no {split!r} split; its splits are: {', '.join(splits)}."
+            )
+        gold = splits[split]
+    if len(predictions) != len(gold):
+        raise PredictionError(
+            f"{predictions_path}: {len(predictions)} predictions for the {len(gold)} examples of {task.task_id!r}: "
+            "give one line per example, in order."
+        )
+    return predictions_results(
+        task, predictions, gold, model=model, output_dir=Path(results_dir), shots=shots, seed=seed
+    )
+
+
 def _assign_files(task_id: str, subtask_ids: list[str], values: tuple[str, ...]) -> dict[str, Path]:
     """Map each subtask to its predictions file from ``SUBTASK=FILE`` values; every subtask needs one."""
     files: dict[str, Path] = {}
@@ -147,7 +196,32 @@ def _print_metrics(title: str, metrics: Mapping[str, Any]) -> None:
     help="Also write the results as JSON (task id, split, n, metrics) to this file.",
 )
 @click.option("--split", default="test", show_default=True, help="The split the predictions are for.")
-def evaluate(task_id: str, predictions: tuple[str, ...], output: Path | None, split: str) -> None:
+@click.option(
+    "--results-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Also write results files in the format of `genbench-cli run` (intervals, per-sample log) here.",
+)
+@click.option(
+    "--model", "model_label", default=None, metavar="NAME", help="With --results-dir: what made the predictions."
+)
+@click.option(
+    "--shots",
+    type=click.IntRange(min=0),
+    default=None,
+    help="With --results-dir: the predictions answer the N-shot prompts (test split), recorded with their prompts.",
+)
+@click.option("--seed", type=int, default=42, show_default=True, help="With --shots: the few-shot seed.")
+def evaluate(
+    task_id: str,
+    predictions: tuple[str, ...],
+    output: Path | None,
+    split: str,
+    results_dir: Path | None,
+    model_label: str | None,
+    shots: int | None,
+    seed: int,
+) -> None:
     """Score a file of predictions against a task's split and print the metrics.
 
     Each line of the predictions file is a JSON object such as {"target": "380"}, one per example of the split,
@@ -159,6 +233,7 @@ def evaluate(task_id: str, predictions: tuple[str, ...], output: Path | None, sp
     Examples:
       genbench-cli evaluate -i arithmetic_length --predictions predictions.jsonl --output results.json
       genbench-cli evaluate -i negation_consistency -p affirmative=aff.jsonl -p negated=neg.jsonl
+      genbench-cli evaluate -i arithmetic_length -p predictions.jsonl --results-dir results --model my-llm --shots 0
     """
     from genbench.cli._output import dumps
     from genbench.io import write_text_atomic
@@ -197,3 +272,15 @@ def evaluate(task_id: str, predictions: tuple[str, ...], output: Path | None, sp
     if output is not None:
         write_text_atomic(output, dumps(result))
         click.echo(f"Wrote {output}")
+    if results_dir is not None:
+        if shots is not None and split != "test":
+            raise click.BadParameter("prompts are built for the test split: drop --split.", param_hint="'--shots'")
+        if isinstance(task, Task):
+            scored_files: list[tuple[Task, Path]] = [(task, Path(predictions[0]))]
+        else:
+            scored_files = [(task[sid], path) for sid, path in _assign_files(task_id, list(task), predictions).items()]
+        for scored, path in scored_files:
+            written = write_predictions_results(
+                scored, path, split, model=model_label or path.name, results_dir=results_dir, shots=shots, seed=seed
+            )
+            click.echo(f"Wrote {written}")

@@ -7,16 +7,28 @@ import click
 
 @click.command("schema")
 @click.option("--task-dict", is_flag=True, help="The schema of a TaskDict's config instead of a task's.")
+@click.option("--results", is_flag=True, help="The schema of results files (genbench-cli run, evaluate, demo).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to this file.")
-def schema(task_dict: bool, output: str | None) -> None:
-    """Print the JSON Schema of a task's config.jsonnet (for editor autocompletion).
+def schema(task_dict: bool, results: bool, output: str | None) -> None:
+    """Print the JSON Schema of a task's config.jsonnet (for editor autocompletion), or of results files.
 
-    Example: genbench-cli schema -o config.schema.json
+    \b
+    Examples:
+      genbench-cli schema -o config.schema.json
+      genbench-cli schema --results
     """
-    from genbench.config.json_schema import task_config_json_schema_text
     from genbench.io import write_text_atomic
 
-    text = task_config_json_schema_text(task_dict)
+    if results and task_dict:
+        raise click.UsageError("give --task-dict or --results, not both.")
+    if results:
+        from genbench.runs.results import results_schema_text
+
+        text = results_schema_text()
+    else:
+        from genbench.config.json_schema import task_config_json_schema_text
+
+        text = task_config_json_schema_text(task_dict)
     if output:
         write_text_atomic(output, text)
         click.echo(f"Wrote {output}")

@@ -344,9 +344,10 @@ class TaskConfig(_Strict):
         Raises:
             ConfigError: every problem of the file at once, each with field path and expected form.
         """
-        from genbench.config.loading import load_task_config
+        from genbench.features import feature
 
-        return load_task_config(jsonnet_str=jsonnet_str, jsonnet_path=jsonnet_path)
+        config: TaskConfig = feature("load_task_config")(jsonnet_str=jsonnet_str, jsonnet_path=jsonnet_path)
+        return config
 
     def to_json(self, path: Any) -> None:
         """Write the validated config as JSON (enums as their values)."""

@@ -24,6 +24,7 @@ import numpy as np
 
 from genbench.contamination.backend import IndexBackend, SearchMode, SearchResult
 from genbench.contamination.errors import ContaminationError
+from genbench.contamination.report import DecontaminationSummary, write_decontaminated, write_report
 from genbench.contamination.sources import UnitSpec, load_training_dataset, read_dataset_mixer
 from genbench.contamination.testsets import TestSet, task_test_sets
 
@@ -158,8 +159,6 @@ class ContaminationReport:
 
     def write(self, output_dir: PathLike) -> list[Path]:
         """Write the per-instance JSONL files, ``contamination_report.tsv`` and ``report.html``; returns the paths."""
-        from genbench.contamination.report import write_report
-
         return write_report(self, Path(output_dir))
 
 
@@ -219,25 +218,6 @@ def search(
     return ContaminationReport(mode, results, {index.name: index.manifest for index in indexes})
 
 
-@dataclass
-class DecontaminationSummary:
-    """What decontaminating one training dataset kept and removed.
-
-    Attributes:
-        dataset: The training dataset's name.
-        output: The JSONL file of the kept rows.
-        total: Rows of the dataset.
-        removed: Rows with a unit matching some test instance.
-        kept: Rows written (``kept + removed == total``).
-    """
-
-    dataset: str
-    output: Path
-    total: int
-    removed: int
-    kept: int
-
-
 def decontaminate(report: ContaminationReport, output_dir: PathLike) -> list[DecontaminationSummary]:
     """Write each training dataset without the rows matching any test instance of the report.
 
@@ -249,8 +229,6 @@ def decontaminate(report: ContaminationReport, output_dir: PathLike) -> list[Dec
         ContaminationError: the report has n-gram or embedding scores without a threshold, or a training dataset
             changed since it was indexed.
     """
-    from genbench.contamination.report import write_decontaminated
-
     if not report.mode.can_decontaminate:
         raise ContaminationError(
             f"Decontaminating after an {report.mode.describe()} needs a match threshold (--match_threshold): "

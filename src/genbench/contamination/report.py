@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import json
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,8 +20,28 @@ from genbench.contamination.sources import _safe, iter_rows_json, load_training_
 from genbench.io import atomic_open
 
 if TYPE_CHECKING:
-    from genbench.contamination.api import ContaminationReport, DecontaminationSummary
+    from genbench.contamination.api import ContaminationReport
     from genbench.contamination.backend import SearchResult
+
+
+@dataclass
+class DecontaminationSummary:
+    """What decontaminating one training dataset kept and removed.
+
+    Attributes:
+        dataset: The training dataset's name.
+        output: The JSONL file of the kept rows.
+        total: Rows of the dataset.
+        removed: Rows with a unit matching some test instance.
+        kept: Rows written (``kept + removed == total``).
+    """
+
+    dataset: str
+    output: Path
+    total: int
+    removed: int
+    kept: int
+
 
 TSV_NAME = "contamination_report.tsv"
 HTML_NAME = "report.html"
@@ -205,8 +226,6 @@ def write_decontaminated(
     Raises:
         ContaminationError: the dataset changed since it was indexed (its fingerprint differs).
     """
-    from genbench.contamination.api import DecontaminationSummary
-
     source = manifest["source"]
     loaded = load_training_dataset(source.get("path") or source["name"], source["split"])
     if loaded.fingerprint != source["fingerprint"]:

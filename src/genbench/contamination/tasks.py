@@ -195,3 +195,28 @@ def split_overlap(
             ]
             overlaps.append(SplitOverlap(split, ngram_size, threshold, pairs, len(test_ids)))
     return overlaps
+
+
+def task_contamination_scores(
+    task: Task,
+    checks: Sequence[ContaminationCheckConfig] | None = None,
+    *,
+    index_dir: Any = None,
+    progress: bool = False,
+) -> OrderedDict[str, float]:
+    """``Task.check_contamination``: the contamination scores of the task's declared (or given) checks."""
+    outcome = check_task_contamination(task, checks, index_dir=index_dir, progress=progress)
+    return OrderedDict(outcome.scores)
+
+
+def evaluate_task_clean_and_all(
+    task: Task,
+    *,
+    predictions: list[Mapping[str, Any]],
+    gold: Any,
+    index_dir: Any = None,
+    checks: Sequence[ContaminationCheckConfig] | None = None,
+) -> OrderedDict[str, Any]:
+    """``Task.evaluate_predictions_clean_and_all``: metrics on all instances and on the clean subset."""
+    outcome = check_task_contamination(task, checks, index_dir=index_dir)
+    return evaluate_clean_and_all(task, predictions=predictions, gold=gold, contamination=outcome)

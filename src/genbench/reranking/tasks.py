@@ -193,6 +193,16 @@ def evaluate_task_with_cross_encoder(
     return evaluator(model), evaluator
 
 
+def task_cross_encoder_scores(
+    task: Any, model: Any, *, batch_size: int = 64, show_progress_bar: bool = False, at_k: int | None = None
+) -> dict[str, float]:
+    """``Task.evaluate_cross_encoder``: the evaluator's results of ``model`` over the task's test set."""
+    results, _ = evaluate_task_with_cross_encoder(
+        task, model, batch_size=batch_size, show_progress_bar=show_progress_bar, at_k=at_k
+    )
+    return results
+
+
 def rerank_task(
     task_id: str,
     model: Any = None,

@@ -1,0 +1,56 @@
+"""``genbench-cli compare``: a paired test per metric between two results files of the same task."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command("compare")
+@click.argument("results_a", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("results_b", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--resamples", type=click.IntRange(min=10), default=1000, show_default=True, help="Bootstrap resamples.")
+@click.option(
+    "--permutations", type=click.IntRange(min=10), default=10_000, show_default=True, help="Permutation-test draws."
+)
+@click.option("--seed", type=int, default=42, show_default=True, help="Seed of the resamples and permutations.")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON instead of a table.")
+def compare(results_a: Path, results_b: Path, resamples: int, permutations: int, seed: int, as_json: bool) -> None:
+    """Compare two results files of one task (A - B) on the examples both scored.
+
+    Per setting and metric: the mean per-sample values of A and B, their difference with its 95% paired bootstrap
+    interval, and the p-value of a two-sided paired permutation (sign-flip) test.
+
+    Example: genbench-cli compare results/hf_gpt2-*/category_membership.json results/hf_opt-*/category_membership.json
+    """
+    from genbench.runs.compare import compare_results, comparison_rows
+
+    comparisons = compare_results(results_a, results_b, resamples=resamples, permutations=permutations, seed=seed)
+    if as_json:
+        from genbench.cli._output import dumps
+
+        click.echo(dumps(comparison_rows(comparisons)), nl=False)
+        return
+    from rich.markup import escape
+    from rich.table import Table
+
+    from genbench.cli._output import console
+
+    table = Table(title=f"A = {results_a}\nB = {results_b}")
+    for column in ("Shots", "Metric", "A", "B", "A - B", "95% CI", "p", "n"):
+        table.add_column(column, justify="left" if column == "Metric" else "right")
+    for c in comparisons:
+        table.add_row(
+            "-" if c.shots is None else str(c.shots),
+            escape(c.metric) + ("*" if c.note else ""),
+            f"{c.a:.4f}",
+            f"{c.b:.4f}",
+            f"{c.difference:+.4f}",
+            f"[{c.low:+.4f}, {c.high:+.4f}]",
+            f"{c.p_value:.4f}",
+            str(c.n),
+        )
+    console().print(table)
+    if any(c.note for c in comparisons):
+        click.echo("* compared on per-sample values; the metric itself is not their mean.")

@@ -1,0 +1,117 @@
+"""Compare two results files of the same task: a paired test per metric on the examples both scored.
+
+For each setting (number of shots) present in both files and each metric with per-sample values in both
+per-sample logs, the examples are paired by ``_genbench_idx``; :func:`genbench.runs.bootstrap.paired_difference`
+gives the difference of means (A - B), its paired bootstrap interval and a paired permutation test's p-value.
+Metrics that are not means of per-sample values (corpus F1, seqeval) are compared by the same test on their
+per-sample values, which is then a comparison of those per-sample values, said so in ``note``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from genbench.runs.bootstrap import DEFAULT_PERMUTATIONS, DEFAULT_RESAMPLES, paired_difference
+from genbench.runs.errors import ResultsFileError
+from genbench.runs.results import read_results
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    """One metric of one setting compared.
+
+    Attributes:
+        shots: The setting (None: unprompted).
+        metric: The metric key.
+        a: Mean per-sample value of A on the shared examples.
+        b: The same for B.
+        difference: ``a - b``.
+        low: Lower end of the paired bootstrap interval of the difference.
+        high: Upper end.
+        p_value: Two-sided paired permutation test.
+        n: Number of shared examples.
+        note: ``""``, or why the per-sample mean differs from the reported metric.
+    """
+
+    shots: int | None
+    metric: str
+    a: float
+    b: float
+    difference: float
+    low: float
+    high: float
+    p_value: float
+    n: int
+    note: str = ""
+
+
+def compare_results(
+    path_a: str | Path,
+    path_b: str | Path,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    permutations: int = DEFAULT_PERMUTATIONS,
+    seed: int = 42,
+) -> list[MetricComparison]:
+    """Compare two results files metric by metric.
+
+    Raises:
+        ResultsFileError: an invalid file, a file without per-sample log, different task fingerprints (the files
+            were made from different task versions), or no shared examples.
+    """
+    document_a, samples_a = read_results(path_a)
+    document_b, samples_b = read_results(path_b)
+    for path, samples in ((path_a, samples_a), (path_b, samples_b)):
+        if samples is None:
+            raise ResultsFileError(f"{path} has no per-sample log: rerun without --no-samples to compare it.")
+    if document_a["task"]["fingerprint"]["sha256"] != document_b["task"]["fingerprint"]["sha256"]:
+        raise ResultsFileError(
+            f"{path_a} and {path_b} were made from different versions of task {document_a['task']['id']!r} "
+            "(task fingerprints differ): their scores are not comparable."
+        )
+    by_key_a = {(s["shots"], s["_genbench_idx"]): s for s in samples_a or []}
+    by_key_b = {(s["shots"], s["_genbench_idx"]): s for s in samples_b or []}
+    shared = [key for key in by_key_a if key in by_key_b]
+    if not shared:
+        raise ResultsFileError(f"{path_a} and {path_b} share no (shots, _genbench_idx) example.")
+    methods = {}
+    for evaluation in document_a["evaluations"]:
+        for metric, entry in evaluation["metrics"].items():
+            methods[(evaluation["shots"], metric)] = entry.get("ci_method")
+    comparisons = []
+    settings = list(dict.fromkeys(shots for shots, _ in shared))
+    for shots in settings:
+        keys = [key for key in shared if key[0] == shots]
+        metrics = list(dict.fromkeys(m for key in keys for m in by_key_a[key]["metrics"]))
+        for metric in metrics:
+            pairs = [(by_key_a[k]["metrics"].get(metric), by_key_b[k]["metrics"].get(metric)) for k in keys]
+            pairs = [(x, y) for x, y in pairs if x is not None and y is not None]
+            if not pairs:
+                continue
+            a_values, b_values = [float(x) for x, _ in pairs], [float(y) for _, y in pairs]
+            result = paired_difference(a_values, b_values, resamples=resamples, permutations=permutations, seed=seed)
+            note = ""
+            if methods.get((shots, metric)) != "bootstrap_mean":
+                note = "mean of per-sample values, not the corpus-level metric"
+            comparisons.append(
+                MetricComparison(
+                    shots,
+                    metric,
+                    sum(a_values) / len(a_values),
+                    sum(b_values) / len(b_values),
+                    result.difference,
+                    result.low,
+                    result.high,
+                    result.p_value,
+                    result.n,
+                    note,
+                )  # fmt: skip
+            )
+    return comparisons
+
+
+def comparison_rows(comparisons: list[MetricComparison]) -> list[dict[str, Any]]:
+    """The comparisons as JSON-able rows."""
+    return [dict(c.__dict__) for c in comparisons]

@@ -1,0 +1,84 @@
+"""Results files for answers made without a runner: a predictions file (``evaluate``) and the baselines (``demo``).
+
+They go through the same scoring (:func:`genbench.runs.execute.evaluate_answers`) and the same results schema as
+model runs, so every source of scores joins the same tables.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from genbench.runs.execute import Answers, evaluate_answers, model_directory, prompt_settings, results_document
+from genbench.runs.results import file_stem, write_results
+from genbench.runs.scoring import BootstrapSettings
+
+if TYPE_CHECKING:
+    from genbench.task import Task
+
+
+def predictions_results(
+    task: Task,
+    predictions: Sequence[Mapping[str, Any]],
+    gold: Any,
+    *,
+    model: str,
+    output_dir: str | Path,
+    shots: int | None = None,
+    seed: int = 42,
+    bootstrap: BootstrapSettings | None = None,
+) -> Path:
+    """Write the results file (and per-sample log) of a predictions file scored against ``gold``.
+
+    Args:
+        task: The task.
+        predictions: One mapping with a ``target`` per gold row.
+        gold: The rows scored: a split, or the prompt dataset of ``shots`` shots.
+        model: What made the predictions (recorded as the spec ``predictions:MODEL``).
+        output_dir: Results go to ``<output_dir>/<model>/<task>.json``.
+        shots: The number of shots the predictions were prompted with, if known.
+        seed: The few-shot seed (and the bootstrap's).
+        bootstrap: Interval settings.
+
+    Returns:
+        The results file's path.
+    """
+    started = time.perf_counter()
+    bootstrap = bootstrap or BootstrapSettings(seed=seed)
+    targets = [p["target"] for p in predictions]
+    evaluation, samples = evaluate_answers(task, gold, Answers(targets, targets), shots=shots, bootstrap=bootstrap)
+    spec = f"predictions:{model}"
+    record = {"spec": spec, "kind": "predictions", "revision": None}
+    document = results_document(
+        task, record, [evaluation], seed=seed, limit=None, bootstrap=bootstrap, seconds=time.perf_counter() - started
+    )
+    path = Path(output_dir) / model_directory(spec) / f"{file_stem(task.task_id)}.json"
+    return write_results(document, path, samples)
+
+
+def baseline_results(task: Task, output_dir: str | Path, *, shot_list: Sequence[int], random_seed: int = 42) -> Path:
+    """Write the results file of the task type's baseline (see :mod:`genbench.baselines`) on every setting."""
+    from genbench.baselines import BASELINES, predict, training_pool
+
+    started = time.perf_counter()
+    bootstrap = BootstrapSettings(seed=random_seed)
+    pool = training_pool(task)
+    evaluations, samples = [], []
+    for shots, dataset, source in prompt_settings(task, shot_list, random_seed, None, unprompted=True):
+        targets = [p["target"] for p in predict(task, dataset, pool)]
+        evaluation, setting_samples = evaluate_answers(
+            task, dataset, Answers(targets, targets), shots=shots, bootstrap=bootstrap, shot_source=source
+        )
+        evaluations.append(evaluation)
+        samples.extend(setting_samples)
+    baseline = BASELINES[task.config.task_type]
+    spec = f"baseline:{baseline.name}"
+    record = {"spec": spec, "kind": "baseline", "revision": None, "description": baseline.description}
+    document = results_document(
+        task, record, evaluations, seed=random_seed, limit=None, bootstrap=bootstrap,
+        seconds=time.perf_counter() - started,
+    )  # fmt: skip
+    path = Path(output_dir) / model_directory(spec) / f"{file_stem(task.task_id)}.json"
+    return write_results(document, path, samples)

@@ -1,0 +1,150 @@
+"""``openai:BASE_URL``: an OpenAI-compatible server (vLLM, TGI, llama.cpp, Ollama, or the OpenAI API itself).
+
+Requests go through the official ``openai`` client, which retries with exponential back-off (honouring
+``Retry-After``) on 408/409/429/5xx answers, connection errors and timeouts; ``concurrency`` requests are in flight at
+once. The API key is read from ``OPENAI_API_KEY`` (local servers accept any; ``EMPTY`` is sent when it is unset).
+
+- Generation: ``/completions`` (``api=completions``, the default) or ``/chat/completions`` (``api=chat``, the
+  prompt as one user message), greedy (``temperature=0``), stopped at the task's ``stop_string``.
+- Log-likelihoods (multiple choice): ``/completions`` with ``echo=true, logprobs=1``, summing the log-probabilities
+  of the prompt tokens that belong to the option (by ``text_offset``). A server that refuses this or returns no
+  prompt log-probabilities (and every chat API) makes multiple choice fall back to generation, recorded in the
+  results as ``multiple_choice_method: "generation"``.
+
+Model arguments: ``model`` (default: the server's only model), ``api``, ``concurrency`` (8), ``max_retries`` (5),
+``timeout`` (seconds per request, 120), ``revision`` (a label for the weights behind the name: part of the cache
+key, so a server that changed models under the same name is not answered from stale cache entries).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from genbench.runs.errors import ModelRunError, ModelSpecError
+from genbench.runs.runner import ModelRunner, RequestUnsupported
+from genbench.runs.specs import ModelSpec, check_known_args, float_arg, int_arg
+
+logger = logging.getLogger(__name__)
+
+KNOWN_ARGS = ("model", "api", "concurrency", "max_retries", "timeout", "revision")
+
+
+class OpenAIRunner(ModelRunner):
+    """A client of one OpenAI-compatible server and model."""
+
+    def __init__(self, spec: ModelSpec):
+        super().__init__(spec)
+        check_known_args(spec, KNOWN_ARGS)
+        import openai
+
+        self._openai = openai
+        self.api = spec.args.get("api", "completions")
+        if self.api not in ("completions", "chat"):
+            raise ModelSpecError(f"--model-args api={self.api!r}: expected completions or chat.")
+        self.concurrency = int_arg(spec, "concurrency", 8)
+        self.chunk_size = 4 * self.concurrency
+        self.client = openai.OpenAI(
+            base_url=spec.target,
+            api_key=os.environ.get("OPENAI_API_KEY") or "EMPTY",
+            max_retries=int_arg(spec, "max_retries", 5, minimum=0),
+            timeout=float_arg(spec, "timeout", 120.0),
+        )
+        self.model = spec.args.get("model") or self._only_model()
+        self.revision = spec.args.get("revision")
+        self._logprobs_refused: str | None = None
+
+    def _only_model(self) -> str:
+        models = [m.id for m in self._call(lambda: self.client.models.list().data)]
+        if len(models) != 1:
+            raise ModelSpecError(
+                f"openai:{self.spec.target} serves {len(models)} models ({', '.join(models[:10]) or 'none'}): "
+                "choose one with --model-args model=NAME."
+            )
+        return models[0]
+
+    def output_args(self) -> dict[str, str]:
+        return {"model": self.model, "api": self.api}
+
+    def _call(self, request: Callable[[], Any]) -> Any:
+        try:
+            return request()
+        except self._openai.APIStatusError as exc:
+            raise ModelRunError(
+                f"openai:{self.spec.target} answered HTTP {exc.status_code} after its retries: {exc.message}"
+            ) from exc
+        except self._openai.APIError as exc:  # connection errors and timeouts, after the retries
+            raise ModelRunError(f"openai:{self.spec.target}: {type(exc).__name__}: {exc}") from exc
+
+    def _map(self, function: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+            return list(pool.map(function, items))
+
+    def generate(self, prompts: Sequence[str], *, max_new_tokens: int, stop: str | None) -> list[str]:
+        stops = [stop] if stop else None
+
+        def one(prompt: str) -> str:
+            if self.api == "chat":
+                response = self._call(
+                    lambda: self.client.chat.completions.create(
+                        model=self.model,
+                        messages=[{"role": "user", "content": prompt}],
+                        max_tokens=max_new_tokens,
+                        temperature=0,
+                        stop=stops,
+                    )
+                )
+                text = response.choices[0].message.content or ""
+            else:
+                response = self._call(
+                    lambda: self.client.completions.create(
+                        model=self.model, prompt=prompt, max_tokens=max_new_tokens, temperature=0, stop=stops
+                    )
+                )
+                text = response.choices[0].text or ""
+            return text.split(stop, 1)[0] if stop else text
+
+        return self._map(one, list(prompts))
+
+    def loglikelihood(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        if self.api == "chat":
+            raise RequestUnsupported("a chat API gives no prompt log-probabilities")
+        if self._logprobs_refused:
+            raise RequestUnsupported(self._logprobs_refused)
+        return self._map(self._one_loglikelihood, list(pairs))
+
+    def _one_loglikelihood(self, pair: tuple[str, str]) -> float:
+        context, continuation = pair
+        spaces = len(context) - len(context.rstrip())
+        if spaces:  # as lm-evaluation-harness: the separator belongs to the continuation's first token
+            context, continuation = context[:-spaces], context[-spaces:] + continuation
+        text = context + continuation
+        try:
+            response = self.client.completions.create(
+                model=self.model, prompt=text, max_tokens=1, temperature=0, echo=True, logprobs=1
+            )
+        except (
+            self._openai.BadRequestError,
+            self._openai.NotFoundError,
+            self._openai.UnprocessableEntityError,
+        ) as exc:
+            self._logprobs_refused = f"the server refused prompt log-probabilities: {exc.message}"
+            raise RequestUnsupported(self._logprobs_refused) from exc
+        except self._openai.APIError as exc:
+            raise ModelRunError(f"openai:{self.spec.target}: {type(exc).__name__}: {exc}") from exc
+        logprobs = response.choices[0].logprobs
+        offsets = getattr(logprobs, "text_offset", None) if logprobs is not None else None
+        values = getattr(logprobs, "token_logprobs", None) if logprobs is not None else None
+        if not offsets or not values:
+            self._logprobs_refused = "the server returned no prompt log-probabilities (echo=true, logprobs=1)"
+            raise RequestUnsupported(self._logprobs_refused)
+        total = 0.0
+        for offset, value in zip(offsets, values, strict=False):
+            if len(context) <= offset < len(text):
+                if value is None:
+                    raise ModelRunError(f"openai:{self.spec.target} gave no log-probability for a prompt token.")
+                total += float(value)
+        return total

@@ -1,0 +1,135 @@
+"""Score a model's predictions: corpus metrics, per-sample metric values and a bootstrap interval per metric.
+
+Per-sample values are the task's own ``evaluate_predictions`` on each example alone. A metric whose corpus value is
+the mean of its per-sample values (accuracy, exact match, per-query ranking metrics) gets the percentile
+bootstrap interval of that mean; any other scalar metric (F1 over classes, seqeval, correlations) gets the interval
+of the metric recomputed on resampled examples. See :mod:`genbench.runs.bootstrap` for the procedure.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from genbench.runs.bootstrap import bootstrap_mean_interval, is_mean_of, resample_indices
+
+
+@dataclass(frozen=True)
+class BootstrapSettings:
+    """Resample counts, confidence and seed of the intervals (recorded in every results file)."""
+
+    resamples: int = 1000
+    statistic_resamples: int = 200
+    confidence: float = 0.95
+    seed: int = 42
+
+    def as_record(self) -> dict[str, Any]:
+        return {
+            "confidence": self.confidence,
+            "resamples": self.resamples,
+            "statistic_resamples": self.statistic_resamples,
+            "seed": self.seed,
+        }
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(float(value))
+
+
+def quiet_evaluate(task: Any, targets: Sequence[Any], gold: Any) -> Mapping[str, Any]:
+    """``task.evaluate_predictions`` without scikit-learn's "ill-defined" warnings (expected on small samples)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*ill-defined.*")
+        warnings.filterwarnings("ignore", category=RuntimeWarning)
+        warnings.filterwarnings("ignore", message=".*seems not to be NE tag.*")  # seqeval on malformed model output
+        return task.evaluate_predictions(predictions=[{"target": t} for t in targets], gold=gold)
+
+
+class GoldSubsets:
+    """Subsets of a gold dataset by example indices (repeats allowed), cheaply.
+
+    A task with the default ``evaluate_predictions`` accepts gold rows as a list of mappings, sliced in memory; a
+    task that overrides it gets ``datasets.Dataset.select`` subsets, as it may rely on a ``Dataset``.
+    """
+
+    def __init__(self, task: Any, gold: Any):
+        from genbench.task import Task
+
+        overridden = type(task).evaluate_predictions is not Task.evaluate_predictions
+        self.gold = gold
+        self.rows = None if overridden or not hasattr(gold, "to_list") else gold.to_list()
+
+    def select(self, indices: Sequence[int]) -> Any:
+        if self.rows is None:
+            return self.gold.select([int(i) for i in indices])
+        return [self.rows[int(i)] for i in indices]
+
+
+def per_sample_scores(task: Any, targets: Sequence[Any], gold: GoldSubsets) -> list[dict[str, float | None]]:
+    """Each example's metric values, scored alone (a metric undefined on one example is None)."""
+    scores: list[dict[str, float | None]] = []
+    for index, target in enumerate(targets):
+        try:
+            result = quiet_evaluate(task, [target], gold.select([index]))
+        except (ValueError, ZeroDivisionError):  # a metric undefined on one example (a correlation)
+            scores.append({})
+            continue
+        scores.append({key: (float(v) if _is_number(v) else None) for key, v in result.items() if not _is_list(v)})
+    return scores
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, (list, tuple, dict)) or getattr(value, "ndim", 0) > 0
+
+
+def metric_entries(
+    corpus: Mapping[str, Any],
+    samples: Sequence[Mapping[str, float | None]],
+    recompute: Callable[[np.ndarray], Mapping[str, Any]],
+    settings: BootstrapSettings,
+) -> dict[str, dict[str, Any]]:
+    """``{key: {"value", "ci", "ci_method"}}`` for every corpus metric.
+
+    A metric counts as the mean of its per-sample values when its corpus value is their mean, on all examples and
+    on the first half of them (one recomputation: a coincidence on one set of examples is not enough).
+    """
+    entries: dict[str, dict[str, Any]] = {}
+    needs_recompute = []
+    half = np.arange(max(1, len(samples) // 2))
+    half_corpus: Mapping[str, Any] | None = None
+    for key, value in corpus.items():
+        entries[key] = {"value": value, "ci": None, "ci_method": None}
+        if not _is_number(value) or not samples:
+            continue
+        scores = [sample.get(key) for sample in samples]
+        is_mean = all(s is not None for s in scores) and is_mean_of(float(value), [float(s) for s in scores])  # type: ignore[arg-type]
+        if is_mean:
+            half_corpus = half_corpus if half_corpus is not None else recompute(half)
+            half_value = half_corpus.get(key)
+            is_mean = _is_number(half_value) and is_mean_of(float(half_value), [float(scores[i]) for i in half])  # type: ignore[arg-type]
+        if is_mean:
+            low, high = bootstrap_mean_interval(
+                [float(s) for s in scores if s is not None],
+                resamples=settings.resamples,
+                seed=settings.seed,
+                confidence=settings.confidence,
+            )
+            entries[key].update(ci=[low, high], ci_method="bootstrap_mean")
+        else:
+            needs_recompute.append(key)
+    if needs_recompute:
+        # One recomputation of every metric per resample, shared by the keys that need it.
+        indices = resample_indices(len(samples), settings.statistic_resamples, settings.seed)
+        draws = [recompute(row) for row in indices]
+        for key in needs_recompute:
+            values = np.array([float(d[key]) if _is_number(d.get(key)) else np.nan for d in draws])
+            finite = values[np.isfinite(values)]
+            if finite.size * 2 >= len(draws):  # else the metric is undefined on most resamples: no interval
+                low, high = np.quantile(finite, [(1 - settings.confidence) / 2, (1 + settings.confidence) / 2])
+                entries[key].update(ci=[float(low), float(high)], ci_method="bootstrap_statistic")
+    return entries

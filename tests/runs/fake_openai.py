@@ -1,0 +1,121 @@
+"""A loopback OpenAI-compatible server for tests (127.0.0.1 only, daemon threads, shut down by its fixture).
+
+Completions answer ``"42\\n\\nQ: more"`` (so the stop string must cut it), or for a multiple-choice prompt the first
+listed choice. With ``echo`` and ``logprobs`` it returns fake prompt log-probabilities: the text is split into
+tokens by ``\\s*\\S+``, each scoring ``-0.1 * len(token.strip())`` (the first token has none, as real servers).
+Faults are scripted by request number: ``faults={1: 429, 2: 500, 3: "slow"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+def fake_token_logprobs(text: str) -> tuple[list[str], list[int], list[float | None]]:
+    tokens = re.findall(r"\s*\S+", text)
+    offsets, position = [], 0
+    for token in tokens:
+        offsets.append(position)
+        position += len(token)
+    values: list[float | None] = [None] + [-0.1 * len(t.strip()) for t in tokens[1:]]
+    return tokens, offsets, values
+
+
+def fake_answer(prompt: str) -> str:
+    choices = re.findall(r"^- (.+)$", prompt, flags=re.MULTILINE)
+    return f" {choices[0]}\n\nQ:" if choices else "42\n\nQ: more"
+
+
+class FakeServer:
+    def __init__(self, *, logprobs: bool = True, faults: dict[int, Any] | None = None, delay: float = 0.0):
+        self.logprobs = logprobs
+        self.faults = dict(faults or {})
+        self.delay = delay
+        self.requests: list[dict[str, Any]] = []
+        self.statuses: list[int] = []
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def _send(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+                data = json.dumps(body).encode()
+                with server.lock:
+                    server.statuses.append(status)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    for key, value in (headers or {}).items():
+                        self.send_header(key, value)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
+                    pass
+
+            def do_GET(self) -> None:  # noqa: N802
+                self._send(200, {"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
+
+            def do_POST(self) -> None:  # noqa: N802
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with server.lock:
+                    server.requests.append({"path": self.path, **body})
+                    number = len(server.requests)
+                fault = server.faults.get(number)
+                if fault == 429:
+                    return self._send(429, {"error": {"message": "slow down"}}, {"retry-after-ms": "20"})
+                if fault == 500:
+                    return self._send(500, {"error": {"message": "boom"}}, {"retry-after-ms": "20"})
+                if fault == "slow":
+                    time.sleep(2.0)
+                if server.delay:
+                    time.sleep(server.delay)
+                if self.path.endswith("/chat/completions"):
+                    text = fake_answer(body["messages"][-1]["content"])
+                    choice = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+                    return self._send(200, {"id": "x", "object": "chat.completion", "created": 0,
+                                            "model": body["model"], "choices": [choice]})  # fmt: skip
+                prompt = body["prompt"]
+                if body.get("echo"):
+                    if not server.logprobs:
+                        return self._send(400, {"error": {"message": "echo is not supported"}})
+                    tokens, offsets, values = fake_token_logprobs(prompt)
+                    logprobs = {"tokens": tokens + ["x"], "text_offset": offsets + [len(prompt)],
+                                "token_logprobs": values + [-1.0], "top_logprobs": None}  # fmt: skip
+                    text = prompt + "x"
+                else:
+                    logprobs, text = None, fake_answer(prompt)
+                    for stop in body.get("stop") or []:
+                        text = text.split(stop, 1)[0]
+                choice = {"index": 0, "text": text, "logprobs": logprobs, "finish_reason": "stop"}
+                self._send(200, {"id": "x", "object": "text_completion", "created": 0, "model": body["model"],
+                                 "choices": [choice]})  # fmt: skip
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def generation_requests(self) -> list[dict[str, Any]]:
+        return [r for r in self.requests if not r.get("echo")]
+
+
+@contextmanager
+def fake_openai_server(**options: Any) -> Iterator[FakeServer]:
+    server = FakeServer(**options)
+    thread = threading.Thread(target=server.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.httpd.shutdown()
+        server.httpd.server_close()
+        thread.join(timeout=5)

@@ -1,0 +1,69 @@
+"""`evaluate --results-dir` and the demo write the same results format as model runs."""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from genbench import load_task
+from genbench.cli import cli
+from genbench.demo import run_demo
+from genbench.runs import offline
+from genbench.runs.results import read_results
+from genbench.runs.scoring import BootstrapSettings
+
+
+def test_evaluate_writes_a_results_file_with_prompts_when_shots_are_given(tmp_path: Path) -> None:
+    gold = load_task("arithmetic_length").get_datasets_raw()["test"]
+    predictions = tmp_path / "predictions.jsonl"
+    answers = [t if i % 2 else "wrong" for i, t in enumerate(gold["target"])]
+    predictions.write_text("".join(json.dumps({"target": a}) + "\n" for a in answers))
+    args = ["evaluate", "-i", "arithmetic_length", "-p", str(predictions), "--results-dir", str(tmp_path / "r")]
+    result = CliRunner().invoke(cli, [*args, "--model", "my-llm", "--shots", "0"])
+    assert result.exit_code == 0, result.output
+    (path,) = (tmp_path / "r").rglob("arithmetic_length.json")
+    document, samples = read_results(path)
+    assert document["model"] == {"spec": "predictions:my-llm", "kind": "predictions", "revision": None}
+    evaluation = document["evaluations"][0]
+    assert evaluation["shots"] == 0 and evaluation["prompt_builder_sha256"]
+    expected = sum(1 for i in range(len(answers)) if i % 2) / len(answers)
+    assert evaluation["metrics"]["hf_exact_match__exact_match"]["value"] == expected
+    assert samples is not None and all(gold[s["_genbench_idx"]]["input"] in s["prompt"] for s in samples)
+    assert [s["raw_output"] for s in samples] == answers
+
+
+def test_evaluate_results_for_each_subtask(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # fewer recomputations of the corpus-level F1 keep the test fast
+    monkeypatch.setattr(offline, "BootstrapSettings", functools.partial(BootstrapSettings, statistic_resamples=10))
+    task = load_task("negation_consistency")
+    args = ["evaluate", "-i", "negation_consistency", "--results-dir", str(tmp_path / "r")]
+    for subtask_id in task:
+        rows = task[subtask_id].get_datasets_raw()["test"]
+        (tmp_path / f"{subtask_id}.jsonl").write_text("".join('{"target": 0}\n' for _ in range(len(rows))))
+        args += ["-p", f"{subtask_id}={tmp_path / f'{subtask_id}.jsonl'}"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    written = sorted(p.name for p in (tmp_path / "r").rglob("*.json"))
+    assert written == [f"negation_consistency.{sid}.json" for sid in sorted(task)]
+    document, _ = read_results(next((tmp_path / "r").rglob("*.json")))
+    assert document["bootstrap"]["statistic_resamples"] == 10
+    assert document["evaluations"][0]["metrics"]["hf_f1__f1"]["ci_method"] == "bootstrap_statistic"
+
+
+def test_demo_writes_baseline_results_in_the_run_format(tmp_path: Path) -> None:
+    results = run_demo(
+        tmp_path / "demo", task_ids=["category_membership"], shot_list=[0, 1], results_dir=tmp_path / "r"
+    )
+    assert results[0].ok
+    (path,) = (tmp_path / "r").rglob("category_membership.json")
+    document, samples = read_results(path)
+    assert document["model"]["spec"] == "baseline:majority_option"
+    assert [e["shots"] for e in document["evaluations"]] == [0, 1]
+    # the same numbers as the demo's own results file
+    for evaluation in document["evaluations"]:
+        demo_value = results[0].metrics[str(evaluation["shots"])]["hf_accuracy__accuracy"]
+        assert evaluation["metrics"]["hf_accuracy__accuracy"]["value"] == demo_value
