@@ -57,6 +57,7 @@ class ChildRun:
     Attributes:
         results: The result fields received per expected case id (outcome, message, warnings, details, duration).
         violations: Protocol violations, each described (any makes the run a failure).
+        duplicated: Cases reported more than once (each fails, whatever its records said).
         ended: Whether the child sent its end record.
         exit_code: The child's exit status (negative: killed by that signal).
         timed_out: Whether the time limit stopped it.
@@ -65,6 +66,7 @@ class ChildRun:
 
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
     violations: list[str] = field(default_factory=list)
+    duplicated: set[str] = field(default_factory=set)
     ended: bool = False
     exit_code: int | None = None
     timed_out: bool = False
@@ -154,6 +156,7 @@ class _Records:
                 return
             if case in self.run.results:
                 self.run.violations.append(f"a second result for {case}")
+                self.run.duplicated.add(case)
                 return
             self.run.results[case] = fields
         if self.on_record is not None:
@@ -225,10 +228,12 @@ def run_child(
                     if not selector.select(wait):
                         continue
                     data = os.read(read_end, 65536)
-                    if not data or not records.feed(data):
+                    if not data:
+                        # The pipe closed: let the child finish (its exit hooks run now) within the time limit.
+                        _wait(process, deadline)
                         break
-                if not records.run.timed_out:
-                    _wait(process, deadline)
+                    if not records.feed(data):
+                        break  # abandoned: the group is killed below
             records.close()
         finally:
             kill_group(process)  # the time limit, and whatever the task's code left running

@@ -125,6 +125,9 @@ def run_task_tests(
         for case in child_cases:
             if case.id not in results:
                 finished(case, _result(case, {"outcome": "failed", "message": _missing_message(run, timeout)}))
+            elif case.id in run.duplicated:
+                message = "Reported more than once by the process running the task's code: its result is not trusted."
+                results[case.id] = _result(case, {"outcome": "failed", "message": message})
         report.exit_code = run.exit_code
         report.output = run.output
         report.errors += _child_errors(run, child_cases, timeout)
