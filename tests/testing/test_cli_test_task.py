@@ -147,3 +147,14 @@ def test_a_run_past_its_timeout_is_stopped(make_task):
     report = run_task_tests("tiny", timeout=0.2)
     assert not report.ok
     assert report.errors == ["The checks did not finish within 0.2 s and were stopped."]
+
+
+def test_timeout_option_defaults_to_the_runners_and_is_range_checked():
+    from genbench.cli import test_task as command
+    from genbench.testing.runner import DEFAULT_TIMEOUT
+
+    assert command.DEFAULT_TIMEOUT == DEFAULT_TIMEOUT
+    help_text = invoke("test-task", "--help").output
+    assert "--timeout SECONDS" in help_text and "--no-task-code" in help_text
+    result = CliRunner().invoke(cli, ["test-task", "-i", "tiny", "--timeout", "0"])
+    assert result.exit_code == 2 and "Invalid value for '--timeout'" in result.output

@@ -3,7 +3,6 @@ never import it, unsafe task directories are failures, and the child is killed w
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -98,7 +97,8 @@ def test_exiting_early_with_status_zero_fails_every_unreported_check(make_task):
 def test_checks_that_need_no_task_code_never_import_it(make_task, tmp_path):
     marker = tmp_path / "imported"
     rows = {"train": [{"input": "a", "target": "b"}] * 2, "test": [{"input": "a", "target": "b"}]}
-    make_task(rows=rows, task_py=f"open({str(marker)!r}, 'w').close()\nfrom genbench import Task\nclass T(Task): pass\n")
+    task_py = f"open({str(marker)!r}, 'w').close()\nfrom genbench import Task\nclass T(Task): pass\n"
+    make_task(rows=rows, task_py=task_py)
     report = run_task_tests("tiny", run_task_code=False)
     outcomes = {result.check: result.outcome for result in report.results}
     assert not marker.exists()
@@ -108,7 +108,9 @@ def test_checks_that_need_no_task_code_never_import_it(make_task, tmp_path):
 
 
 def test_data_checks_need_task_code_when_the_code_shapes_the_data(make_task):
-    make_task(task_py="from genbench import Task\nclass T(Task):\n    def format_example(self, e):\n        return e\n")
+    make_task(
+        task_py="from genbench import Task\nclass T(Task):\n    def format_example(self, ex):\n        return ex\n"
+    )
     make_task("plain")
     shaped = {case.check.name for case in plan_checks("tiny", isolate=True) if case.needs_task_code}
     plain = {case.check.name for case in plan_checks("plain", isolate=True) if case.needs_task_code}
@@ -178,8 +180,10 @@ def test_the_parent_accepts_a_clean_stream():
     [
         ('send("not json\\n")', "a line that is not a JSON record"),
         ('send(json.dumps({"event": "result", "case": "t/other", "result": PASSED}) + "\\n")', "an unexpected record"),
-        ('send(json.dumps({"event": "result", "case": "t/a", "result": {**PASSED, "outcome": "great"}}) + "\\n")',
-         "a malformed result for t/a"),
+        (
+            'send(json.dumps({"event": "result", "case": "t/a", "result": {**PASSED, "outcome": "great"}}) + "\\n")',
+            "a malformed result for t/a",
+        ),
         ('send(\'{"event": "end"}\\n{"event": "end"}\\n\')', "a record after the end record"),
         ('send(\'{"event": "start", "case": "t/a"}\')', "the child's last record is cut off"),
         ('send("x" * (1 << 21))', "the child sent a record longer than"),
@@ -252,3 +256,46 @@ def test_results_keep_the_parents_names():
     run = child(RECORD + 'send(json.dumps({"event": "result", "case": "t/a", "result": {**PASSED, "check": "x"}})'
                 ' + "\\n")', ["t/a"])  # fmt: skip
     assert run.results["t/a"] == {"outcome": "passed", "message": "", "warnings": [], "details": "", "duration": 0.1}
+
+
+# -- strict at the gate: GenbenchConfigWarning fails the config check ---------------------------------------------
+
+LEGACY_MESSAGE = (
+    "config.jsonnet:12: evaluation_metrics[0]: {type: 'hf', path: ['EM']} is the seed guide's legacy form; "
+    "write {hf_id: 'exact_match'}"
+)
+
+
+@pytest.fixture
+def legacy_config_warns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Config loading gives a GenbenchConfigWarning for a task named 'Legacy' (standing in for the lenient
+    loader's warnings, whatever they are about)."""
+    import warnings
+
+    from genbench.config import loading
+    from genbench.errors import GenbenchConfigWarning
+
+    original = loading.load_task_config
+
+    def load_task_config(**kwargs):
+        config = original(**kwargs)
+        if config.name == "Legacy":
+            warnings.warn(LEGACY_MESSAGE, GenbenchConfigWarning, stacklevel=2)
+        return config
+
+    monkeypatch.setattr(loading, "load_task_config", load_task_config)
+
+
+def test_a_config_warning_fails_test_task(make_task, task_config, legacy_config_warns):
+    make_task(config=task_config(name="Legacy"))
+    make_task("clean")
+    result = CliRunner().invoke(cli, ["test-task", "-i", "tiny", "--no-task-code"], catch_exceptions=False)
+    assert result.exit_code == 1, result.output
+    assert "FAILED tiny / config: config.jsonnet is valid" in result.output
+    assert "config.jsonnet loads, but with 1 warning that a submitted task may not have:" in result.output
+    assert f"  - {LEGACY_MESSAGE}" in result.output
+    # Not only for submissions, and only the config check fails: the data checks still ran.
+    report = run_task_tests("tiny", run_task_code=False)
+    outcomes = {result.check: result.outcome for result in report.results}
+    assert outcomes["config"] == "failed" and outcomes["data_loads"] == "passed"
+    assert run_task_tests("clean", run_task_code=False).failures == []

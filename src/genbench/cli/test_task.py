@@ -59,9 +59,7 @@ class _Progress:
             self.bar.__enter__()
             self.bar_task = self.bar.add_task(f"Checking {self.task_id}", total=None)
         else:
-            self.console.print(
-                f"Running the checks of {self.task_id}...", markup=False, highlight=False
-            )
+            self.console.print(f"Running the checks of {self.task_id}...", markup=False, highlight=False)
         return self
 
     def __exit__(self, *exc: Any) -> None:

@@ -47,7 +47,6 @@ from genbench.testing.static_checks import (
     check_task_loads,
     doc_problem,
 )
-
 from genbench.testing.trust import check_task_files
 
 _LOADED = ("task_loads",)

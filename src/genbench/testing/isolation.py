@@ -34,7 +34,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,7 +47,7 @@ _DRAIN_SECONDS = 2.0
 # Seconds a child may take to exit after it closed the pipe, before its group is killed.
 _EXIT_GRACE = 60.0
 _OUTPUT_KEEP = 200_000
-_RESULT_FIELDS = {"outcome": str, "message": str, "warnings": list, "details": str, "duration": (int, float)}
+_RESULT_FIELDS: dict[str, type | tuple[type, ...]] = {"outcome": str, "message": str, "warnings": list, "details": str, "duration": (int, float)}
 
 
 @dataclass
@@ -75,10 +75,8 @@ class ChildRun:
 
 def kill_group(process: subprocess.Popen[Any]) -> None:
     """SIGKILL the process group the child leads (it and everything it started that stayed in the group)."""
-    try:
+    with suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 @contextmanager
@@ -248,10 +246,8 @@ def run_child(
 def _wait(process: subprocess.Popen[Any], deadline: float | None) -> None:
     """Let the child finish after it closed the pipe (its exit hooks run then), within the time limit."""
     limit = _EXIT_GRACE if deadline is None else min(_EXIT_GRACE, max(0.0, deadline - time.monotonic()))
-    try:
+    with suppress(subprocess.TimeoutExpired):  # then the caller kills it with its group
         process.wait(timeout=limit)
-    except subprocess.TimeoutExpired:
-        pass  # killed with its group by the caller
 
 
 def output_tail(text: str, limit: int = 4000) -> str:
