@@ -233,7 +233,8 @@ def test_the_time_limit_kills_the_child_and_what_it_started(tmp_path):
 
 
 @pytest.mark.skipif(not GENBENCH_CLI.is_file(), reason="genbench-cli is not installed next to this Python")
-def test_sigterm_to_test_task_kills_every_process_it_started(make_task, tmp_path):
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 128 + signal.SIGTERM), (signal.SIGINT, 1)])
+def test_a_signal_to_test_task_kills_every_process_it_started(make_task, tmp_path, signum, status):
     pid_file = tmp_path / "pids"
     task_py = GRANDCHILD.replace("sys.argv[2]", repr(str(pid_file)))
     make_task(task_py=task_py)
@@ -245,9 +246,9 @@ def test_sigterm_to_test_task_kills_every_process_it_started(make_task, tmp_path
         assert time.monotonic() < deadline and process.poll() is None, process.communicate()[0]
         time.sleep(0.05)
     pids = [int(pid) for pid in pid_file.read_text().split()]
-    process.send_signal(signal.SIGTERM)
+    process.send_signal(signum)
     output, _ = process.communicate(timeout=60)
-    assert process.returncode == 128 + signal.SIGTERM, output
+    assert process.returncode == status, output  # Ctrl-C: click's "Aborted!"
     assert wait_until_gone(pids), f"still running: {[pid for pid in pids if not gone(pid)]}"
 
 
