@@ -185,6 +185,7 @@ def test_the_parent_accepts_a_clean_stream():
             "a malformed result for t/a",
         ),
         ('send(\'{"event": "end"}\\n{"event": "end"}\\n\')', "a record after the end record"),
+        ('send(\'{"event": "start", "case": ["t/a"]}\\n\')', "an unexpected record"),
         ('send(\'{"event": "start", "case": "t/a"}\')', "the child's last record is cut off"),
         ('send("x" * (1 << 21))', "the child sent a record longer than"),
     ],

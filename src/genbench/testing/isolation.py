@@ -144,7 +144,7 @@ class _Records:
             self.run.ended = True
             return
         case = record.get("case") if isinstance(record, dict) else None
-        if event not in ("start", "result") or case not in self.expected:
+        if event not in ("start", "result") or not isinstance(case, str) or case not in self.expected:
             self.run.violations.append(f"an unexpected record: {line[:120]!r}")
             return
         if event == "result":
@@ -158,8 +158,10 @@ class _Records:
                 return
             self.run.results[case] = fields
         if self.on_record is not None:
-            self.on_record({"event": event, "case": case, **({"result": self.run.results[case]} if event == "result"
-                                                             else {})})  # fmt: skip
+            accepted: dict[str, Any] = {"event": event, "case": case}
+            if event == "result":
+                accepted["result"] = self.run.results[case]
+            self.on_record(accepted)
 
 
 def _result_fields(data: Any) -> dict[str, Any] | None:
