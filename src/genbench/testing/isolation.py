@@ -47,7 +47,13 @@ _DRAIN_SECONDS = 2.0
 # Seconds a child may take to exit after it closed the pipe, before its group is killed.
 _EXIT_GRACE = 60.0
 _OUTPUT_KEEP = 200_000
-_RESULT_FIELDS: dict[str, type | tuple[type, ...]] = {"outcome": str, "message": str, "warnings": list, "details": str, "duration": (int, float)}
+_RESULT_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "outcome": str,
+    "message": str,
+    "warnings": list,
+    "details": str,
+    "duration": (int, float),
+}
 
 
 @dataclass
