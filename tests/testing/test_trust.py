@@ -274,42 +274,25 @@ def test_results_keep_the_parents_names():
 
 # -- strict at the gate: GenbenchConfigWarning fails the config check ---------------------------------------------
 
-LEGACY_MESSAGE = (
-    "config.jsonnet:12: evaluation_metrics[0]: {type: 'hf', path: ['EM']} is the seed guide's legacy form; "
-    "write {hf_id: 'exact_match'}"
-)
 
-
-@pytest.fixture
-def legacy_config_warns(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Config loading gives a GenbenchConfigWarning for a task named 'Legacy' (standing in for the lenient
-    loader's warnings, whatever they are about)."""
-    import warnings
-
-    from genbench.config import loading
-    from genbench.errors import GenbenchConfigWarning
-
-    original = loading.load_task_config
-
-    def load_task_config(**kwargs):
-        config = original(**kwargs)
-        if config.name == "Legacy":
-            warnings.warn(LEGACY_MESSAGE, GenbenchConfigWarning, stacklevel=2)
-        return config
-
-    monkeypatch.setattr(loading, "load_task_config", load_task_config)
-
-
-def test_a_config_warning_fails_test_task(make_task, task_config, legacy_config_warns):
-    make_task(config=task_config(name="Legacy"))
+def test_config_warnings_fail_test_task(make_task, task_config):
+    """The seed guide's legacy metric form and an unknown key load (with GenbenchConfigWarnings) but fail the gate,
+    in every run, not only with --submission."""
+    legacy = task_config(evaluation_metrics=[{"type": "hf", "path": ["EM"], "best_score": 1.0}], colour="blue")
+    task_dir = make_task(config=legacy)
     make_task("clean")
     result = CliRunner().invoke(cli, ["test-task", "-i", "tiny", "--no-task-code"], catch_exceptions=False)
     assert result.exit_code == 1, result.output
     assert "FAILED tiny / config: config.jsonnet is valid" in result.output
-    assert "config.jsonnet loads, but with 1 warning that a submitted task may not have:" in result.output
-    assert f"  - {LEGACY_MESSAGE}" in result.output
-    # Not only for submissions, and only the config check fails: the data checks still ran.
+    assert "config.jsonnet loads, but with 2 warnings that a submitted task may not have:" in result.output
+    file = task_dir / "config.jsonnet"
+    assert f"  - {file}:1: colour: unknown field, ignored; delete it" in result.output
+    assert f"  - {file}:1: evaluation_metrics.0.path: the original guide's legacy metric form; write hf_id: " in (
+        result.output
+    )
+    # Only the config check fails: the data checks ran on the (leniently loaded) config.
     report = run_task_tests("tiny", run_task_code=False)
     outcomes = {result.check: result.outcome for result in report.results}
-    assert outcomes["config"] == "failed" and outcomes["data_loads"] == "passed"
+    assert [check for check, outcome in outcomes.items() if outcome == "failed"] == ["config"]
+    assert outcomes["data_loads"] == "passed"
     assert run_task_tests("clean", run_task_code=False).failures == []
