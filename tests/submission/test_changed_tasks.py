@@ -127,6 +127,7 @@ def test_cli_lines_and_json(repo: Path):
         "changed": ["brand_new", "edited", "with_subtasks"],
         "deleted": ["removed"],
         "invalid": [],
+        "not_directories": [],
     }
 
 
@@ -140,3 +141,38 @@ def test_changed_tasks_help():
     result = CliRunner().invoke(cli, ["changed-tasks", "--help"])
     assert result.exit_code == 0
     assert "--base" in result.output and "--json" in result.output and "--repo" in result.output
+
+
+def test_a_symlinked_task_is_reported_and_fails(repo: Path):
+    """The attack of issue 13: a task entry that is a link to a directory outside the tasks."""
+    hidden = repo / "docs" / "hidden_task"
+    write_task(hidden, name="hidden")
+    (repo / TASKS / "hidden_task").symlink_to("../../../docs/hidden_task")
+    assert (repo / TASKS / "hidden_task" / "config.jsonnet").is_file()  # the registry would find it
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "hidden")
+    result = changed_tasks("main", repo=repo)
+    assert "hidden_task" in result.changed and result.not_directories == ["hidden_task"]
+
+    cli_result = CliRunner().invoke(cli, ["changed-tasks", "--base", "main", "--repo", str(repo)])
+    assert cli_result.exit_code == 1
+    assert "hidden_task" in cli_result.stdout.splitlines()
+    assert "not a plain directory (a symbolic link or a submodule): 'hidden_task'" in cli_result.stderr
+
+    # Turning the link back into a directory is a change of that task; deleting the link is a deletion.
+    git(repo, "rm", "-q", str(TASKS / "hidden_task"))
+    git(repo, "commit", "-q", "-m", "remove the link")
+    git(repo, "checkout", "-q", "-b", "later")
+    assert changed_tasks("review", repo=repo) == ChangedTasks()
+    assert changed_tasks("HEAD~2", repo=repo).deleted == []  # added then removed: no change since HEAD~2
+    assert "hidden_task" in changed_tasks("HEAD~1", repo=repo).deleted
+
+
+def test_symlinks_inside_a_task_and_renames_count_for_the_task(repo: Path):
+    (repo / TASKS / "kept" / "data.jsonl").symlink_to("/etc/passwd")
+    git(repo, "mv", str(TASKS / "edited"), str(TASKS / "edited_renamed"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "link inside, rename")
+    result = changed_tasks("main", repo=repo)
+    assert result.changed == ["brand_new", "edited_renamed", "kept", "with_subtasks"]
+    assert result.deleted == ["edited", "removed"] and result.not_directories == []

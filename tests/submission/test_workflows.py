@@ -128,20 +128,71 @@ def test_checkout_keeps_no_credentials(workflow_path: Path):
             assert step["with"]["persist-credentials"] is False
 
 
+def review_jobs() -> dict[str, dict[str, Any]]:
+    return load(REVIEW)["jobs"]
+
+
+def job_script(job: dict[str, Any]) -> str:
+    return "\n".join(step.get("run", "") for step in job["steps"])
+
+
 def test_review_job_tests_the_changed_tasks():
-    workflow = load(REVIEW)
-    all_steps = [step for _, step in steps(workflow)]
-    checkout = next(s for s in all_steps if s.get("uses", "").startswith("actions/checkout@"))
-    assert checkout["with"]["fetch-depth"] == 0
-    python = next(s for s in all_steps if s.get("uses", "").startswith("actions/setup-python@"))
-    assert str(python["with"]["python-version"]) == "3.11"
-    scripts = "\n".join(s.get("run", "") for s in all_steps)
-    assert 'genbench-cli changed-tasks --base "origin/${GITHUB_BASE_REF}"' in scripts
-    assert 'genbench-cli test-task -i "$task_id" --submission' in scripts
-    assert 'genbench-cli show-task -i "$task_id"' in scripts
-    assert "pip install -c constraints.txt -e" in scripts
-    assert "make check-quality" in scripts
-    assert '>> "$GITHUB_STEP_SUMMARY"' in scripts
+    jobs = review_jobs()
+    assert set(jobs) == {"static", "task-code"}
+    for job in jobs.values():
+        python = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/setup-python@"))
+        assert str(python["with"]["python-version"]) == "3.11"
+        script = job_script(job)
+        assert 'genbench-cli changed-tasks --repo submission --base "origin/${GITHUB_BASE_REF}"' in script
+        assert 'echo "GENBENCH_TASKS_PATH=$PWD/review-tasks" >> "$GITHUB_ENV"' in script
+    static = job_script(jobs["static"])
+    assert 'genbench-cli test-task -i "$task_id" --submission --no-task-code' in static
+    assert "ruff check --config ../trusted/pyproject.toml src tests benchmarks .github" in static
+    task_code = job_script(jobs["task-code"])
+    assert 'genbench-cli test-task -i "$task_id" --submission --timeout 1800' in task_code
+    assert 'genbench-cli show-task -i "$task_id"' in task_code
+    assert 'python trusted/.github/scripts/task_review_summary.py review >> "$GITHUB_STEP_SUMMARY"' in task_code
+
+
+def test_the_checker_comes_from_the_base_branch():
+    """Each job installs genbench from a checkout of the target branch; the pull request's checkout is data."""
+    for name, job in review_jobs().items():
+        checkouts = [step for step in job["steps"] if step.get("uses", "").startswith("actions/checkout@")]
+        assert [step["with"]["path"] for step in checkouts] == ["trusted", "submission"], name
+        assert checkouts[0]["with"]["ref"] == "${{ github.base_ref }}"
+        assert "ref" not in checkouts[1]["with"] and checkouts[1]["with"]["fetch-depth"] == 0
+        install = next(step["run"] for step in job["steps"] if step.get("name") == "Install genbench from the base "
+                       "branch")  # fmt: skip
+        assert re.search(r'pip install -c trusted/constraints.txt -e "\./trusted(\[lint\])?"', install), install
+        assert "cache-dependency-path" in str(job["steps"]) and "submission/pyproject" not in str(job["steps"])
+
+
+# What a trusted step may do with the pull request's checkout: read its git history, lint its files.
+SUBMISSION_USES = re.compile(r"git -C submission (archive|diff) |--repo submission |^\s*cd submission$", re.M)
+# Ways of running the pull request's code or configuration.
+RUNS_SUBMISSION = re.compile(
+    r"pip install[^\n]*submission|PYTHONPATH|\bmake\b|\b(python|bash|sh|source)\s+\S*submission/|\./submission/"
+)
+
+
+def test_no_trusted_step_runs_the_pull_requests_code():
+    for name, job in review_jobs().items():
+        for step in job["steps"]:
+            script = step.get("run", "")
+            assert "working-directory" not in step, f"{name}/{step.get('name')}"
+            assert not RUNS_SUBMISSION.search(script), f"{name}/{step.get('name')}: {script}"
+            uses = len(SUBMISSION_USES.findall(script))
+            assert script.count("submission") - script.count("--submission") == uses, f"{name}/{step.get('name')}"
+            if "cd submission" in script:  # only the linters, with the base branch's configuration
+                commands = [line.strip() for line in script.splitlines()[1:] if line.strip()]
+                assert commands and all(c.startswith("ruff ") and "--config ../trusted/" in c for c in commands)
+
+
+def test_the_static_job_runs_no_task_code():
+    script = job_script(review_jobs()["static"])
+    assert "show-task" not in script
+    calls = re.findall(r"genbench-cli test-task[^\n]*", script)
+    assert calls and all("--no-task-code" in call for call in calls)
 
 
 def test_ci_job_runs_tests_docs_and_quality():
@@ -159,8 +210,8 @@ def test_actionlint(workflow_path: Path):
 # -- the review job's scripts, run here ------------------------------------------------------------------------
 
 
-def review_step(name: str) -> str:
-    return next(step["run"] for _, step in steps(load(REVIEW)) if step.get("name") == name)
+def review_step(name: str, job: str = "task-code") -> str:
+    return next(step["run"] for step in review_jobs()[job]["steps"] if step.get("name") == name)
 
 
 FAKE_CLI = """#!/usr/bin/env python3
@@ -208,7 +259,7 @@ def test_test_step_runs_every_task_and_fails_when_one_fails(tmp_path: Path, fake
 
     summary = tmp_path / "summary.md"
     env = {**fake_cli, "GITHUB_STEP_SUMMARY": str(summary)}
-    script = review_step("Summary").replace(".github/scripts/", f"{SUMMARY_SCRIPT.parent}/")
+    script = review_step("Summary").replace("trusted/.github/scripts/", f"{SUMMARY_SCRIPT.parent}/")
     assert run_step(script, tmp_path, env).returncode == 0
     text = summary.read_text()
     assert "| `bad_task` | **failed** | test 3, train 5 |" in text
@@ -239,3 +290,57 @@ def test_summary_rendering(tmp_path: Path):
     (task / "test.log").write_text("\n".join(f"line {i}" for i in range(200)))
     text = summary.render(tmp_path / "review")
     assert "| `t` | passed | - |" in text and "(120 lines above)" in text and "(no output)" in text
+
+
+# -- staging the pull request's tasks as data, on a real repository ----------------------------------------------
+
+
+@pytest.fixture
+def pull_request(tmp_path: Path) -> Path:
+    """A workspace as the review jobs see it: ``submission/`` (the pull request: base ``main`` known as
+    ``origin/main``; task ``edited`` changed, with a symbolic link inside, and task ``added``) and ``trusted/``
+    (the base branch's checkout, with its own copy of ``edited``)."""
+    from .submission_helpers import git, write_task
+
+    submission = tmp_path / "submission"
+    tasks = submission / "src" / "genbench" / "tasks"
+    write_task(tasks / "edited")
+    (submission / "README.md").write_text("readme\n")
+    git(submission.parent, "init", "-q", "-b", "main", str(submission))
+    git(submission, "add", "-A")
+    git(submission, "commit", "-q", "-m", "base")
+    git(submission, "update-ref", "refs/remotes/origin/main", "main")
+    git(submission, "checkout", "-q", "-b", "pr")
+    (tasks / "edited" / "doc.md").write_text("new documentation\n")
+    (tasks / "edited" / "secret.jsonl").symlink_to("/etc/passwd")
+    write_task(tasks / "added")
+    git(submission, "add", "-A")
+    git(submission, "commit", "-q", "-m", "pr")
+    write_task(tmp_path / "trusted" / "src" / "genbench" / "tasks" / "edited")
+    (tmp_path / "changed_tasks.txt").write_text("added\nedited\n")
+    return tmp_path
+
+
+def test_staging_copies_the_changed_tasks_out_of_git_as_data(pull_request: Path):
+    env = {**os.environ, "GITHUB_ENV": str(pull_request / "github_env")}
+    for job in ("static", "task-code"):
+        process = run_step(review_step("Stage the changed tasks as data", job), pull_request, env)
+        assert process.returncode == 0, process.stderr
+    staged = pull_request / "review-tasks"
+    assert sorted(p.name for p in staged.iterdir()) == ["added", "edited"]
+    assert (staged / "edited" / "doc.md").read_text() == "new documentation\n"
+    assert (staged / "edited" / "secret.jsonl").is_symlink()  # kept a link, so the task_files check fails it
+    assert not (pull_request / "trusted" / "src" / "genbench" / "tasks" / "edited").exists()
+    assert f"GENBENCH_TASKS_PATH={staged}" in (pull_request / "github_env").read_text()
+
+
+def test_a_pull_request_changing_files_outside_the_tasks_fails(pull_request: Path):
+    from .submission_helpers import git
+
+    env = {**os.environ, "GITHUB_BASE_REF": "main"}
+    script = review_step("Only task files change", "static")
+    assert run_step(script, pull_request, env).returncode == 0
+    (pull_request / "submission" / "README.md").write_text("changed\n")
+    git(pull_request / "submission", "commit", "-q", "-am", "readme")
+    process = run_step(script, pull_request, env)
+    assert process.returncode == 1 and "README.md" in process.stdout

@@ -37,9 +37,9 @@ def test_a_good_task_passes_with_a_summary(make_task):
     make_task()
     result = invoke("test-task", "-i", "tiny")
     assert result.exit_code == 0, result.output
-    assert "[ 1/16] PASSED   tiny / required_files" in result.output  # progress, one line per check
+    assert "[ 2/17] PASSED   tiny / required_files" in result.output  # progress, one line per check
     assert "genbench test-task tiny" in result.output  # the summary table
-    assert "16 checks: 15 passed, 1 skipped" in result.output
+    assert "17 checks: 16 passed, 1 skipped" in result.output
     assert "the config has no split_file" in result.output  # a skip shows its reason
 
 
@@ -49,8 +49,8 @@ def test_a_broken_task_fails_with_the_message(make_task, task_config):
     assert result.exit_code == 1
     assert "FAILED tiny / gold_scores: Gold predictions reach best_score" in result.output
     assert "hf_exact_match__exact_match is 1.0, expected best_score 2.0" in result.output
-    assert "16 checks: 14 passed, 1 skipped, 1 failed" in result.output
-    assert "Error: 1 of 16 checks failed for task 'tiny'; see the messages above." in result.output
+    assert "17 checks: 15 passed, 1 skipped, 1 failed" in result.output
+    assert "Error: 1 of 17 checks failed for task 'tiny'; see the messages above." in result.output
 
 
 def test_submission_turns_the_doc_warning_into_a_failure(make_task):
@@ -58,7 +58,7 @@ def test_submission_turns_the_doc_warning_into_a_failure(make_task):
     normal = invoke("test-task", "-i", "tiny")
     assert normal.exit_code == 0, normal.output
     assert "WARNING tiny / doc: doc.md documents the task" in normal.output
-    assert "16 checks: 14 passed, 1 warning, 1 skipped" in normal.output
+    assert "17 checks: 15 passed, 1 warning, 1 skipped" in normal.output
     submission = invoke("test-task", "-i", "tiny", "--submission")
     assert submission.exit_code == 1
     assert "FAILED tiny / doc: doc.md documents the task" in submission.output
@@ -70,7 +70,7 @@ def test_a_task_dict_checks_every_subtask(make_task_dict):
     result = invoke("test-task", "-i", "tiny_dict")
     assert result.exit_code == 0, result.output
     assert "tiny_dict:second / finetuning" in result.output
-    assert "38 checks: 36 passed, 2 skipped" in result.output
+    assert "41 checks: 39 passed, 2 skipped" in result.output
 
 
 def test_an_unknown_task_is_one_error_line(make_task):
@@ -92,15 +92,21 @@ def test_run_task_tests_reports_progress_events(make_task):
     events: list[dict] = []
     report = run_task_tests("tiny", on_event=events.append, pytest_args=["-x"])
     assert report.ok and report.exit_code == 0
-    assert events[0] == {"event": "collected", "total": 16}
+    assert events[0] == {"event": "collected", "total": 17}
     assert events[1] == {
         "event": "start",
         "task_id": "tiny",
-        "check": "required_files",
-        "title": "Required files are present",
+        "check": "task_files",
+        "title": "Only plain files inside the task directory",
     }
     results = [event["result"] for event in events if event["event"] == "result"]
-    assert [result.check for result in results] == [result.check for result in report.results]
+    # The checks that need no task code run first, in this process; then the child's, as it reports them.
+    trusted = ["task_files", "required_files", "config", "doc", "split_file", "data_loads", "declared_splits",
+               "no_iterable_dataset", "example_types", "no_duplicates", "test_overlap", "ngram_overlap"]  # fmt: skip
+    assert [result.check for result in results] == trusted + [
+        "task_loads", "method_names", "gold_scores", "prompts", "finetuning"
+    ]  # fmt: skip
+    assert sorted(result.check for result in report.results) == sorted(result.check for result in results)
 
 
 def test_the_suite_without_a_task_id_is_skipped(tmp_path):
@@ -121,11 +127,11 @@ def test_the_installed_command_on_a_good_and_a_broken_task(make_task, task_confi
     make_task("broken", rows={"train": [{"input": "a", "target": "b"}], "test": [{"input": "a", "target": "b"}]})
     good = subprocess.run([str(GENBENCH_CLI), "test-task", "-i", "tiny"], capture_output=True, text=True)
     assert good.returncode == 0, good.stdout + good.stderr
-    assert "16 checks: 15 passed, 1 skipped" in good.stdout
+    assert "17 checks: 16 passed, 1 skipped" in good.stdout
     broken = subprocess.run([str(GENBENCH_CLI), "test-task", "-i", "broken"], capture_output=True, text=True)
     assert broken.returncode == 1
     assert "1 test example of 1 also occurs in the train or validation split:" in broken.stdout
-    assert "Error: 1 of 16 checks failed for task 'broken'" in broken.stderr
+    assert "Error: 1 of 17 checks failed for task 'broken'" in broken.stderr
 
 
 def test_a_run_that_cannot_start_reports_pytest_output(make_task):
@@ -141,3 +147,14 @@ def test_a_run_past_its_timeout_is_stopped(make_task):
     report = run_task_tests("tiny", timeout=0.2)
     assert not report.ok
     assert report.errors == ["The checks did not finish within 0.2 s and were stopped."]
+
+
+def test_timeout_option_defaults_to_the_runners_and_is_range_checked():
+    from genbench.cli import test_task as command
+    from genbench.testing.runner import DEFAULT_TIMEOUT
+
+    assert command.DEFAULT_TIMEOUT == DEFAULT_TIMEOUT
+    help_text = invoke("test-task", "--help").output
+    assert "--timeout SECONDS" in help_text and "--no-task-code" in help_text
+    result = CliRunner().invoke(cli, ["test-task", "-i", "tiny", "--timeout", "0"])
+    assert result.exit_code == 2 and "Invalid value for '--timeout'" in result.output

@@ -35,8 +35,8 @@ def test_a_task_dict_runs_its_checks_then_each_subtasks(make_task_dict):
 def test_one_subtask_can_be_checked_alone(make_task_dict):
     make_task_dict()
     assert [case.id for case in plan_checks("tiny_dict:second")][:2] == [
+        "tiny_dict:second/task_files",
         "tiny_dict:second/required_files",
-        "tiny_dict:second/config",
     ]
 
 
@@ -50,7 +50,7 @@ def test_a_good_task_passes_every_check(make_task):
     make_task()
     report = run_checks("tiny", submission=True)
     assert report.ok, report.format_text()
-    assert report.counts() == {"passed": 15, "warning": 0, "skipped": 1, "failed": 0}
+    assert report.counts() == {"passed": 16, "warning": 0, "skipped": 1, "failed": 0}
 
 
 def test_a_broken_data_source_fails_once_and_skips_what_depends_on_it(make_task, task_config):

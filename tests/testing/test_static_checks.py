@@ -68,8 +68,8 @@ def test_required_files_of_a_task_dict_without_subtasks(make_task_dict):
 # ------------------------------------------------------------------------------------------------------- config
 def test_config_reports_every_problem_at_once(make_task, task_config):
     task_dir = make_task(config=task_config(task_type="free_formm", has_train_set="true", colour="blue"))
-    # Lenient at the door: the unknown key is a GenbenchConfigWarning (the gate fails on it), not an error; the
-    # rules that a bad has_train_set breaks are not reported as problems of their own.
+    # Lenient at the door: the unknown key is a GenbenchConfigWarning, not an error (the gate fails on it once the
+    # config loads, below); the rules that a bad has_train_set breaks are not reported as problems of their own.
     with pytest.raises(TaskCheckFailure) as info:
         check_config(task_dir)
     message = str(info.value)
@@ -85,14 +85,21 @@ def test_config_reports_every_problem_at_once(make_task, task_config):
         "Fix each problem listed above; docs/config.md describes every field and its expected form "
         "(`genbench-cli schema` prints the JSON Schema for editor completion)."
     )
-    with pytest.warns(GenbenchConfigWarning, match="colour: unknown field, ignored; delete it"):
-        check_config(make_task("tiny_colour", config=task_config(colour="blue")))
+    # Strict at the gate: a config that loads with a GenbenchConfigWarning fails, with the warning's message.
+    colour_dir = make_task("tiny_colour", config=task_config(colour="blue"))
+    with pytest.raises(TaskCheckFailure) as info:
+        check_config(colour_dir)
+    assert str(info.value).startswith("config.jsonnet loads, but with 1 warning that a submitted task may not have:\n")
+    assert f"  - {colour_dir / 'config.jsonnet'}:1: colour: unknown field, ignored; delete it" in str(info.value)
 
 
-def test_config_turns_legacy_spellings_into_warnings(make_task, task_config):
+def test_config_fails_on_legacy_spellings(make_task, task_config):
+    """Lenient at the door (loading warns), strict at the gate (the check fails, naming the warning)."""
     legacy = {"prompt_based_testing": {"prompt_builder": {"instruction": "Add."}}}
     task_dir = make_task(config=task_config(preparation_strategies=legacy))
     with pytest.warns(GenbenchConfigWarning, match=r"instruction: legacy spelling; write `instruction_zero_shot`"):
+        load_task("tiny")
+    with pytest.raises(TaskCheckFailure, match=r"instruction: legacy spelling; write `instruction_zero_shot`"):
         check_config(task_dir)
 
 
@@ -105,7 +112,7 @@ def test_config_is_skipped_without_the_file(make_task):
 
 def test_task_dict_config_is_checked_with_its_own_schema(make_task_dict):
     task_dir = make_task_dict(config={"name": "D", "subtasks_order": ["first", "second"], "task_type": "free_form"})
-    with pytest.warns(GenbenchConfigWarning, match=r"task_type: a task field in the config of a task with subtasks"):
+    with pytest.raises(TaskCheckFailure, match=r"task_type: a task field in the config of a task with subtasks"):
         check_config(task_dir)
 
 

@@ -12,7 +12,12 @@ from genbench.submission.changes import DEFAULT_TASKS_DIR
 
 @click.command("changed-tasks")
 @click.option("--base", required=True, metavar="REF", help="The ref the branch merges into, e.g. origin/main.")
-@click.option("--json", "as_json", is_flag=True, help='Print {"base", "changed", "deleted", "invalid"} as JSON.')
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='Print {"base", "changed", "deleted", "invalid", "not_directories"} as JSON.',
+)
 @click.option(
     "--repo",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
@@ -30,8 +35,10 @@ def changed_tasks(base: str, as_json: bool, repo: Path, tasks_dir: str) -> None:
     """Print the ids of the tasks changed by the commits of HEAD since it forked from REF, one per line.
 
     Compares committed files only (git diff REF...HEAD): uncommitted changes do not count. A subtask's files
-    count for their parent task. Deleted tasks are not printed (they are named on stderr, or listed under
-    "deleted" with --json); a changed directory whose name is not a valid task id is an error.
+    count for their parent task; a renamed task is a deleted one plus a changed one. Deleted tasks are not printed
+    (they are named on stderr, or listed under "deleted" with --json). A changed entry whose name is not a valid
+    task id, and a task entry that is not a plain directory (a symbolic link such as tasks/x -> ../../elsewhere,
+    or a submodule), are errors (after the ids are printed), so a review fails on them.
 
     Example: genbench-cli changed-tasks --base origin/main
     """
@@ -45,9 +52,19 @@ def changed_tasks(base: str, as_json: bool, repo: Path, tasks_dir: str) -> None:
             click.echo(task_id)
         if result.deleted:
             click.echo(f"Deleted tasks (nothing to test): {', '.join(result.deleted)}", err=True)
+    problems = []
     if result.invalid:
         names = ", ".join(repr(name) for name in result.invalid)
-        raise click.ClickException(
+        problems.append(
             f"Changed director{'y' if len(result.invalid) == 1 else 'ies'} in {tasks_dir} with an invalid task id: "
             f"{names} (use lower-case letters, digits and '_')."
         )
+    if result.not_directories:
+        names = ", ".join(repr(name) for name in result.not_directories)
+        problems.append(
+            f"Task entr{'y' if len(result.not_directories) == 1 else 'ies'} in {tasks_dir} that "
+            f"{'is' if len(result.not_directories) == 1 else 'are'} not a plain directory (a symbolic link or a "
+            f"submodule): {names}. A task must be a directory of its own files."
+        )
+    if problems:
+        raise click.ClickException(" ".join(problems))

@@ -1,10 +1,18 @@
-"""``genbench-cli test-task``: run the task validation suite (through pytest) and print a summary."""
+"""``genbench-cli test-task``: run the task validation suite and print a summary.
+
+The checks that need no task code run in this process; the others run through pytest in a child process whose
+verdict this process decides (see :mod:`genbench.testing.trust`).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 import click
+
+# genbench.testing.runner.DEFAULT_TIMEOUT, repeated so that `genbench-cli --help` does not import the suite (a test
+# checks that the two agree).
+DEFAULT_TIMEOUT = 1800.0
 
 _STYLES = {"passed": "green", "warning": "yellow", "skipped": "dim", "failed": "bold red"}
 _DETAIL_WIDTH = 90
@@ -49,11 +57,9 @@ class _Progress:
                 transient=True,
             )
             self.bar.__enter__()
-            self.bar_task = self.bar.add_task(f"Starting pytest for {self.task_id}", total=None)
+            self.bar_task = self.bar.add_task(f"Checking {self.task_id}", total=None)
         else:
-            self.console.print(
-                f"Running the checks of {self.task_id} through pytest...", markup=False, highlight=False
-            )
+            self.console.print(f"Running the checks of {self.task_id}...", markup=False, highlight=False)
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -134,19 +140,37 @@ def print_report(report: Any, console: Any, *, debug: bool = False) -> None:
     help="Check as for a submission: an unfinished doc.md (the template text, or under 30 words) fails instead of "
     "warning. Use it before `genbench-cli submit-task`; the pull-request review does.",
 )
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=DEFAULT_TIMEOUT,
+    show_default=True,
+    metavar="SECONDS",
+    help="Stop the checks that run the task's code after this many seconds (they and every process they started "
+    "are killed, as on SIGTERM or Ctrl-C); the unfinished checks fail.",
+)
+@click.option(
+    "--no-task-code",
+    is_flag=True,
+    help="Run only the checks that need none of the task's code (files, config, doc.md, and the data checks of a "
+    "task whose data comes from its config); the others are skipped. The review's first job uses it.",
+)
 @click.pass_context
-def cli_test_task(ctx: click.Context, task_id: str, submission: bool) -> None:
-    """Check that a task is well-formed, by running genbench's validation suite on it through pytest.
+def cli_test_task(ctx: click.Context, task_id: str, submission: bool, timeout: float, no_task_code: bool) -> None:
+    """Check that a task is well-formed, by running genbench's validation suite on it.
 
-    For a task with subtasks, its own checks run and then every subtask's. Each check (required files, config,
-    doc.md, data, example types, duplicates, train/test overlap, best scores of gold predictions, prompts,
-    finetuning datasets) is reported as passed, failed, skipped or warning, with the reason. Exits with status 1
-    when a check fails. Task directories outside the package are found through GENBENCH_TASKS_PATH.
+    For a task with subtasks, its own checks run and then every subtask's. Each check (task files, required
+    files, config, doc.md, data, example types, duplicates, train/test overlap, best scores of gold predictions,
+    prompts, finetuning datasets) is reported as passed, failed, skipped or warning, with the reason. Exits with
+    status 1 when a check fails. Every GenbenchConfigWarning of the config fails the config check. The checks that
+    need the task's code run through pytest in a child process with a time limit; the others never import it. Task
+    directories outside the package are found through GENBENCH_TASKS_PATH.
 
     \b
     Examples:
       genbench-cli test-task -i my_awesome_task
       genbench-cli test-task -i my_awesome_task --submission
+      genbench-cli test-task -i my_awesome_task --timeout 600
       GENBENCH_TASKS_PATH=~/my_tasks genbench-cli test-task -i my_task
     """
     from rich.console import Console
@@ -161,7 +185,9 @@ def cli_test_task(ctx: click.Context, task_id: str, submission: bool) -> None:
         console = Console(width=160)
     progress_console = Console(stderr=True) if console.is_terminal else console
     with _Progress(task_id, progress_console) as progress:
-        report = run_task_tests(task_id, submission=submission, on_event=progress)
+        report = run_task_tests(
+            task_id, submission=submission, on_event=progress, timeout=timeout, run_task_code=not no_task_code
+        )
     print_report(report, console, debug=debug)
     if report.errors:
         raise click.ClickException(f"The checks of task {task_id!r} could not run to the end (see above).")

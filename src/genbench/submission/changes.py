@@ -4,10 +4,13 @@ Only committed changes count (the diff runs from the merge base of ``BASE`` and 
 answer is the same on a developer's machine and in the pull-request workflow, whatever the working tree holds.
 
 A path ``<tasks_dir>/<id>/...`` belongs to task ``<id>``; a subtask's files (``<tasks_dir>/<id>/<sub>/...``)
-belong to their parent. Files directly in ``<tasks_dir>`` and names starting with ``.`` or ``_`` (``__init__.py``,
-``__pycache__``) are not tasks. A task whose directory is gone at ``HEAD`` is *deleted*: reported apart, since
-there is nothing to test. A changed directory whose name is not a valid id (lower-case letters, digits, ``_``) is
-*invalid*: reported apart, never as an id, so the list can be read safely one id per line.
+belong to their parent. Names starting with ``.`` or ``_`` (``__init__.py``, ``__pycache__``) are not tasks, and
+nor are plain files directly in ``<tasks_dir>``; but an entry there that is not a plain directory yet could be
+taken for one (a symbolic link, ``tasks/hidden_task -> ../../../docs/hidden_task``, or a submodule) is a task
+entry too, reported as changed (the registry would list it) and, apart, as *not a directory*: the review fails it.
+A task whose entry is gone at ``HEAD`` is *deleted*: reported apart, since there is nothing to test. A renamed task
+is a deleted one plus a changed one. A changed entry whose name is not a valid id (lower-case letters, digits,
+``_``) is *invalid*: reported apart, never as an id, so the list can be read safely one id per line.
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ from genbench.submission.errors import SubmissionError
 
 DEFAULT_TASKS_DIR = "src/genbench/tasks"
 _ID = re.compile(r"^[a-z0-9_]+$")
+# git tree modes.
+_DIRECTORY = "040000"
+_FILE = "100644"
 
 
 @dataclass(frozen=True)
@@ -31,30 +37,43 @@ class ChangedTasks:
         changed: Ids of tasks added or modified, present at ``HEAD``: the ones to test.
         deleted: Ids of tasks whose directory no longer exists at ``HEAD``.
         invalid: Changed directory names that are not valid task ids.
+        not_directories: Changed task entries that are not plain directories at ``HEAD`` (symbolic links,
+            submodules); also in ``changed`` or ``invalid``.
     """
 
     changed: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     invalid: list[str] = field(default_factory=list)
+    not_directories: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, list[str]]:
-        """The three lists as a JSON-ready dict."""
-        return {"changed": list(self.changed), "deleted": list(self.deleted), "invalid": list(self.invalid)}
+        """The lists as a JSON-ready dict."""
+        return {
+            "changed": list(self.changed),
+            "deleted": list(self.deleted),
+            "invalid": list(self.invalid),
+            "not_directories": list(self.not_directories),
+        }
 
 
-def task_name_of(path: str, tasks_dir: str = DEFAULT_TASKS_DIR) -> str | None:
-    """The name of the task directory a repository path lies in, or ``None`` when it is in none.
+def task_name_of(path: str, tasks_dir: str = DEFAULT_TASKS_DIR, *, entry_is_file: bool = True) -> str | None:
+    """The name of the task entry a repository path lies in, or ``None`` when it is in none.
+
+    A path directly in ``tasks_dir`` is a task entry only when it is not a plain file (``entry_is_file=False``:
+    a symbolic link or a submodule).
 
     >>> task_name_of("src/genbench/tasks/my_task/subtask_1/config.jsonnet")
     'my_task'
     >>> task_name_of("src/genbench/tasks/__init__.py") is None, task_name_of("README.md") is None
     (True, True)
+    >>> task_name_of("src/genbench/tasks/hidden_task", entry_is_file=False)
+    'hidden_task'
     """
     prefix = tasks_dir.strip("/") + "/"
     if not path.startswith(prefix):
         return None
     parts = path[len(prefix) :].split("/")
-    if len(parts) < 2 or not parts[0] or parts[0].startswith((".", "_")):
+    if not parts[0] or parts[0].startswith((".", "_")) or (len(parts) == 1 and entry_is_file):
         return None
     return parts[0]
 
@@ -81,18 +100,21 @@ def changed_tasks(
         raise SubmissionError(f"Invalid ref {base if base.startswith('-') else head!r}: a ref cannot start with '-'.")
     root = git.repo_root(repo)
     tasks_dir = tasks_dir.strip("/")
+    at_head = git.tree_entries(root, tasks_dir, rev=head)
+    at_base = git.tree_entries(root, tasks_dir, rev=git.merge_base(root, base, head))
     names = set()
     for change in git.changed_paths(root, base, head, path=tasks_dir):
-        name = task_name_of(change.path, tasks_dir)
+        top = change.path[len(tasks_dir) + 1 :].split("/", 1)[0]
+        mode = at_head.get(top) or at_base.get(top, _FILE)
+        name = task_name_of(change.path, tasks_dir, entry_is_file=mode.startswith("100"))
         if name is not None:
             names.add(name)
-    present = set(git.tree_dirs(root, tasks_dir, rev=head))
     result = ChangedTasks()
     for name in sorted(names):
-        if name not in present:
+        if name not in at_head:
             result.deleted.append(name)
-        elif _ID.match(name):
-            result.changed.append(name)
-        else:
-            result.invalid.append(name)
+            continue
+        (result.changed if _ID.match(name) else result.invalid).append(name)
+        if at_head[name] != _DIRECTORY:
+            result.not_directories.append(name)
     return result

@@ -278,7 +278,12 @@ def changed_paths(repo: str | Path, base: str, head: str = "HEAD", path: str = "
     return [ChangedPath(status=fields[i][:1], path=fields[i + 1]) for i in range(0, len(fields) - 1, 2)]
 
 
-def tree_dirs(repo: str | Path, path: str, rev: str = "HEAD") -> list[str]:
-    """The names of the directories directly inside ``path`` at commit ``rev`` (none if ``path`` is absent)."""
-    output = run_git(repo, "ls-tree", "-d", "-z", "--name-only", rev, "--", path.rstrip("/") + "/").stdout
-    return [Path(entry).name for entry in _nul_fields(output)]
+def tree_entries(repo: str | Path, path: str, rev: str = "HEAD") -> dict[str, str]:
+    """The entries directly inside ``path`` at commit ``rev``, each name with its git mode (``040000`` a directory,
+    ``120000`` a symbolic link, ``100644`` a file, ``160000`` a submodule); empty if ``path`` is absent."""
+    output = run_git(repo, "ls-tree", "-z", rev, "--", path.rstrip("/") + "/").stdout
+    entries = {}
+    for entry in _nul_fields(output):
+        meta, _, name = entry.partition("\t")
+        entries[Path(name).name] = meta.split(" ", 1)[0]
+    return entries

@@ -22,9 +22,9 @@ from typing import Any, Literal
 from genbench.errors import GenBenchError
 
 Subject = Literal["id", "dir", "task", "task_dict"]
-
-# Starts each progress line the suite's pytest plugin prints for the process that runs it.
-PROGRESS_PREFIX = "@@genbench-progress@@ "
+# Where a check may run (see genbench.testing.trust): in the trusted process without task code, on the data the
+# config declares (trusted unless the task's code shapes its data), or only with the task's code, in a child process.
+Placement = Literal["trusted", "data", "task_code"]
 
 
 class TaskCheckFailure(GenBenchError, AssertionError):
@@ -52,6 +52,8 @@ class Check:
         requires: Names of the checks that must pass first; when one does not, this check is skipped with a
             reason pointing at it (one broken thing gives one failure, not a cascade).
         takes_submission: Whether the function takes ``submission=`` (stricter before submitting).
+        placement: ``"trusted"``: needs no task code (files, config, doc); ``"data"``: runs on the task's data,
+            without task code when the config alone defines the data; ``"task_code"``: needs the task's code.
     """
 
     name: str
@@ -60,6 +62,7 @@ class Check:
     subject: Subject
     requires: tuple[str, ...] = ()
     takes_submission: bool = False
+    placement: Placement = "task_code"
 
 
 def relative(path: Path, task_dir: Path) -> str:

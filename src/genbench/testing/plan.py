@@ -5,7 +5,7 @@ A check whose prerequisites (``Check.requires``) did not pass is skipped with a 
 failed: a task whose data does not load gets one failure (``data_loads``), not one per data check.
 
 >>> [case.id for case in plan_checks("negation_consistency")][:2]
-['negation_consistency/required_files', 'negation_consistency/config']
+['negation_consistency/task_files', 'negation_consistency/required_files']
 >>> report = run_checks("arithmetic_length")
 >>> report.ok, report.counts()["failed"]
 (True, 0)
@@ -21,11 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from genbench.errors import GenBenchError
 from genbench.testing.base import Check, TaskCheckFailure, TaskCheckSkipped, TaskCheckWarning
 from genbench.testing.report import CheckResult, TaskTestReport
 
 # Why a check is skipped when a check it requires did not pass.
 _BLOCKED_BECAUSE = {
+    "task_files": "the task directory holds entries a task may not have, so nothing of it is read",
     "task_loads": "the task could not be loaded",
     "data_loads": "the task's data could not be loaded",
     "no_iterable_dataset": "a split is not a datasets.Dataset",
@@ -44,19 +46,34 @@ class TaskUnderTest:
     """One task, subtask or TaskDict being checked: runs each of its checks once, remembering the outcome, so that a
     check's prerequisites (``Check.requires``) are not run twice and the loaded task and data are shared.
 
+    Every check requires ``task_files`` (when the task has that check): nothing is read from a task directory that
+    holds symbolic links.
+
     Args:
         task_id: ``"id"`` or ``"id:subtask"``.
         task_dir: The task's directory.
         checks: The checks that apply to it.
         submission: Whether the stricter submission checks apply.
+        data_from_config: Run the data checks (``placement="data"``) on the data the config declares, loaded by the
+            base :class:`~genbench.Task` class without importing ``task.py`` (the trusted process does this when the
+            task's code does not shape its data); otherwise they run on the loaded task.
     """
 
-    def __init__(self, task_id: str, task_dir: Path, checks: Sequence[Check], submission: bool = False):
+    def __init__(
+        self,
+        task_id: str,
+        task_dir: Path,
+        checks: Sequence[Check],
+        submission: bool = False,
+        data_from_config: bool = False,
+    ):
         self.task_id = task_id
         self.task_dir = Path(task_dir)
         self.checks = {check.name: check for check in checks}
         self.submission = submission
+        self.data_from_config = data_from_config
         self._outcomes: dict[str, _Outcome] = {}
+        self._config_task: Any = None
 
     def outcome(self, name: str) -> _Outcome:
         """Run a check (once) and return what it returned or raised, and its warnings."""
@@ -76,14 +93,47 @@ class TaskUnderTest:
                     warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
         return self._outcomes[name]
 
+    def on_config_data(self, check: Check) -> bool:
+        """Whether the check runs on the config's data without the task's code."""
+        return self.data_from_config and check.placement == "data"
+
+    def _requirements(self, check: Check) -> list[str]:
+        names = list(check.requires)
+        if self.on_config_data(check):
+            names = [name for name in names if name != "task_loads"]
+        if "task_files" in self.checks and check.name != "task_files":
+            names.insert(0, "task_files")
+        return names
+
     def _require(self, check: Check) -> None:
-        for name in check.requires:
+        for name in self._requirements(check):
             error = self.outcome(name).error
             if isinstance(error, TaskCheckSkipped):
                 raise TaskCheckSkipped(str(error))
             if error is not None:
                 because = _BLOCKED_BECAUSE.get(name, f"the {name} check did not pass")
                 raise TaskCheckSkipped(f"{because} (see the {name} check)")
+
+    def config_task(self) -> Any:
+        """The base :class:`~genbench.Task` built from the task's config alone (no task code imported).
+
+        Raises:
+            TaskCheckSkipped: the config cannot be loaded (reported by the config check).
+        """
+        if self._config_task is None:
+            from genbench.config.loading import load_task_config
+            from genbench.loading import _split_id
+            from genbench.task import Task
+
+            root_id, subtask_id = _split_id(self.task_id)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # the config check reports them
+                    config = load_task_config(jsonnet_path=self.task_dir / "config.jsonnet")
+            except (GenBenchError, OSError, ValueError):
+                raise TaskCheckSkipped("config.jsonnet cannot be loaded (see the config check)") from None
+            self._config_task = Task(config, root_id, subtask_id, task_dir=self.task_dir)
+        return self._config_task
 
     def _call(self, check: Check) -> Any:
         self._require(check)
@@ -92,6 +142,8 @@ class TaskUnderTest:
             return check.function(self.task_id, **kwargs)
         if check.subject == "dir":
             return check.function(self.task_dir, **kwargs)
+        if self.on_config_data(check):
+            return check.function(self.config_task(), **kwargs)
         return check.function(self.outcome("task_loads").value, **kwargs)
 
 
@@ -115,6 +167,14 @@ class CheckCase:
     def id(self) -> str:
         """``task_id/check_name``, the pytest id of the case."""
         return f"{self.task_id}/{self.check.name}"
+
+    @property
+    def needs_task_code(self) -> bool:
+        """Whether the check runs the task's code (so :func:`~genbench.testing.run_task_tests` runs it in a child
+        process): it needs the loaded task, or it is a data check of a task whose code shapes its data."""
+        if self.check.placement == "data":
+            return not self.subject.data_from_config
+        return self.check.placement == "task_code"
 
     def execute(self) -> None:
         """Run the check (or take its outcome if it already ran as another check's prerequisite).
@@ -168,12 +228,15 @@ def unexpected_error_message(error: BaseException, task_dir: Path) -> str:
     )
 
 
-def plan_checks(task_id: str, *, submission: bool = False) -> list[CheckCase]:
+def plan_checks(task_id: str, *, submission: bool = False, isolate: bool = False) -> list[CheckCase]:
     """The checks to run on a task, in order: for a task with subtasks, its own checks and then every subtask's.
 
     Args:
         task_id: ``"id"`` (a task, or a task with subtasks) or ``"id:subtask"``.
         submission: Apply the stricter submission checks (``doc.md`` must be real documentation).
+        isolate: Plan for a trusted process that must not run task code: the data checks of a task whose code does
+            not shape its data (:func:`~genbench.testing.trust.code_shapes_data`) run on its config's data, and
+            :attr:`CheckCase.needs_task_code` tells which cases are left for a child process.
 
     Raises:
         TaskNotFoundError: no such task.
@@ -181,16 +244,19 @@ def plan_checks(task_id: str, *, submission: bool = False) -> list[CheckCase]:
     from genbench.loading import _split_id, _subtask_dirs, get_task_dir
     from genbench.testing.checks import TASK_CHECKS, TASK_DICT_CHECKS
     from genbench.testing.static_checks import looks_like_task_dict
+    from genbench.testing.trust import code_shapes_data, unsafe_entries
 
     root_id, subtask_id = _split_id(task_id)
     task_dir = get_task_dir(root_id, subtask_id)
     targets = [(task_id, task_dir, TASK_CHECKS)]
-    if subtask_id is None and looks_like_task_dict(task_dir):
+    # Nothing is read from an unsafe directory, not even to tell whether it is a TaskDict.
+    if subtask_id is None and not unsafe_entries(task_dir) and looks_like_task_dict(task_dir):
         targets = [(root_id, task_dir, TASK_DICT_CHECKS)]
         targets += [(f"{root_id}:{sub_dir.name}", sub_dir, TASK_CHECKS) for sub_dir in _subtask_dirs(task_dir)]
     cases = []
     for target_id, target_dir, checks in targets:
-        subject = TaskUnderTest(target_id, target_dir, checks, submission=submission)
+        from_config = isolate and not unsafe_entries(target_dir) and code_shapes_data(target_dir) is None
+        subject = TaskUnderTest(target_id, target_dir, checks, submission=submission, data_from_config=from_config)
         cases += [CheckCase(target_id, check, subject) for check in checks]
     return cases
 

@@ -5,23 +5,24 @@ Load it with ``-p genbench.testing.plugin``; it adds:
 - ``--genbench-task-id ID``: the task to check (without it the suite's single test is skipped);
 - ``--genbench-submission``: the stricter submission checks;
 - ``--genbench-report PATH``: write a JSON :class:`~genbench.testing.report.TaskTestReport` there;
-- ``--genbench-progress``: print one JSON line per event (``collected``, ``start``, ``result``) to stdout, each
-  starting with :data:`PROGRESS_PREFIX`, for a parent process to show progress.
+- ``--genbench-checks IDS``: run only these cases (comma-separated ``task_id/check`` ids);
+- ``--genbench-result-fd FD``: write one JSON record per check to that file descriptor, a pipe of the parent
+  process, which decides the verdict from them (the protocol is in :mod:`genbench.testing.isolation`).
 
-``genbench-cli test-task`` and :func:`genbench.testing.run_task_tests` pass all of these.
+:func:`genbench.testing.run_task_tests` passes ``--genbench-checks`` and ``--genbench-result-fd``.
 """
 
 from __future__ import annotations
 
 import json
-import sys
+import os
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from genbench.testing.base import PROGRESS_PREFIX, TaskCheckFailure
+from genbench.testing.base import TaskCheckFailure
 from genbench.testing.report import CheckResult, TaskTestReport
 
 CASE_PARAMETER = "genbench_case"
@@ -38,7 +39,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Apply the stricter submission checks (doc.md must be real documentation).",
     )
     group.addoption("--genbench-report", metavar="PATH", default=None, help="Write the JSON report there.")
-    group.addoption("--genbench-progress", action="store_true", default=False, help="Print progress events to stdout.")
+    group.addoption("--genbench-checks", metavar="IDS", default=None, help="Run only these task_id/check cases.")
+    group.addoption(
+        "--genbench-result-fd", metavar="FD", type=int, default=None, help="Write one JSON record per check there."
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -53,24 +57,24 @@ def _skip_reason(report: pytest.TestReport) -> str:
 
 
 class _Recorder:
-    """Turns pytest's reports into :class:`CheckResult` objects, emits progress events and writes the report."""
+    """Turns pytest's reports into :class:`CheckResult` objects, sends one record per check and writes the report."""
 
     def __init__(self, config: pytest.Config):
         self.task_id: str = config.getoption("genbench_task_id")
         self.submission: bool = config.getoption("genbench_submission")
         self.report_path: str | None = config.getoption("genbench_report")
-        self.progress: bool = config.getoption("genbench_progress")
+        self.result_fd: int | None = config.getoption("genbench_result_fd")
         self.cases: dict[str, Any] = {}
         self.results: dict[str, CheckResult] = {}
         self.errors: list[str] = []
         self.start = time.perf_counter()
-        self.done = 0
 
     def emit(self, event: str, **data: Any) -> None:
-        if self.progress:
-            # Hooks that log run outside pytest's output capture, so this reaches the real stdout.
-            sys.stdout.write(PROGRESS_PREFIX + json.dumps({"event": event, **data}) + "\n")
-            sys.stdout.flush()
+        if self.result_fd is None:
+            return
+        line = (json.dumps({"event": event, **data}) + "\n").encode()
+        while line:
+            line = line[os.write(self.result_fd, line) :]
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -82,12 +86,11 @@ class _Recorder:
             case = callspec.params.get(CASE_PARAMETER) if callspec is not None else None
             if case is not None:
                 self.cases[item.nodeid] = case
-        self.emit("collected", total=len(self.cases))
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
         case = self.cases.get(nodeid)
         if case is not None:
-            self.emit("start", task_id=case.task_id, check=case.check.name, title=case.check.title)
+            self.emit("start", case=case.id)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
@@ -128,10 +131,13 @@ class _Recorder:
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
         result = self.results.get(nodeid)
         if result is not None:
-            self.done += 1
-            self.emit("result", index=self.done, total=len(self.cases), result=result.__dict__)
+            self.emit("result", case=self.cases[nodeid].id, result=result.__dict__)
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.result_fd is not None:
+            self.emit("end")
+            os.close(self.result_fd)  # nothing after the end record reaches the parent through this descriptor
+            self.result_fd = None
         if self.report_path is None:
             return
         report = TaskTestReport(

@@ -1,29 +1,33 @@
-"""Run the validation suite of a task through pytest, in a subprocess, and read back its report.
+"""Run the validation suite of a task: the checks that need no task code here, the others through pytest in a
+child process whose records this process turns into the verdict (the trust model is in
+:mod:`genbench.testing.trust`, the child protocol in :mod:`genbench.testing.isolation`).
 
-A subprocess keeps the run isolated: the task's code is imported in a fresh interpreter, nothing of it stays in the
+The child keeps the run isolated: the task's code is imported in a fresh interpreter, nothing of it stays in the
 caller's, and the pytest configuration of whatever directory the command runs in does not apply (the suite gets an
 empty ``pytest.ini`` of its own, no auto-loaded plugins, no cache directory).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from genbench.testing.base import PROGRESS_PREFIX
+from genbench.testing.isolation import ChildRun, output_tail, run_child
+from genbench.testing.plan import CheckCase, plan_checks
 from genbench.testing.report import CheckResult, TaskTestReport
 
 SUITE = Path(__file__).resolve().parent / "task_suite.py"
 PLUGIN = "genbench.testing.plugin"
-_OUTPUT_TAIL = 4000
+# Seconds the checks that run a task's code may take by default: generous, a task that loads a large dataset
+# from the Hub included; `genbench-cli test-task --timeout` changes it.
+DEFAULT_TIMEOUT = 1800.0
+# Stands for the result pipe's descriptor in the child's command line.
+_RESULT_FD = "{genbench-result-fd}"
 
 
 def pytest_command(task_id: str, *, submission: bool = False, report_path: Path | None = None) -> list[str]:
@@ -57,10 +61,16 @@ def run_task_tests(
     *,
     submission: bool = False,
     on_event: Callable[[dict[str, Any]], None] | None = None,
-    timeout: float | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
     pytest_args: Sequence[str] = (),
+    run_task_code: bool = True,
 ) -> TaskTestReport:
-    """Run the validation suite on a task (or on every subtask of a task with subtasks) through pytest.
+    """Run the validation suite on a task (or on every subtask of a task with subtasks).
+
+    The checks that need no task code run in this process without importing the task's Python files; the others
+    run through pytest in a child process, in its own process group, stopped after ``timeout`` seconds. Their
+    verdict is decided here from the records the child sends over a pipe: a check the child does not report exactly
+    once fails, whatever its exit status, output or files say.
 
     Args:
         task_id: ``"id"`` or ``"id:subtask"``; task roots come from ``GENBENCH_TASKS_PATH`` as usual.
@@ -68,27 +78,89 @@ def run_task_tests(
         on_event: Called with each progress event as it happens: ``{"event": "collected", "total": n}``,
             ``{"event": "start", "task_id", "check", "title"}``, ``{"event": "result", "index", "total",
             "result": CheckResult}``.
-        timeout: Seconds after which the run is stopped (None: no limit).
-        pytest_args: Extra pytest arguments (e.g. ``["-x"]`` to stop at the first failure).
+        timeout: Seconds after which the child running the task's code is killed, with everything it started
+            (None: no limit).
+        pytest_args: Extra pytest arguments for the child (e.g. ``["-x"]`` to stop at the first failure).
+        run_task_code: False runs only the checks that need no task code; the others are skipped, saying so.
 
     Returns:
         The report: one result per check, plus any error running the suite (``report.ok`` tells success).
 
     Raises:
-        TaskNotFoundError: no such task (checked before starting pytest).
+        TaskNotFoundError: no such task (checked before anything runs).
     """
-    from genbench.loading import _split_id, get_task_dir
-
-    root_id, subtask_id = _split_id(task_id)
-    get_task_dir(root_id, subtask_id)
     start = time.perf_counter()
+    cases = plan_checks(task_id, submission=submission, isolate=True)
+    report = TaskTestReport(task_id, submission=submission)
+    results: dict[str, CheckResult] = {}
+
+    def emit(event: dict[str, Any]) -> None:
+        if on_event is not None:
+            on_event(event)
+
+    def started(case: CheckCase) -> None:
+        emit({"event": "start", "task_id": case.task_id, "check": case.check.name, "title": case.check.title})
+
+    def finished(case: CheckCase, result: CheckResult) -> None:
+        results[case.id] = result
+        emit({"event": "result", "index": len(results), "total": len(cases), "result": result})
+
+    emit({"event": "collected", "total": len(cases)})
+    for case in cases:
+        if not case.needs_task_code:
+            started(case)
+            finished(case, case.run())
+    child_cases = [case for case in cases if case.needs_task_code]
+    unsafe = any(results[case.id].outcome == "failed" for case in cases if case.check.name == "task_files")
+    if child_cases and (unsafe or not run_task_code):
+        reason = (
+            "not run: the task holds entries a task may not have, so none of its code runs (see the task_files check)"
+            if unsafe
+            else "not run: this run checks only what needs no task code"
+        )
+        for case in child_cases:
+            finished(case, _result(case, {"outcome": "skipped", "message": reason}))
+    elif child_cases:
+        run = _run_child(task_id, child_cases, submission, pytest_args, timeout, started, finished)
+        for case in child_cases:
+            if case.id not in results:
+                finished(case, _result(case, {"outcome": "failed", "message": _missing_message(run, timeout)}))
+            elif case.id in run.duplicated:
+                message = "Reported more than once by the process running the task's code: its result is not trusted."
+                results[case.id] = _result(case, {"outcome": "failed", "message": message})
+        report.exit_code = run.exit_code
+        report.output = run.output
+        report.errors += _child_errors(run, child_cases, timeout)
+    report.results = [results[case.id] for case in cases]
+    report.duration = time.perf_counter() - start
+    return report
+
+
+def _run_child(
+    task_id: str,
+    cases: list[CheckCase],
+    submission: bool,
+    pytest_args: Sequence[str],
+    timeout: float | None,
+    started: Callable[[CheckCase], None],
+    finished: Callable[[CheckCase, CheckResult], None],
+) -> ChildRun:
+    by_id = {case.id: case for case in cases}
+
+    def on_record(record: dict[str, Any]) -> None:
+        case = by_id[record["case"]]
+        if record["event"] == "start":
+            started(case)
+        else:
+            finished(case, _result(case, record["result"]))
+
     with tempfile.TemporaryDirectory(prefix="genbench-test-task-") as tmp:
         tmp_dir = Path(tmp)
         (tmp_dir / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-        report_path = tmp_dir / "report.json"
-        command = pytest_command(task_id, submission=submission, report_path=report_path)
+        command = pytest_command(task_id, submission=submission)
         command[-1:-1] = [
-            "--genbench-progress",
+            "--genbench-result-fd", _RESULT_FD,
+            "--genbench-checks", ",".join(by_id),
             "-c", str(tmp_dir / "pytest.ini"),
             "--rootdir", str(tmp_dir),
             "--confcutdir", str(SUITE.parent),
@@ -97,68 +169,50 @@ def run_task_tests(
             "--tb=short",
             *pytest_args,
         ]  # fmt: skip
-        with open(tmp_dir / "stderr.txt", "w+", encoding="utf-8", errors="replace") as stderr:
-            exit_code, stdout, timed_out = _run(command, stderr, on_event, timeout)
-            stderr.seek(0)
-            output = stdout + stderr.read()
-        report = _read_report(report_path, task_id, submission)
-    report.exit_code = exit_code
-    report.output = output
-    report.duration = time.perf_counter() - start
-    if timed_out:
-        report.errors.append(f"The checks did not finish within {timeout:g} s and were stopped.")
-    elif not report.results and not report.errors:
-        report.errors.append(
-            f"pytest ran no task check (exit status {exit_code}). Its output:\n{output[-_OUTPUT_TAIL:].strip()}"
-        )
-    elif exit_code not in (0, 1) and not report.errors:
-        report.errors.append(f"pytest stopped with exit status {exit_code}. Its output:\n{output[-_OUTPUT_TAIL:]}")
-    return report
+        return run_child(
+            command, expected=list(by_id), env=_environment(), timeout=timeout, on_record=on_record,
+            fd_placeholder=_RESULT_FD,
+        )  # fmt: skip
 
 
-def _run(
-    command: list[str], stderr: Any, on_event: Callable[[dict[str, Any]], None] | None, timeout: float | None
-) -> tuple[int, str, bool]:
-    process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=stderr, text=True, env=_environment(), errors="replace"
+def _result(case: CheckCase, fields: dict[str, Any]) -> CheckResult:
+    # The task id, check name and title come from the plan, never from the child.
+    return CheckResult(case.task_id, case.check.name, case.check.title, **fields)
+
+
+def _missing_message(run: ChildRun, timeout: float | None) -> str:
+    if run.timed_out:
+        return f"Not finished: the checks that run the task's code were stopped after {timeout:g} s."
+    return (
+        f"No result: the process running the task's code ended (exit status {run.exit_code}) without reporting this "
+        "check, so it counts as failed. Run with --debug to see its output."
     )
-    timed_out = threading.Event()
-
-    def stop() -> None:
-        timed_out.set()
-        process.kill()
-
-    timer = threading.Timer(timeout, stop) if timeout is not None else None
-    if timer is not None:
-        timer.start()
-    lines = []
-    try:
-        assert process.stdout is not None  # noqa: S101 - stdout=PIPE
-        for line in process.stdout:
-            position = line.find(PROGRESS_PREFIX)
-            if position < 0:
-                lines.append(line)
-                continue
-            lines.append(line[:position])
-            if on_event is not None:
-                event = json.loads(line[position + len(PROGRESS_PREFIX) :])
-                if event.get("event") == "result":
-                    event["result"] = CheckResult.from_dict(event["result"])
-                on_event(event)
-        exit_code = process.wait()
-    finally:
-        if timer is not None:
-            timer.cancel()
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    return exit_code, "".join(lines), timed_out.is_set()
 
 
-def _read_report(path: Path, task_id: str, submission: bool) -> TaskTestReport:
-    if not path.is_file():
-        return TaskTestReport(task_id, submission=submission)
-    try:
-        return TaskTestReport.from_dict(json.loads(path.read_text(encoding="utf-8")))
-    except (ValueError, TypeError, KeyError) as error:
-        return TaskTestReport(task_id, submission=submission, errors=[f"The suite's report is unreadable: {error}"])
+def _child_errors(run: ChildRun, cases: list[CheckCase], timeout: float | None) -> list[str]:
+    errors = []
+    reported = [case for case in cases if case.id in run.results]
+    if run.timed_out:
+        errors.append(f"The checks did not finish within {timeout:g} s and were stopped.")
+    elif not reported:
+        errors.append(
+            f"pytest ran no task check (exit status {run.exit_code}). Its output:\n{output_tail(run.output)}"
+        )
+    elif len(reported) < len(cases):
+        errors.append(
+            f"The process running the task's code ended (exit status {run.exit_code}) after reporting "
+            f"{len(reported)} of {len(cases)} checks; the others count as failed."
+        )
+    elif not run.ended:
+        errors.append("The process running the task's code reported every check but not the end of the run.")
+    elif run.exit_code not in (0, 1):
+        errors.append(f"pytest stopped with exit status {run.exit_code}. Its output:\n{output_tail(run.output)}")
+    elif run.exit_code == 1 and not any(run.results[case.id]["outcome"] == "failed" for case in cases):
+        errors.append(f"pytest failed outside the checks (exit status 1). Its output:\n{output_tail(run.output)}")
+    if run.violations:
+        errors.append(
+            "The process running the task's code broke the result protocol, so the run fails (the task's code "
+            "wrote to the result pipe, or the child was tampered with):\n"
+            + "\n".join(f"  - {violation}" for violation in run.violations)
+        )
+    return errors

@@ -13,10 +13,11 @@ import re
 import traceback
 import types
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from genbench.errors import ConfigError, GenBenchError, TaskDefinitionError
+from genbench.errors import ConfigError, GenbenchConfigWarning, GenBenchError, TaskDefinitionError
 from genbench.testing.base import TaskCheckFailure, TaskCheckSkipped, TaskCheckWarning, plural, relative, sentence
 
 # The line the task template's doc.md carries until the author replaces the template text.
@@ -97,12 +98,14 @@ def check_required_files(task_dir: Path, *, task_dict: bool | None = None) -> No
 def check_config(task_dir: Path, *, task_dict: bool | None = None) -> None:
     """``config.jsonnet`` passes the strict schema: every problem of the file is reported at once.
 
-    Legacy spellings that are still accepted (e.g. ``instruction`` for ``instruction_zero_shot``) give a
-    :class:`TaskCheckWarning`.
+    Lenient at the door, strict at the gate: every :class:`~genbench.errors.GenbenchConfigWarning` that loading the
+    config gives (something the loader accepts, such as a legacy form or an unknown key, that a new submission should
+    write differently) fails this check, with the warning's message. Legacy spellings that are still accepted with a
+    ``DeprecationWarning`` (e.g. ``instruction`` for ``instruction_zero_shot``) give a :class:`TaskCheckWarning`.
 
     Raises:
         TaskCheckFailure: the config is invalid (syntax errors with line and column, unknown keys, wrong types,
-            missing fields, inconsistent combinations).
+            missing fields, inconsistent combinations), or loading it gave a ``GenbenchConfigWarning``.
         TaskCheckSkipped: there is no ``config.jsonnet`` (reported by ``required_files``).
     """
     from genbench.config.loading import load_task_config, load_task_dict_config
@@ -121,11 +124,33 @@ def check_config(task_dir: Path, *, task_dict: bool | None = None) -> None:
                 "Fix each problem listed above; docs/config.md describes every field and its expected form "
                 "(`genbench-cli schema` prints the JSON Schema for editor completion)."
             ) from None
+    strict = config_warning_messages(caught)
+    if strict:
+        raise TaskCheckFailure(
+            f"config.jsonnet loads, but with {plural(len(strict), 'warning')} that a submitted task may not have:\n"
+            + "\n".join(f"  - {message}" for message in strict)
+            + "\nWrite each field as the warning says (docs/config.md describes every field)."
+        )
     for warning in caught:
         if issubclass(warning.category, DeprecationWarning) and "is deprecated" in str(warning.message):
             warnings.warn(f"{warning.message} It still works, but update config.jsonnet.", TaskCheckWarning, 2)
         else:
             warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+
+
+def config_warning_messages(caught: Sequence[warnings.WarningMessage]) -> list[str]:
+    """The messages of the :class:`~genbench.errors.GenbenchConfigWarning` among recorded warnings, each once, in
+    order (the gate fails on each of them).
+
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn("config.jsonnet:3: keywords: unknown key 'keyword'", GenbenchConfigWarning)
+    ...     warnings.warn("something else", UserWarning)
+    >>> config_warning_messages(caught)
+    ["config.jsonnet:3: keywords: unknown key 'keyword'"]
+    """
+    messages = [str(w.message) for w in caught if issubclass(w.category, GenbenchConfigWarning)]
+    return list(dict.fromkeys(messages))
 
 
 def doc_problem(text: str) -> str | None:

@@ -27,6 +27,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     from genbench.testing.plan import plan_checks
 
     cases = plan_checks(task_id, submission=bool(metafunc.config.getoption("genbench_submission", default=False)))
+    selected = metafunc.config.getoption("genbench_checks", default=None)
+    if selected is not None:
+        wanted = set(selected.split(","))
+        cases = [case for case in cases if case.id in wanted]
     metafunc.parametrize(CASE_PARAMETER, cases, ids=[case.id for case in cases])
 
 
