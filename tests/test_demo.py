@@ -78,7 +78,8 @@ def test_run_demo_records_fingerprints_and_metrics(demo_run):
 
     ner = json.loads((output_dir / "ner_unseen_entities.json").read_text())
     assert 0 < ner["metrics"]["0"]["hf_seqeval__overall_f1"] < 1
-    assert ner["metrics"]["0"]["hf_seqeval__PER"]["number"] > 0  # nested seqeval values survive as JSON
+    assert 0 <= ner["metrics"]["0"]["hf_seqeval__PER__f1"] <= 1  # nested seqeval values are flattened
+    assert not any(key.endswith("__number") for key in ner["metrics"]["0"])  # support counts are not scores
 
 
 def test_run_demo_is_deterministic(demo_run, tmp_path: Path):
