@@ -12,7 +12,7 @@ from click.testing import CliRunner
 import genbench
 from genbench.cli import cli
 from genbench.demo import config_fingerprint, run_demo
-from genbench.loading import discover_tasks, load_task
+from genbench.loading import load_task
 
 SAMPLE_TASK_IDS = ["arithmetic_length", "category_membership", "negation_consistency", "ner_unseen_entities"]
 RECORD_KEYS = {
@@ -141,12 +141,11 @@ def _write_broken_task(root: Path) -> None:
         textwrap.dedent(
             """\
             {
-              name: 'Broken', description: 'A config with an unknown key.', keywords: ['x'], authors: ['y'],
+              name: 'Broken', description: 'A config with an unknown task type.', keywords: ['x'], authors: ['y'],
               data_source: {type: 'manual', test: 'test.jsonl'},
-              task_type: 'free_form',
+              task_type: 'not_a_task_type',
               evaluation_metrics: [{hf_id: 'exact_match'}],
               preparation_strategies: {prompt_based_testing: {}},
-              not_a_field: true,
             }
             """
         )
@@ -154,22 +153,30 @@ def _write_broken_task(root: Path) -> None:
     (task_dir / "task.py").write_text("from genbench import Task\n\n\nclass BrokenTask(Task):\n    pass\n")
 
 
-def test_cli_demo_broken_task_exits_1_after_the_others_ran(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_cli_demo_skips_a_broken_task_and_says_why_at_the_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     extra_root = tmp_path / "extra_tasks"
     _write_broken_task(extra_root)
     monkeypatch.setenv("GENBENCH_TASKS_PATH", str(extra_root))
     output_dir = tmp_path / "out"
-    result = CliRunner().invoke(cli, ["demo", "--output-dir", str(output_dir)])
-    assert result.exit_code == 1, result.output
-    error_lines = [line for line in result.output.splitlines() if line.startswith("Error:")]
-    assert len(error_lines) == 1, result.output
-    assert error_lines[0].startswith("Error: task 'zz_broken_task' failed: ConfigError:")
-    assert "not_a_field" in error_lines[0]
+    result = CliRunner().invoke(cli, ["demo", "--output-dir", str(output_dir), "--shots", "0"])
+    assert result.exit_code == 0, result.output
+    assert not [line for line in result.output.splitlines() if line.startswith("Error:")], result.output
+    tail = result.output[result.output.index("Wrote ") :]  # said at the end, after the results
+    assert "Skipped 1 broken task (it does not load):" in tail
+    assert "  zz_broken_task: ConfigError:" in tail and "task_type" in tail
     assert "Traceback" not in result.output
     # The other tasks still ran and wrote their results.
     assert {f"{t}.json" for t in SAMPLE_TASK_IDS} <= {p.name for p in output_dir.iterdir()}
     assert not (output_dir / "zz_broken_task.json").exists()
-    assert f"1 of {len(discover_tasks())} tasks failed (zz_broken_task)" in result.output
+
+
+def test_cli_demo_a_broken_task_asked_for_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    _write_broken_task(tmp_path / "extra")
+    monkeypatch.setenv("GENBENCH_TASKS_PATH", str(tmp_path / "extra"))
+    result = CliRunner().invoke(cli, ["demo", "-o", str(tmp_path / "out"), "-i", "zz_broken_task", "--shots", "0"])
+    assert result.exit_code == 1
+    assert "Error: task 'zz_broken_task' failed: ConfigError:" in result.output
+    assert "1 of 1 tasks failed (zz_broken_task)" in result.output
 
 
 def test_cli_demo_debug_prints_the_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
