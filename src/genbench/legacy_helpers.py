@@ -31,7 +31,9 @@ def get_data_split_name(split: str) -> str:
     return split.split(".")[0]
 
 
-def resplit_data_source(orig_datasets: Mapping[str, Dataset], splitting_info: Mapping[str, Sequence[str]]) -> DatasetDict:
+def resplit_data_source(
+    orig_datasets: Mapping[str, Dataset], splitting_info: Mapping[str, Sequence[str]]
+) -> DatasetDict:
     """New splits from ``"split:index"`` entries (a ``split.jsonnet`` document), as a ``DatasetDict``.
 
     Args:

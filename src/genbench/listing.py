@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from genbench import registry_cache
 from genbench.errors import TaskDefinitionError
-from genbench.loading import _subtask_order, is_task_dict_dir, scan_task_dirs
+from genbench.loading import _subtask_order, is_task_dict_dir, scan_task_dirs, subtask_dirs
 
 if TYPE_CHECKING:
     from genbench.config.schema import TaskConfig, TaskDictConfig
@@ -65,28 +65,48 @@ def broken_record(task_id: str, task_dir: Path, error: str) -> dict[str, Any]:
     }
 
 
-def _load(task_dir: Path, *, as_task_dict: bool) -> TaskConfig | TaskDictConfig:
-    from genbench.config.loading import load_task_config, load_task_dict_config
+def _load(task_dir: Path, evaluated: dict[Path, Any], *, as_task_dict: bool) -> TaskConfig | TaskDictConfig:
+    """Validate a config evaluated in the batch, or load it alone (which reports an evaluation error)."""
+    from genbench.config.loading import load_task_config, load_task_dict_config, task_config_from_dict
 
-    loader = load_task_dict_config if as_task_dict else load_task_config
-    return loader(jsonnet_path=task_dir / "config.jsonnet")
+    path = task_dir / "config.jsonnet"
+    if path not in evaluated:
+        loader = load_task_dict_config if as_task_dict else load_task_config
+        return loader(jsonnet_path=path)
+    source = path.read_text(encoding="utf-8")
+    if as_task_dict:
+        from genbench.config.schema import TaskDictConfig
+        from genbench.config.validation import validate_model
+
+        return validate_model(TaskDictConfig, evaluated[path], file=str(path), source=source, extra=[])
+    return task_config_from_dict(evaluated[path], file=str(path), source=source)
 
 
-def build_record(task_id: str, task_dir: Path) -> dict[str, Any]:
+def _config_files(task_dir: Path) -> list[Path]:
+    return [task_dir / "config.jsonnet", *(sub / "config.jsonnet" for sub in subtask_dirs(task_dir))]
+
+
+def build_record(task_id: str, task_dir: Path, evaluated: dict[Path, Any] | None = None) -> dict[str, Any]:
     """Read one task's configs (each config file evaluated once) into its listing record.
+
+    Args:
+        task_id: The task's id.
+        task_dir: Its directory.
+        evaluated: Config files already evaluated (see :mod:`genbench.registry_jsonnet`); others are loaded here.
 
     Raises:
         GenBenchError: the task is broken (the caller records the error).
     """
+    evaluated = evaluated or {}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        is_dict = is_task_dict_dir(task_dir)
-        config = _load(task_dir, as_task_dict=is_dict)
+        is_dict = is_task_dict_dir(task_dir, evaluated.get(task_dir / "config.jsonnet"))
+        config = _load(task_dir, evaluated, as_task_dict=is_dict)
         if is_dict:
             subtasks = _subtask_order(task_dir, getattr(config, "subtasks_order", None))
             if not subtasks:
                 raise TaskDefinitionError(f"{task_dir} has no task.py and no subtask directories.")
-            configs = [cast("TaskConfig", _load(task_dir / sid, as_task_dict=False)) for sid in subtasks]
+            configs = [cast("TaskConfig", _load(task_dir / sid, evaluated, as_task_dict=False)) for sid in subtasks]
         else:
             subtasks = []
             configs = [cast("TaskConfig", config)]
@@ -131,21 +151,37 @@ def task_records(*, strict: bool = False, use_cache: bool = True) -> list[dict[s
     Raises:
         GenBenchError: ``strict`` and a task is broken.
     """
+    from genbench.registry_jsonnet import ConfigEvaluation
+
     tasks, problems = scan_task_dirs()
     cache = registry_cache.RegistryCache.load() if use_cache else None
+    fingerprints = {task_id: registry_cache.fingerprint(task_dir) for task_id, task_dir in tasks.items()}
+    cached = {
+        task_id: cache.get(task_dir, fingerprints[task_id]) if cache is not None else None
+        for task_id, task_dir in tasks.items()
+    }
+    stale = [task_id for task_id, record in cached.items() if record is None or (strict and record["error"])]
+    evaluated: dict[Path, Any] = {}
+    if stale:
+        # Every config to read, evaluated in one child while this process imports the validation code.
+        evaluation = ConfigEvaluation([path for task_id in stale for path in _config_files(tasks[task_id])])
+        import genbench.config.loading  # noqa: F401 - imported now, in parallel with the child
+
+        evaluated = evaluation.result()
     records: list[dict[str, Any]] = []
     for task_id, task_dir in tasks.items():
-        fingerprint = registry_cache.fingerprint(task_dir)
-        record = cache.get(task_dir, fingerprint) if cache is not None else None
-        if record is None or (strict and record["error"] is not None):
+        fingerprint = fingerprints[task_id]
+        record = cached[task_id]
+        if task_id in stale:
             try:
-                record = build_record(task_id, task_dir)
+                record = build_record(task_id, task_dir, evaluated)
             except Exception as exc:  # any failure is this task's: list it with its error, keep the others
                 if strict:
                     raise
                 record = broken_record(task_id, task_dir, _error_text(exc))
             if cache is not None:
                 cache.put(task_dir, fingerprint, record)
+        assert record is not None  # noqa: S101 - cached, or built above
         records.append(record)
     for name, (path, message) in problems.items():
         if strict:

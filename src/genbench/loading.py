@@ -334,7 +334,7 @@ def _defined_subclasses(module: types.ModuleType, base: type) -> list[type]:
 
 def _accepts_task_dir(task_class: type) -> bool:
     try:
-        parameters = inspect.signature(task_class.__init__).parameters.values()
+        parameters = inspect.signature(task_class).parameters.values()  # the constructor, without self
     except (TypeError, ValueError):
         return False
     return any(p.name == "task_dir" or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)

@@ -80,9 +80,7 @@ def is_task_dict(task_dir: Path) -> bool:
 
 def get_task_dict_subtasks(task_dir: Path) -> list[str]:
     """The subtask ids of a TaskDict directory: its subdirectories that are valid task modules, sorted."""
-    return sorted(
-        d.name for d in subtask_dirs(Path(task_dir)) if is_valid_task_id(d.name) and is_valid_task_module(d)
-    )
+    return sorted(d.name for d in subtask_dirs(Path(task_dir)) if is_valid_task_id(d.name) and is_valid_task_module(d))
 
 
 def get_all_task_metadata() -> dict[str, dict[str, Any]]:
