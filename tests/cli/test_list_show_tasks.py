@@ -80,7 +80,7 @@ def test_list_tasks_lists_a_broken_task_with_its_error_next_to_the_others(runner
     rows = {line.split("│")[1].strip(): line for line in table.stdout.splitlines() if line.count("│") >= 4}
     assert {"arithmetic_length", "fine", "broken"} <= set(rows)
     assert "BROKEN" in rows["broken"] and "ConfigError" in rows["broken"] and "BROKEN" not in rows["fine"]
-    assert "1 of" in table.stderr and "broken: broken" in table.stderr
+    assert "broken" in table.stderr.split("tasks are broken: ")[1].rstrip(".\n").split(", ")
 
     listing = runner.invoke(cli, ["list-tasks", "--json"])
     assert listing.exit_code == 0

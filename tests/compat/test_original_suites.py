@@ -35,12 +35,16 @@ SKIP_REASON = (
 
 
 def registry_task_ids() -> list[str]:
-    """The package's tasks of a type the original knows, a TaskDict as its subtasks (``id:sub``)."""
+    """The shipped tasks of a type the original knows, a TaskDict as its subtasks (``id:sub``)."""
     from genbench.listing import task_records
     from genbench.loading import load_config
+    from tests.shipped_tasks import shipped_task_ids
 
+    shipped = set(shipped_task_ids())
     ids = []
     for record in task_records():
+        if record["id"] not in shipped:
+            continue
         candidates = [f"{record['id']}:{s}" for s in record["subtasks"]] if record["subtasks"] else [record["id"]]
         for task_id in candidates:
             if record["error"] is None and load_config(task_id).task_type.value in ORIGINAL_TASK_TYPES:
