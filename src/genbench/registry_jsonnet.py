@@ -12,8 +12,8 @@ the child, not the listing. Each config's imports stay confined to its own direc
 alone. A config the child did not evaluate (an error, a limit, a crash) is left out of the answer: the caller
 loads it alone with :mod:`genbench.config`, which reports its error the usual way.
 
-No library evaluates a list of jsonnet files in a limited child, so this small protocol is written by hand. This
-file runs as a script by its path in the child, so it imports nothing of genbench at module level.
+No library evaluates a list of jsonnet files in a limited child, so this small protocol is written by hand. The
+child runs :mod:`genbench.registry_jsonnet_worker` as a script by its path.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ DEFAULT_MEMORY_MB = 512
 DEFAULT_TIMEOUT_S = 5.0
 PER_CONFIG_TIMEOUT_S = 0.1
 MAX_CHILDREN = 4
+WORKER_SCRIPT = Path(__file__).resolve().with_name("registry_jsonnet_worker.py")
 
 
 def _positive(name: str, default: float) -> float:
@@ -80,7 +81,7 @@ def evaluate_config_files(paths: list[Path]) -> dict[Path, Any]:
 
 def _start_child(paths: list[str]) -> subprocess.Popen[bytes] | None:
     memory_mb = int(_positive("GENBENCH_JSONNET_MEMORY_MB", DEFAULT_MEMORY_MB))
-    command = [sys.executable, "-s", str(Path(__file__).resolve()), str(memory_mb)]
+    command = [sys.executable, "-s", str(WORKER_SCRIPT), str(memory_mb)]
     try:
         child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     except OSError:
@@ -115,64 +116,3 @@ def _collect(child: subprocess.Popen[bytes], paths: list[str]) -> tuple[dict[str
         if isinstance(answer, list) and len(answer) == 3 and answer[0] in wanted and answer[1]:
             answered[answer[0]] = answer[2]
     return answered, finished
-
-
-def _confined_callback(root: str):
-    """An import callback reading only files inside ``root`` (the config's directory)."""
-
-    def callback(importing_dir: str, rel: str) -> tuple[str, bytes]:
-        target = os.path.realpath(os.path.join(importing_dir, rel))
-        if os.path.commonpath([root, target]) != root:
-            raise RuntimeError(f"imports are confined to the task directory {root}; {rel!r} is outside it")
-        if not os.path.isfile(target):
-            raise RuntimeError(f"no such file {target}")
-        with open(target, "rb") as handle:
-            content = handle.read()
-        if b"\x00" in content:
-            raise RuntimeError(f"{target} contains a NUL byte")
-        return target, content
-
-    return callback
-
-
-def _limit_memory(megabytes: int) -> None:
-    """Cap the address space at what the process uses now plus ``megabytes`` (the Go runtime reserves its own
-    address space when it starts, so the cap is set after a first evaluation)."""
-    try:
-        import resource
-
-        with open("/proc/self/status", encoding="ascii") as status:
-            in_use = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize:"))
-        limit = in_use + megabytes * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    except (ImportError, OSError, StopIteration, ValueError):
-        pass  # no /proc or no rlimits (not Linux): the time limit still holds
-
-
-def _main() -> None:
-    try:
-        import _gojsonnet as jsonnet
-    except ImportError:
-        import _jsonnet as jsonnet  # type: ignore[no-redef]
-    jsonnet.evaluate_snippet("warm-up", "{}")
-    _limit_memory(int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else DEFAULT_MEMORY_MB)
-    for path in json.loads(sys.stdin.buffer.read()):
-        if not isinstance(path, str):
-            continue
-        value, ok = None, False
-        try:
-            with open(path, "rb") as handle:
-                text = handle.read().decode("utf-8")
-            if "\x00" not in text:
-                root = os.path.dirname(path)
-                value = json.loads(jsonnet.evaluate_snippet(path, text, import_callback=_confined_callback(root)))
-                ok = True
-        except (OSError, UnicodeDecodeError, RuntimeError, ValueError):
-            pass  # the parent loads this one alone and reports its error
-        # One answer per config, in order (a failure too), so the parent knows where a dead child stopped.
-        sys.stdout.write(json.dumps([path, ok, value]) + "\n")
-        sys.stdout.flush()
-
-
-if __name__ == "__main__":
-    _main()
