@@ -236,3 +236,21 @@ def test_a_symlinked_subtask_is_not_a_subtask(root, tmp_path):
     with pytest.raises(TaskNotFoundError, match="no subtask 'evil'; its subtasks are: real"):
         load_task("family:evil")
     assert list(load_task("family")) == ["real"]
+
+
+def test_show_task_of_a_broken_task_is_one_clear_error(root):
+    write_task(root / "broken", config={**CONFIG, "task_type": "not_a_type"})
+    result = CliRunner().invoke(cli, ["show-task", "-i", "broken"])
+    assert result.exit_code == 1
+    (line,) = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert str(root / "broken" / "config.jsonnet") in line and "Traceback" not in result.output
+
+
+def test_listing_records_the_stray_task_py_warning(root):
+    family = write_task(root / "family", config={**DICT_CONFIG, "subtasks_order": ["a"]})
+    write_task(family / "a")
+    from genbench.listing import task_records
+
+    (record,) = [r for r in task_records() if r["id"] == "family"]
+    assert record["type"] == "task_dict" and record["subtasks"] == ["a"] and record["error"] is None
+    assert any("task.py: ignored" in warning for warning in record["warnings"])
