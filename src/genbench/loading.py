@@ -6,7 +6,8 @@ with a ``task.py`` it is a :class:`~genbench.Task`, without one its subdirectori
 :class:`~genbench.TaskDict` (see :func:`is_task_dict_dir` for a directory with both).
 
 Every root is importable as the package ``genbench.tasks``, as in the original framework, so task code may import
-its own and its siblings' modules as ``genbench.tasks.<task_id>.<module>`` wherever the task lives.
+its own and its siblings' modules as ``genbench.tasks.<task_id>.<module>`` wherever the task lives
+(:mod:`genbench.task_imports`).
 
 >>> from genbench.loading import discover_tasks
 >>> "arithmetic_length" in discover_tasks()
@@ -16,11 +17,9 @@ True
 from __future__ import annotations
 
 import difflib
-import importlib
 import inspect
 import os
 import re
-import sys
 import types
 import warnings
 from pathlib import Path
@@ -36,7 +35,6 @@ if TYPE_CHECKING:
 
 TASKS_PATH_ENV = "GENBENCH_TASKS_PATH"
 PACKAGE_TASKS_DIR = Path(__file__).resolve().parent / "tasks"
-TASKS_PACKAGE = "genbench.tasks"
 ID_PATTERN = re.compile(r"[a-z0-9_]+")
 # Fields only a task has: a config with subtask directories and none of these is a TaskDict's.
 _TASK_ONLY_FIELDS = frozenset({"task_type", "data_source", "evaluation_metrics", "preparation_strategies"})
@@ -268,60 +266,6 @@ def _subtask_order(task_dir: Path, order: list[str] | None) -> list[str]:
     return list(order)
 
 
-def tasks_package() -> types.ModuleType:
-    """The package ``genbench.tasks``, its ``__path__`` set to every task root (package first).
-
-    Task modules of any root are thus importable as ``genbench.tasks.<task_id>[.<subtask_id>].<module>``.
-    """
-    package = importlib.import_module(TASKS_PACKAGE)
-    wanted = [str(root) for root in task_roots()]
-    if list(package.__path__) != wanted:
-        package.__path__[:] = wanted  # type: ignore[index]
-        importlib.invalidate_caches()
-    return package
-
-
-def _forget_stale_modules(task_id: str, task_dir: Path) -> None:
-    """Drop ``genbench.tasks.<task_id>`` (and its submodules) if it was imported from another directory.
-
-    The same id may live in different roots over a process's life (tests, notebooks changing
-    ``GENBENCH_TASKS_PATH``); the module imported first must not stand in for the task asked for now.
-    """
-    name = f"{TASKS_PACKAGE}.{task_id}"
-    module = sys.modules.get(name)
-    if module is None:
-        return
-    paths = [Path(p).resolve() for p in getattr(module, "__path__", [])]
-    if task_dir.resolve() in paths:
-        return
-    for key in [k for k in sys.modules if k == name or k.startswith(name + ".")]:
-        del sys.modules[key]
-    importlib.invalidate_caches()
-
-
-def task_module_name(task_dir: Path, module: str | None = None) -> str:
-    """The import name of a task (or subtask) directory, or of one of its modules: ``genbench.tasks.<id>...``."""
-    task_dir = task_dir.resolve()
-    roots = task_roots()
-    root = task_dir.parent if task_dir.parent in roots else task_dir.parent.parent
-    rel = task_dir.relative_to(root).parts
-    return ".".join([TASKS_PACKAGE, *rel] + ([module] if module else []))
-
-
-def _import_task_module(task_dir: Path, module: str | None) -> types.ModuleType:
-    tasks_package()
-    name = task_module_name(task_dir, module)
-    root_task_dir = _root_task_dir(task_dir)
-    _forget_stale_modules(root_task_dir.name, root_task_dir)
-    # Errors raised by the task's own code propagate unchanged: a broken task fails loudly with its own error.
-    return importlib.import_module(name)
-
-
-def _root_task_dir(task_dir: Path) -> Path:
-    task_dir = task_dir.resolve()
-    return task_dir if task_dir.parent in task_roots() else task_dir.parent
-
-
 def _defined_subclasses(module: types.ModuleType, base: type) -> list[type]:
     classes = [
         obj
@@ -343,11 +287,12 @@ def _accepts_task_dir(task_class: type) -> bool:
 def _load_task_class(task_dir: Path, root_task_id: str, subtask_id: str | None) -> Task:
     from genbench.config.loading import load_task_config
     from genbench.task import Task
+    from genbench.task_imports import import_task_module
 
     config = load_task_config(jsonnet_path=task_dir / "config.jsonnet")
     if not (task_dir / "task.py").is_file():
         raise TaskDefinitionError(f"{task_dir}: task.py is missing (it must define one `Task` subclass).")
-    module = _import_task_module(task_dir, "task")
+    module = import_task_module(task_dir, "task")
     classes = _defined_subclasses(module, Task)
     if not classes:
         raise TaskDefinitionError(
@@ -379,7 +324,9 @@ def _load_task_dict(task_dir: Path, task_id: str) -> TaskDict:
         )
     task_dict_class: type[TaskDict] = TaskDict
     if (task_dir / "__init__.py").is_file():
-        classes = _defined_subclasses(_import_task_module(task_dir, None), TaskDict)
+        from genbench.task_imports import import_task_module
+
+        classes = _defined_subclasses(import_task_module(task_dir, None), TaskDict)
         if len(classes) > 1:
             names = ", ".join(sorted(c.__name__ for c in classes))
             raise TaskDefinitionError(f"{task_dir / '__init__.py'} defines several `TaskDict` subclasses ({names}).")

@@ -15,15 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from genbench.loading import (
-    PACKAGE_TASKS_DIR,
-    discover_tasks,
-    is_task_dict_dir,
-    load_task,
-    subtask_dirs,
-    task_module_name,
-)
+from genbench.loading import PACKAGE_TASKS_DIR, discover_tasks, is_task_dict_dir, load_task, subtask_dirs
 from genbench.loading import get_task_dir as _get_task_dir
+from genbench.task_imports import task_module_name
 
 
 def get_tasks_dir() -> Path:
