@@ -177,7 +177,7 @@ def test_task_dict_subclass_written_against_the_original(root):
 # --------------------------------------------------------------------------------------------- stray task.py
 @pytest.mark.parametrize(
     ("config", "reason"),
-    [({**DICT_CONFIG, "subtasks_order": ["a"]}, "subtasks_order"), (DICT_CONFIG, "none of a task's fields")],
+    [({**DICT_CONFIG, "subtasks_order": ["a"]}, "subtasks_order"), (DICT_CONFIG, "has no task fields")],
 )
 def test_stray_task_py_next_to_subtasks_is_ignored_with_a_warning(root, config, reason):
     family = write_task(root / "family", config=config)  # a task.py, but the config is a TaskDict's

@@ -38,18 +38,18 @@ def root(tmp_path, monkeypatch) -> Path:
 def evaluations(monkeypatch) -> list[str]:
     """The config files evaluated (Jsonnet) from now on: in the listing's batch, or one by one."""
     seen: list[str] = []
-    original = config_loading.evaluate_jsonnet
+    original = config_loading.evaluate_jsonnet_source
     original_batch = registry_jsonnet.ConfigEvaluation.__init__
 
-    def counting(**kwargs):
-        seen.append(str(kwargs.get("path")))
-        return original(**kwargs)
+    def counting(source, **kwargs):
+        seen.append(str(kwargs.get("file")))
+        return original(source, **kwargs)
 
     def counting_batch(self, paths):
         seen.extend(str(p) for p in paths)
         original_batch(self, paths)
 
-    monkeypatch.setattr(config_loading, "evaluate_jsonnet", counting)
+    monkeypatch.setattr(config_loading, "evaluate_jsonnet_source", counting)
     monkeypatch.setattr(registry_jsonnet.ConfigEvaluation, "__init__", counting_batch)
     return seen
 

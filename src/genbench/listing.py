@@ -75,10 +75,13 @@ def _load(task_dir: Path, evaluated: dict[Path, Any], *, as_task_dict: bool) -> 
         return loader(jsonnet_path=path)
     source = path.read_text(encoding="utf-8")
     if as_task_dict:
-        from genbench.config.schema import TaskDictConfig
-        from genbench.config.validation import validate_model
+        from genbench.config.loading import check_task_dict_config
+        from genbench.errors import GenbenchConfigWarning
 
-        return validate_model(TaskDictConfig, evaluated[path], file=str(path), source=source, extra=[])
+        config, problems = check_task_dict_config(evaluated[path], file=str(path), source=source)
+        for problem in problems:  # as load_task_dict_config warns
+            warnings.warn(GenbenchConfigWarning.from_problem(str(path), problem), stacklevel=2)
+        return config
     return task_config_from_dict(evaluated[path], file=str(path), source=source)
 
 

@@ -25,7 +25,13 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from genbench.errors import GenbenchConfigWarning, InvalidTaskIdError, TaskDefinitionError, TaskNotFoundError
+from genbench.errors import (
+    ConfigProblem,
+    GenbenchConfigWarning,
+    InvalidTaskIdError,
+    TaskDefinitionError,
+    TaskNotFoundError,
+)
 
 if TYPE_CHECKING:
     from genbench.config.schema import TaskConfig, TaskDictConfig
@@ -36,8 +42,6 @@ if TYPE_CHECKING:
 TASKS_PATH_ENV = "GENBENCH_TASKS_PATH"
 PACKAGE_TASKS_DIR = Path(__file__).resolve().parent / "tasks"
 ID_PATTERN = re.compile(r"[a-z0-9_]+")
-# Fields only a task has: a config with subtask directories and none of these is a TaskDict's.
-_TASK_ONLY_FIELDS = frozenset({"task_type", "data_source", "evaluation_metrics", "preparation_strategies"})
 
 
 def task_roots() -> list[Path]:
@@ -185,8 +189,9 @@ def is_task_dict_dir(task_dir: Path, raw_config: Any = None) -> bool:
     """Whether a task directory is a TaskDict.
 
     Without ``task.py`` it is. With a ``task.py`` and subtask directories it is too when its config lists
-    ``subtasks_order`` or has none of a task's own fields (``task_type``, ``data_source``, ...), as the original
-    framework's tasks have it; the stray ``task.py`` is then ignored with a :class:`GenbenchConfigWarning`.
+    ``subtasks_order`` or has none of a task's own fields (``task_type``, ``data_source``, ``has_train_set``, ...;
+    :func:`genbench.config.loading.is_task_dict_config`), as the original framework's tasks have it; the stray
+    ``task.py`` is then ignored with a :class:`GenbenchConfigWarning`.
 
     Args:
         task_dir: The task directory.
@@ -196,22 +201,18 @@ def is_task_dict_dir(task_dir: Path, raw_config: Any = None) -> bool:
         return True
     if not subtask_dirs(task_dir):
         return False
+    from genbench.config.loading import is_task_dict_config  # the rule the review's config checks use too
+
     raw = _raw_config(task_dir) if raw_config is None else raw_config
-    if not isinstance(raw, dict):
+    if not is_task_dict_config(raw, task_dir):
         return False
-    if "subtasks_order" in raw:
-        reason = "its config lists subtasks_order"
-    elif not _TASK_ONLY_FIELDS & set(raw):
-        reason = f"its config has none of a task's fields ({', '.join(sorted(_TASK_ONLY_FIELDS))})"
-    else:
-        return False
-    warnings.warn(
-        GenbenchConfigWarning(
-            f"{task_dir / 'task.py'}: ignored: {task_dir.name} is a task with subtasks ({reason}). "
-            "Remove this task.py, or move it into a subtask directory."
-        ),
-        stacklevel=2,
+    reason = "its config lists subtasks_order" if "subtasks_order" in raw else "its config has no task fields"
+    problem = ConfigProblem(
+        "",
+        f"ignored: {task_dir.name} is a task with subtasks ({reason}). "
+        "Remove this task.py, or move it into a subtask directory.",
     )
+    warnings.warn(GenbenchConfigWarning.from_problem(str(task_dir / "task.py"), problem), stacklevel=2)
     return True
 
 
