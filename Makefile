@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # The test suite and the demo never touch the network.
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HUB_DISABLE_TELEMETRY=1
 
-.PHONY: install demo test check-quality fix-style typecheck bench docs clean
+.PHONY: install demo test test-original check-quality fix-style typecheck bench docs clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,11 @@ demo: $(STAMP)
 ## Run the whole test suite (offline).
 test: $(STAMP)
 	$(OFFLINE) $(BIN)/python -m pytest -q
+
+## The original GenBench framework's own suites against this package (checkouts in ORIGINAL_REPOS).
+ORIGINAL_REPOS ?= /tmp/orig/genbench_cbt:/tmp/orig/genbench_cbt_2023
+test-original: $(STAMP)
+	$(OFFLINE) GENBENCH_ORIGINAL_REPOS=$(ORIGINAL_REPOS) $(BIN)/python -m pytest -q tests/compat
 
 check-quality: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks .github

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -12,7 +13,8 @@ from click.testing import CliRunner
 import genbench
 from genbench.cli import cli
 from genbench.demo import config_fingerprint, run_demo
-from genbench.loading import discover_tasks, load_task
+from genbench.loading import load_task
+from tests.shipped_tasks import shipped_task_ids
 
 SAMPLE_TASK_IDS = ["arithmetic_length", "category_membership", "negation_consistency", "ner_unseen_entities"]
 RECORD_KEYS = {
@@ -32,12 +34,12 @@ RECORD_KEYS = {
 @pytest.fixture(scope="module")
 def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list]:
     output_dir = tmp_path_factory.mktemp("demo")
-    return output_dir, run_demo(output_dir)
+    return output_dir, run_demo(output_dir, task_ids=shipped_task_ids())
 
 
 def test_run_demo_writes_one_json_per_task(demo_run):
     output_dir, results = demo_run
-    task_ids = [t.id for t in genbench.list_tasks()]
+    task_ids = shipped_task_ids()
     assert [r.task_id for r in results] == task_ids
     assert set(SAMPLE_TASK_IDS) <= set(task_ids)
     assert all(r.ok for r in results), [r.error for r in results if not r.ok]
@@ -78,12 +80,13 @@ def test_run_demo_records_fingerprints_and_metrics(demo_run):
 
     ner = json.loads((output_dir / "ner_unseen_entities.json").read_text())
     assert 0 < ner["metrics"]["0"]["hf_seqeval__overall_f1"] < 1
-    assert ner["metrics"]["0"]["hf_seqeval__PER"]["number"] > 0  # nested seqeval values survive as JSON
+    assert 0 <= ner["metrics"]["0"]["hf_seqeval__PER__f1"] <= 1  # nested seqeval values are flattened
+    assert not any(key.endswith("__number") for key in ner["metrics"]["0"])  # support counts are not scores
 
 
 def test_run_demo_is_deterministic(demo_run, tmp_path: Path):
     output_dir, first = demo_run
-    second = run_demo(tmp_path)
+    second = run_demo(tmp_path, task_ids=shipped_task_ids())
     assert [r.metrics for r in second] == [r.metrics for r in first]
     for result in second:
         assert result.output_path.read_text() == (output_dir / result.output_path.name).read_text()
@@ -107,12 +110,13 @@ def test_run_demo_on_one_subtask(tmp_path: Path):
 
 
 def test_cli_demo_prints_the_table(tmp_path: Path):
-    result = CliRunner().invoke(cli, ["demo", "--output-dir", str(tmp_path)])
+    shipped = shipped_task_ids()
+    result = CliRunner().invoke(cli, ["demo", "--output-dir", str(tmp_path), *(f"-i{t}" for t in shipped)])
     assert result.exit_code == 0, result.output
     for text in ["Task", "Shots", "Metric", "Value", "arithmetic_length", "hf_exact_match__exact_match", "0.2083"]:
         assert text in result.output
     assert "negation_gap__hf_accuracy__accuracy" in result.output
-    assert f"Wrote {len(genbench.list_tasks())} results files to {tmp_path}" in result.output
+    assert f"Wrote {len(shipped)} results files to {tmp_path}" in result.output
     assert (tmp_path / "ner_unseen_entities.json").is_file()
 
 
@@ -140,9 +144,9 @@ def _write_broken_task(root: Path) -> None:
         textwrap.dedent(
             """\
             {
-              name: 'Broken', description: 'A config with a wrong type.', keywords: 'not_a_field', authors: ['y'],
+              name: 'Broken', description: 'A config with an unknown task type.', keywords: ['x'], authors: ['y'],
               data_source: {type: 'manual', test: 'test.jsonl'},
-              task_type: 'free_form',
+              task_type: 'not_a_task_type',
               evaluation_metrics: [{hf_id: 'exact_match'}],
               preparation_strategies: {prompt_based_testing: {}},
             }
@@ -152,22 +156,30 @@ def _write_broken_task(root: Path) -> None:
     (task_dir / "task.py").write_text("from genbench import Task\n\n\nclass BrokenTask(Task):\n    pass\n")
 
 
-def test_cli_demo_broken_task_exits_1_after_the_others_ran(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_cli_demo_skips_a_broken_task_and_says_why_at_the_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     extra_root = tmp_path / "extra_tasks"
     _write_broken_task(extra_root)
     monkeypatch.setenv("GENBENCH_TASKS_PATH", str(extra_root))
     output_dir = tmp_path / "out"
-    result = CliRunner().invoke(cli, ["demo", "--output-dir", str(output_dir)])
-    assert result.exit_code == 1, result.output
-    error_lines = [line for line in result.output.splitlines() if line.startswith("Error:")]
-    assert len(error_lines) == 1, result.output
-    assert error_lines[0].startswith("Error: task 'zz_broken_task' failed: ConfigError:")
-    assert "not_a_field" in error_lines[0]
+    result = CliRunner().invoke(cli, ["demo", "--output-dir", str(output_dir), "--shots", "0"])
+    assert result.exit_code == 0, result.output
+    assert not [line for line in result.output.splitlines() if line.startswith("Error:")], result.output
+    tail = result.output[result.output.index("Wrote ") :]  # said at the end, after the results
+    assert re.search(r"Skipped \d+ broken tasks? \(it does not load\):", tail)
+    assert "  zz_broken_task: ConfigError:" in tail and "task_type" in tail
     assert "Traceback" not in result.output
     # The other tasks still ran and wrote their results.
     assert {f"{t}.json" for t in SAMPLE_TASK_IDS} <= {p.name for p in output_dir.iterdir()}
     assert not (output_dir / "zz_broken_task.json").exists()
-    assert f"1 of {len(discover_tasks())} tasks failed (zz_broken_task)" in result.output
+
+
+def test_cli_demo_a_broken_task_asked_for_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    _write_broken_task(tmp_path / "extra")
+    monkeypatch.setenv("GENBENCH_TASKS_PATH", str(tmp_path / "extra"))
+    result = CliRunner().invoke(cli, ["demo", "-o", str(tmp_path / "out"), "-i", "zz_broken_task", "--shots", "0"])
+    assert result.exit_code == 1
+    assert "Error: task 'zz_broken_task' failed: ConfigError:" in result.output
+    assert "1 of 1 tasks failed (zz_broken_task)" in result.output
 
 
 def test_cli_demo_debug_prints_the_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

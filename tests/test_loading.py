@@ -125,8 +125,11 @@ def test_invalid_config_fails_loudly_with_its_file(root):
     with pytest.raises(ConfigError) as info:
         load_task("broken")
     assert str(task_dir / "config.jsonnet") in str(info.value) and "task_type" in str(info.value)
+    listed = {summary.id: summary for summary in list_tasks()}  # listed with its error, next to the others
+    assert listed["broken"].error.startswith("ConfigError: ") and "task_type" in listed["broken"].error
+    assert listed["arithmetic_length"].error is None
     with pytest.raises(ConfigError):
-        list_tasks()
+        list_tasks(strict=True)
 
 
 def make_task_dict(root: Path, order: list[str] | None, init_py: str = "") -> Path:

@@ -45,6 +45,8 @@ class TaskResult:
         output_path: The results file, or None when the task failed.
         error: ``"ExceptionType: message"`` when the task failed, else None.
         exception: The exception itself (for a traceback), when the task failed.
+        broken: True when the task could not even be loaded (its directory, config or code is broken): the demo
+            skips it, where a task that loads but fails while running is an error.
     """
 
     task_id: str
@@ -55,6 +57,7 @@ class TaskResult:
     error: str | None = None
     exception: BaseException | None = field(default=None, repr=False, compare=False)
     seconds: float = 0.0
+    broken: bool = False
 
     @property
     def ok(self) -> bool:
@@ -96,11 +99,13 @@ def to_jsonable(value: Any) -> Any:
 def demo_task_ids() -> list[str]:
     """Every task id of the registry (package tasks and ``GENBENCH_TASKS_PATH`` roots), sorted.
 
-    Only directories are listed: configs are read task by task, so one broken config fails only its task.
+    Only directories are listed: configs are read task by task, so one broken config fails only its task. A
+    directory that cannot be a task (an invalid id, an id defined twice) is listed too, and fails on its own.
     """
-    from genbench.loading import discover_tasks
+    from genbench.loading import scan_task_dirs
 
-    return sorted(discover_tasks())
+    tasks, problems = scan_task_dirs()
+    return sorted([*tasks, *problems])
 
 
 def _evaluate_task(
@@ -215,7 +220,11 @@ def run_task(
     started = time.perf_counter()
     result = TaskResult(task_id=task_id)
     try:
-        loaded = load_task(task_id)
+        try:
+            loaded = load_task(task_id)
+        except Exception:
+            result.broken = True
+            raise
         if isinstance(loaded, TaskDict):
             record = _task_dict_record(loaded, shot_list, random_seed)
         else:

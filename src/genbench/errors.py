@@ -71,6 +71,11 @@ class TaskNotFoundError(GenBenchError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class InvalidTaskIdError(TaskNotFoundError, ValueError):
+    """A task id is malformed: ``"task"`` or ``"task:subtask"``, each part of ``[a-z0-9_]+`` (checked before any
+    path is built from it)."""
+
+
 class TaskDefinitionError(GenBenchError, ValueError):
     """A task directory is malformed (missing files, no or several Task classes, duplicate ids)."""
 

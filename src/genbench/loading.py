@@ -3,7 +3,11 @@
 Tasks live in the package's ``tasks/`` directory and in every directory listed in ``GENBENCH_TASKS_PATH``
 (``os.pathsep``-separated roots, each holding task directories). A task directory holds ``config.jsonnet``;
 with a ``task.py`` it is a :class:`~genbench.Task`, without one its subdirectories are the subtasks of a
-:class:`~genbench.TaskDict`.
+:class:`~genbench.TaskDict` (see :func:`is_task_dict_dir` for a directory with both).
+
+Every root is importable as the package ``genbench.tasks``, as in the original framework, so task code may import
+its own and its siblings' modules as ``genbench.tasks.<task_id>.<module>`` wherever the task lives
+(:mod:`genbench.task_imports`).
 
 >>> from genbench.loading import discover_tasks
 >>> "arithmetic_length" in discover_tasks()
@@ -13,28 +17,31 @@ True
 from __future__ import annotations
 
 import difflib
-import hashlib
-import importlib
 import inspect
 import os
 import re
-import sys
 import types
-from dataclasses import dataclass, field
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from genbench.config.loading import load_task_config, load_task_dict_config
-from genbench.errors import TaskDefinitionError, TaskNotFoundError
+from genbench.errors import (
+    ConfigProblem,
+    GenbenchConfigWarning,
+    InvalidTaskIdError,
+    TaskDefinitionError,
+    TaskNotFoundError,
+)
 
 if TYPE_CHECKING:
     from genbench.config.schema import TaskConfig, TaskDictConfig
+    from genbench.listing import TaskSummary
     from genbench.task import Task
     from genbench.task_dict import TaskDict
 
 TASKS_PATH_ENV = "GENBENCH_TASKS_PATH"
 PACKAGE_TASKS_DIR = Path(__file__).resolve().parent / "tasks"
-_ID = re.compile(r"^[a-z0-9_]+$")
+ID_PATTERN = re.compile(r"[a-z0-9_]+")
 
 
 def task_roots() -> list[Path]:
@@ -52,13 +59,18 @@ def _is_task_dir(path: Path) -> bool:
     return path.is_dir() and (path / "config.jsonnet").is_file()
 
 
-def discover_tasks() -> dict[str, Path]:
-    """Map every task id to its directory, without reading configs or importing any ``task.py``.
+def scan_task_dirs() -> tuple[dict[str, Path], dict[str, tuple[Path, str]]]:
+    """Every task directory of every root, and the directories that cannot be tasks (with why).
+
+    Returns:
+        ``(tasks, problems)``: ``tasks`` maps each valid id to its directory; ``problems`` maps a directory name
+        that is not a valid id, or an id defined in two roots, to ``(directory, message)``.
 
     Raises:
-        TaskDefinitionError: a task directory name is not a valid id, or an id exists in two roots.
+        TaskDefinitionError: ``GENBENCH_TASKS_PATH`` lists something that is not a directory.
     """
     found: dict[str, Path] = {}
+    problems: dict[str, tuple[Path, str]] = {}
     for root in task_roots():
         if not root.is_dir():
             if root != PACKAGE_TASKS_DIR:
@@ -67,56 +79,141 @@ def discover_tasks() -> dict[str, Path]:
         for path in sorted(root.iterdir()):
             if path.name.startswith((".", "_")) or not _is_task_dir(path):
                 continue
-            if not _ID.match(path.name):
-                raise TaskDefinitionError(
-                    f"Task directory {path} has an invalid id {path.name!r}: use lower-case letters, digits and '_'."
+            if not ID_PATTERN.fullmatch(path.name):
+                problems[path.name] = (
+                    path,
+                    f"Task directory {path} has an invalid id {path.name!r}: use lower-case letters, digits and '_'.",
                 )
-            if path.name in found:
-                raise TaskDefinitionError(
-                    f"Task id {path.name!r} is defined twice: in {found[path.name]} and in {path}."
+            elif path.name in found:
+                problems[path.name] = (
+                    path,
+                    f"Task id {path.name!r} is defined twice: in {found[path.name]} and in {path}.",
                 )
-            found[path.name] = path
+            else:
+                found[path.name] = path
+    for name in problems:
+        found.pop(name, None)
+    return found, problems
+
+
+def discover_tasks() -> dict[str, Path]:
+    """Map every task id to its directory, without reading configs or importing any ``task.py``.
+
+    Raises:
+        TaskDefinitionError: a task directory name is not a valid id, or an id exists in two roots.
+    """
+    found, problems = scan_task_dirs()
+    if problems:
+        raise TaskDefinitionError(next(iter(problems.values()))[1])
     return found
 
 
-def _split_id(task_id: str) -> tuple[str, str | None]:
-    if task_id.count(":") > 1:
-        raise TaskNotFoundError(f"Invalid task id {task_id!r}: expected 'task' or 'task:subtask'.")
-    root_id, _, subtask_id = task_id.partition(":")
-    return root_id, (subtask_id or None)
+def split_task_id(task_id: str) -> tuple[str, str | None]:
+    """``"id"`` or ``"id:subtask"`` as ``(id, subtask or None)``, each part checked before any path is built.
+
+    Raises:
+        InvalidTaskIdError: a part is empty or not made of lower-case letters, digits and ``_``.
+
+    >>> split_task_id("negation_consistency:negated")
+    ('negation_consistency', 'negated')
+    """
+    if not isinstance(task_id, str):
+        raise InvalidTaskIdError(f"A task id is a string, got {type(task_id).__name__}.")
+    root_id, colon, subtask_id = task_id.partition(":")
+    for part in (root_id, subtask_id) if colon else (root_id,):
+        if not ID_PATTERN.fullmatch(part):
+            raise InvalidTaskIdError(
+                f"Invalid task id {task_id!r}: expected 'task' or 'task:subtask', each made of lower-case letters, "
+                "digits and '_'."
+            )
+    return root_id, (subtask_id if colon else None)
+
+
+_split_id = split_task_id  # the name other modules have imported
 
 
 def get_task_dir(task_id: str, subtask_id: str | None = None) -> Path:
-    """The directory of a task (or of one of its subtasks).
+    """The directory of a task or of one of its subtasks (``"id:sub"``, or ``subtask_id``).
 
     Raises:
-        TaskNotFoundError: no such task or subtask (with close matches suggested).
+        InvalidTaskIdError: a malformed id (nothing is looked up).
+        TaskNotFoundError: no such task or subtask (with close matches suggested). A subtask must be a real
+            subdirectory of its task: a symbolic link is not one.
     """
-    tasks = discover_tasks()
-    if task_id not in tasks:
-        close = difflib.get_close_matches(task_id, list(tasks), n=3)
+    root_id, sub_from_id = split_task_id(task_id)
+    if sub_from_id is not None:
+        if subtask_id is not None and subtask_id != sub_from_id:
+            raise InvalidTaskIdError(f"Task id {task_id!r} names a subtask and subtask_id={subtask_id!r} another.")
+        subtask_id = sub_from_id
+    elif subtask_id is not None:
+        split_task_id(f"{root_id}:{subtask_id}")
+    tasks, problems = scan_task_dirs()
+    if root_id in problems:
+        raise TaskDefinitionError(problems[root_id][1])
+    if root_id not in tasks:
+        close = difflib.get_close_matches(root_id, list(tasks), n=3)
         hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
         roots = ", ".join(str(r) for r in task_roots())
-        raise TaskNotFoundError(f"Task {task_id!r} does not exist (searched {roots}).{hint}")
-    task_dir = tasks[task_id]
+        raise TaskNotFoundError(f"Task {root_id!r} does not exist (searched {roots}).{hint}")
+    task_dir = tasks[root_id]
     if subtask_id is None:
         return task_dir
     sub_dir = task_dir / subtask_id
-    if not _is_task_dir(sub_dir):
-        subtasks = [p.name for p in _subtask_dirs(task_dir)]
+    if sub_dir.is_symlink() or not _is_task_dir(sub_dir) or sub_dir.resolve().parent != task_dir.resolve():
+        subtasks = [p.name for p in subtask_dirs(task_dir)]
         raise TaskNotFoundError(
-            f"Task {task_id!r} has no subtask {subtask_id!r}; its subtasks are: {', '.join(subtasks) or 'none'}."
+            f"Task {root_id!r} has no subtask {subtask_id!r}; its subtasks are: {', '.join(subtasks) or 'none'}."
         )
     return sub_dir
 
 
-def is_task_dict_dir(task_dir: Path) -> bool:
-    """Whether a task directory is a TaskDict (no ``task.py``)."""
-    return not (task_dir / "task.py").is_file()
+def subtask_dirs(task_dir: Path) -> list[Path]:
+    """The subtask directories of a task directory (real subdirectories with a ``config.jsonnet``), sorted."""
+    return [
+        p
+        for p in sorted(task_dir.iterdir())
+        if not p.name.startswith((".", "_")) and not p.is_symlink() and _is_task_dir(p)
+    ]
 
 
-def _subtask_dirs(task_dir: Path) -> list[Path]:
-    return [p for p in sorted(task_dir.iterdir()) if not p.name.startswith((".", "_")) and _is_task_dir(p)]
+_subtask_dirs = subtask_dirs  # the name other modules have imported
+
+
+def _raw_config(task_dir: Path) -> Any:
+    from genbench.config.jsonnet import evaluate_jsonnet
+
+    return evaluate_jsonnet(path=task_dir / "config.jsonnet")
+
+
+def is_task_dict_dir(task_dir: Path, raw_config: Any = None) -> bool:
+    """Whether a task directory is a TaskDict.
+
+    Without ``task.py`` it is. With a ``task.py`` and subtask directories it is too when its config lists
+    ``subtasks_order`` or has none of a task's own fields (``task_type``, ``data_source``, ``has_train_set``, ...;
+    :func:`genbench.config.loading.is_task_dict_config`), as the original framework's tasks have it; the stray
+    ``task.py`` is then ignored with a :class:`GenbenchConfigWarning`.
+
+    Args:
+        task_dir: The task directory.
+        raw_config: The evaluated ``config.jsonnet``, if already at hand (else it is evaluated when needed).
+    """
+    if not (task_dir / "task.py").is_file():
+        return True
+    if not subtask_dirs(task_dir):
+        return False
+    from genbench.config.loading import is_task_dict_config  # the rule the review's config checks use too
+
+    raw = _raw_config(task_dir) if raw_config is None else raw_config
+    if not is_task_dict_config(raw, task_dir):
+        return False
+    reason = "its config lists subtasks_order" if "subtasks_order" in raw else "its config has no task fields"
+    problem = ConfigProblem(
+        "",
+        f"ignored: {task_dir.name} is a task with subtasks ({reason}). "
+        "Remove this task.py, or move it into a subtask directory.",
+    )
+    warnings.warn(GenbenchConfigWarning.from_problem(str(task_dir / "task.py"), problem), stacklevel=2)
+    return True
 
 
 def load_config(task_id: str) -> TaskConfig | TaskDictConfig:
@@ -125,55 +222,31 @@ def load_config(task_id: str) -> TaskConfig | TaskDictConfig:
     >>> load_config("arithmetic_length").task_type.value
     'free_form'
     """
-    root_id, subtask_id = _split_id(task_id)
-    task_dir = get_task_dir(root_id, subtask_id)
+    from genbench.config.loading import load_task_config, load_task_dict_config
+
+    _, subtask_id = split_task_id(task_id)
+    task_dir = get_task_dir(task_id)
     if subtask_id is None and is_task_dict_dir(task_dir):
         return load_task_dict_config(jsonnet_path=task_dir / "config.jsonnet")
     return load_task_config(jsonnet_path=task_dir / "config.jsonnet")
 
 
-@dataclass(frozen=True)
-class TaskSummary:
-    """What ``list_tasks`` knows about a task, read from its config alone."""
+def list_tasks(*, strict: bool = False) -> list[TaskSummary]:
+    """Summaries of every registry task, sorted by id, read from configs (no ``task.py`` is imported).
 
-    id: str
-    name: str
-    description: str
-    task_type: str | None
-    path: Path
-    subtasks: list[str] = field(default_factory=list)
-    keywords: list[str] = field(default_factory=list)
-
-
-def list_tasks() -> list[TaskSummary]:
-    """Summaries of every registry task, sorted by id, reading configs only (no ``task.py`` is imported).
-
-    Raises:
-        ConfigError: a config is invalid (a broken task fails loudly, never silently skipped).
+    A broken task is listed with its ``error`` (one broken task never hides the others); see
+    :func:`genbench.listing.list_tasks`.
 
     >>> [t.id for t in list_tasks()][:1]
     ['arithmetic_length']
     """
-    summaries = []
-    for task_id, task_dir in sorted(discover_tasks().items()):
-        config = load_config(task_id)
-        is_dict = is_task_dict_dir(task_dir)
-        summaries.append(
-            TaskSummary(
-                id=task_id,
-                name=config.name,
-                description=config.description or "",
-                task_type=None if is_dict else config.task_type.value,  # type: ignore[union-attr]
-                path=task_dir,
-                subtasks=_subtask_order(task_dir, getattr(config, "subtasks_order", None)) if is_dict else [],
-                keywords=config.keywords or [],
-            )
-        )
-    return summaries
+    from genbench.listing import list_tasks as _list_tasks
+
+    return _list_tasks(strict=strict)
 
 
 def _subtask_order(task_dir: Path, order: list[str] | None) -> list[str]:
-    present = [p.name for p in _subtask_dirs(task_dir)]
+    present = [p.name for p in subtask_dirs(task_dir)]
     if order is None:
         return present
     missing = [s for s in order if s not in present]
@@ -194,26 +267,6 @@ def _subtask_order(task_dir: Path, order: list[str] | None) -> list[str]:
     return list(order)
 
 
-def _package_name(root: Path) -> str:
-    """The import package under which the tasks of ``root`` are imported."""
-    if root == PACKAGE_TASKS_DIR:
-        return "genbench.tasks"
-    name = "_genbench_tasks_" + hashlib.sha1(str(root).encode()).hexdigest()[:12]
-    if name not in sys.modules:
-        package = types.ModuleType(name)
-        package.__path__ = [str(root)]
-        sys.modules[name] = package
-    return name
-
-
-def _import_task_module(task_dir: Path, module: str | None) -> types.ModuleType:
-    root = task_dir.parent if task_dir.parent in task_roots() else task_dir.parent.parent
-    rel = task_dir.relative_to(root).parts
-    name = ".".join([_package_name(root), *rel] + ([module] if module else []))
-    # Errors raised by the task's own code propagate unchanged: a broken task fails loudly with its own error.
-    return importlib.import_module(name)
-
-
 def _defined_subclasses(module: types.ModuleType, base: type) -> list[type]:
     classes = [
         obj
@@ -224,13 +277,23 @@ def _defined_subclasses(module: types.ModuleType, base: type) -> list[type]:
     return [c for c in classes if not any(o is not c and issubclass(o, c) for o in classes)]
 
 
+def _accepts_task_dir(task_class: type) -> bool:
+    try:
+        parameters = inspect.signature(task_class).parameters.values()  # the constructor, without self
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == "task_dir" or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+
+
 def _load_task_class(task_dir: Path, root_task_id: str, subtask_id: str | None) -> Task:
+    from genbench.config.loading import load_task_config
     from genbench.task import Task
+    from genbench.task_imports import import_task_module
 
     config = load_task_config(jsonnet_path=task_dir / "config.jsonnet")
     if not (task_dir / "task.py").is_file():
         raise TaskDefinitionError(f"{task_dir}: task.py is missing (it must define one `Task` subclass).")
-    module = _import_task_module(task_dir, "task")
+    module = import_task_module(task_dir, "task")
     classes = _defined_subclasses(module, Task)
     if not classes:
         raise TaskDefinitionError(
@@ -240,10 +303,17 @@ def _load_task_class(task_dir: Path, root_task_id: str, subtask_id: str | None) 
     if len(classes) > 1:
         names = ", ".join(sorted(c.__name__ for c in classes))
         raise TaskDefinitionError(f"{task_dir / 'task.py'} defines several `Task` subclasses ({names}); keep one.")
-    return classes[0](config, root_task_id, subtask_id=subtask_id, task_dir=task_dir)
+    task_class = classes[0]
+    if _accepts_task_dir(task_class):
+        return task_class(config, root_task_id, subtask_id=subtask_id, task_dir=task_dir)
+    # A class written for the original framework: `__init__(self, config, root_task_id, subtask_id=None)`.
+    task = task_class(config, root_task_id, subtask_id=subtask_id)
+    task._task_dir = task_dir
+    return task
 
 
 def _load_task_dict(task_dir: Path, task_id: str) -> TaskDict:
+    from genbench.config.loading import load_task_dict_config
     from genbench.task_dict import TaskDict
 
     config = load_task_dict_config(jsonnet_path=task_dir / "config.jsonnet")
@@ -255,7 +325,9 @@ def _load_task_dict(task_dir: Path, task_id: str) -> TaskDict:
         )
     task_dict_class: type[TaskDict] = TaskDict
     if (task_dir / "__init__.py").is_file():
-        classes = _defined_subclasses(_import_task_module(task_dir, None), TaskDict)
+        from genbench.task_imports import import_task_module
+
+        classes = _defined_subclasses(import_task_module(task_dir, None), TaskDict)
         if len(classes) > 1:
             names = ", ".join(sorted(c.__name__ for c in classes))
             raise TaskDefinitionError(f"{task_dir / '__init__.py'} defines several `TaskDict` subclasses ({names}).")
@@ -273,6 +345,7 @@ def load_task(task_id: str) -> Task | TaskDict:
         The task's :class:`~genbench.Task` subclass instance, or a :class:`~genbench.TaskDict` of subtasks.
 
     Raises:
+        InvalidTaskIdError: a malformed id (checked before any path is built or anything imported).
         TaskNotFoundError: no such task (close matches are suggested).
         ConfigError: the config is invalid.
         TaskDefinitionError: the directory is malformed (no or several Task classes, bad subtasks_order).
@@ -281,8 +354,8 @@ def load_task(task_id: str) -> Task | TaskDict:
     >>> task.task_id, task.config.task_type.value
     ('arithmetic_length', 'free_form')
     """
-    root_id, subtask_id = _split_id(task_id)
-    task_dir = get_task_dir(root_id, subtask_id)
+    root_id, subtask_id = split_task_id(task_id)
+    task_dir = get_task_dir(task_id)
     if subtask_id is None and is_task_dict_dir(task_dir):
         return _load_task_dict(task_dir, root_id)
     return _load_task_class(task_dir, root_id, subtask_id)

@@ -17,6 +17,10 @@ from typing import TYPE_CHECKING, Any
 from genbench.api import DatasetSplit, EvaluationResult, PreparationStrategy, TaskInterface, TaskType
 from genbench.config.schema import TaskConfig
 from genbench.errors import PreparationError
+from genbench.legacy_helpers import get_data_split_name, make_nshot_dataset, resplit_data_source
+
+# The original framework's helpers, importable from here as there.
+__all__ = ["Task", "get_data_split_name", "make_nshot_dataset", "resplit_data_source"]
 
 if TYPE_CHECKING:
     from datasets import Dataset

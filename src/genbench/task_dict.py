@@ -66,10 +66,14 @@ class TaskDict(OrderedDict):
         return "\n\n".join(f"## {t.name} ({t.subtask_id})\n{t.description}" for t in self._tasks())
 
     def _tasks(self) -> list[Task]:
+        self._check_values_type()
+        return list(self.values())
+
+    def _check_values_type(self) -> None:
+        """Raise TypeError unless every subtask is a Task (the original's name, called by subclasses)."""
         for sid, task in self.items():
             if not isinstance(task, Task):
                 raise TypeError(f"Subtask {sid!r} is a {type(task).__name__}, expected a Task.")
-        return list(self.values())
 
     def _union(self, attribute: str) -> list[str]:
         values: list[str] = []

@@ -70,12 +70,36 @@ def test_list_tasks_imports_no_task_code_and_no_datasets(root):
     assert run.stdout.strip() == ""
 
 
-def test_list_tasks_fails_loudly_on_a_broken_config(runner, root):
+def test_list_tasks_lists_a_broken_task_with_its_error_next_to_the_others(runner, root):
     task_dir = create_task("Broken", tasks_dir=root)
-    (task_dir / "config.jsonnet").write_text("{ name: 'x', nme: 1 }")
-    result = runner.invoke(cli, ["list-tasks"])
-    assert result.exit_code == 1
-    assert result.stderr.startswith("Error: ") and "config.jsonnet" in result.stderr
+    (task_dir / "config.jsonnet").write_text("{ name: 'x', nme: 1 ")  # a Jsonnet syntax error
+    create_task("Fine", tasks_dir=root)
+
+    table = runner.invoke(cli, ["list-tasks"])
+    assert table.exit_code == 0, table.output
+    rows = {line.split("│")[1].strip(): line for line in table.stdout.splitlines() if line.count("│") >= 4}
+    assert {"arithmetic_length", "fine", "broken"} <= set(rows)
+    assert "BROKEN" in rows["broken"] and "ConfigError" in rows["broken"] and "BROKEN" not in rows["fine"]
+    assert "broken" in table.stderr.split("tasks are broken: ")[1].rstrip(".\n").split(", ")
+
+    listing = runner.invoke(cli, ["list-tasks", "--json"])
+    assert listing.exit_code == 0
+    records = {record["id"]: record for record in json.loads(listing.stdout)}
+    assert records["broken"]["error"].startswith("ConfigError: ") and "config.jsonnet" in records["broken"]["error"]
+    assert records["broken"]["type"] is None and records["fine"]["error"] is None
+
+    strict = runner.invoke(cli, ["list-tasks", "--json", "--strict"])
+    assert strict.exit_code == 1
+    assert {record["id"] for record in json.loads(strict.stdout)} >= {"broken", "fine"}
+
+
+def test_list_tasks_lists_a_directory_with_an_invalid_id(runner, root):
+    create_task("Fine", tasks_dir=root)
+    bad = root / "Bad-Name"
+    bad.mkdir()
+    (bad / "config.jsonnet").write_text("{}")
+    records = {record["id"]: record for record in json.loads(runner.invoke(cli, ["list-tasks", "--json"]).stdout)}
+    assert "invalid id 'Bad-Name'" in records["Bad-Name"]["error"] and records["fine"]["error"] is None
 
 
 @pytest.mark.parametrize(

@@ -74,7 +74,9 @@ def demo(
 
     Writes one JSON file per task (task id, config fingerprint, genbench version, shots, seed, number of
     examples, metrics), with --results-dir also the baselines' results files in the format of `genbench-cli run`
-    (with 95% bootstrap intervals and per-sample logs), and prints a table of the metrics. A failing task is
+    (with 95% bootstrap intervals and per-sample logs), and prints a table of the metrics. A task that cannot be
+    loaded (a broken config or task.py, e.g. one being written) is skipped, and the end of the output says why; a
+    task asked for with --task that cannot be loaded is an error. A task that loads but fails while running is
     reported in one line; the others still run, and the command then exits with status 1.
     """
     from rich.console import Console
@@ -84,8 +86,11 @@ def demo(
     from genbench.demo import run_demo
     from genbench.errors import GenBenchError
 
+    def skipped(result: Any) -> bool:
+        return result.broken and not task_ids
+
     def report_failure(result: Any) -> None:
-        if result.ok:
+        if result.ok or skipped(result):
             return
         click.echo(f"Error: task {result.task_id!r} failed: {_one_line(result.error)}", err=True)
         if debug and result.exception is not None:
@@ -131,12 +136,19 @@ def demo(
                 click.echo(f"  {line}")
 
     written = [r for r in results if r.ok]
-    failed = [r for r in results if not r.ok]
+    failed = [r for r in results if not r.ok and not skipped(r)]
     click.echo(f"Wrote {len(written)} results file{'s' if len(written) != 1 else ''} to {output_dir}/:")
     for result in written:
         click.echo(f"  {result.output_path}")
     if results_dir is not None and written:
         click.echo(f"Wrote the baselines' results files (genbench-cli schema --results) under {results_dir}/")
+    broken = [r for r in results if skipped(r)]
+    if broken:
+        click.echo(f"Skipped {len(broken)} broken task{'s' if len(broken) != 1 else ''} (it does not load):", err=True)
+        for result in broken:
+            click.echo(f"  {result.task_id}: {_one_line(result.error or '')}", err=True)
+            if debug and result.exception is not None:
+                click.echo("".join(traceback.format_exception(result.exception)), err=True)
     if failed:
         ids = ", ".join(r.task_id for r in failed)
         click.echo(f"{len(failed)} of {len(results)} tasks failed ({ids}); see the error above.", err=True)

@@ -5,82 +5,33 @@ Listing imports no ``task.py`` and no ``datasets``: split names come from the co
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 import click
 
-if TYPE_CHECKING:
-    from genbench.config.schema import TaskConfig
+from genbench.listing import declared_splits
+
+__all__ = ["declared_splits", "list_tasks", "task_listing"]
 
 SPLIT_FILE = "split file"
-
-
-def declared_splits(config: TaskConfig) -> list[str] | None:
-    """The splits a task config declares, in train/validation/test order; None when a split file decides them.
-
-    A ``manual`` source declares the split files it lists; an ``hf`` source declares ``test`` plus ``train`` and
-    ``validation`` as ``has_train_set`` and ``has_validation_set`` say.
-
-    >>> from genbench import load_config
-    >>> declared_splits(load_config("arithmetic_length"))
-    ['train', 'validation', 'test']
-    """
-    if config.split_file is not None:
-        return None
-    if config.data_source.type == "manual":
-        return list(config.data_source.split_uris())
-    flags = {"train": config.has_train_set, "validation": config.has_validation_set, "test": True}
-    return [split for split, declared in flags.items() if declared]
 
 
 def task_listing() -> list[dict[str, Any]]:
     """One JSON-ready record per registry task, sorted by id: what ``list-tasks --json`` prints.
 
-    Each record has ``id``, ``name``, ``description``, ``type`` (the task type, or ``"task_dict"``),
-    ``subtasks`` (ids, in order), ``splits`` (declared split names, or None with a ``split_file``), ``split_file``,
-    ``keywords`` and ``path``. A TaskDict's ``splits`` are the union of its subtasks' declared splits.
-
-    Raises:
-        ConfigError: a config is invalid (a broken task fails loudly rather than vanishing from the list).
+    See :func:`genbench.listing.task_records` for the fields; a broken task has its ``error`` set.
 
     >>> [record["type"] for record in task_listing() if record["id"] == "negation_consistency"]
     ['task_dict']
     """
-    from genbench.loading import list_tasks, load_config
+    from genbench.listing import task_records
 
-    records = []
-    for summary in list_tasks():
-        # A task's config, or each subtask's: TaskConfigs either way (a TaskDict's own config declares no data).
-        ids = [f"{summary.id}:{sid}" for sid in summary.subtasks] if summary.task_type is None else [summary.id]
-        configs = [cast("TaskConfig", load_config(task_id)) for task_id in ids]
-        split_files = sorted({c.split_file for c in configs if c.split_file is not None})
-        splits: list[str] = []
-        for config in configs:
-            for split in declared_splits(config) or []:
-                if split not in splits:
-                    splits.append(split)
-        records.append(
-            {
-                "id": summary.id,
-                "name": summary.name,
-                "description": summary.description,
-                "type": summary.task_type or "task_dict",
-                "subtasks": list(summary.subtasks),
-                "splits": None if split_files and not splits else _ordered(splits),
-                "split_file": split_files[0] if split_files else None,
-                "keywords": list(summary.keywords),
-                "path": str(summary.path),
-            }
-        )
-    return records
-
-
-def _ordered(splits: list[str]) -> list[str]:
-    order = {"train": 0, "validation": 1, "test": 2}
-    return sorted(splits, key=lambda split: order.get(split, len(order)))
+    return task_records()
 
 
 def _type_label(record: dict[str, Any]) -> str:
+    if record["error"] is not None:
+        return "BROKEN"
     if record["type"] != "task_dict":
         return str(record["type"])
     count = len(record["subtasks"])
@@ -88,6 +39,8 @@ def _type_label(record: dict[str, Any]) -> str:
 
 
 def _splits_label(record: dict[str, Any]) -> str:
+    if record["error"] is not None:
+        return str(record["error"])
     parts = list(record["splits"] or [])
     if record["split_file"] is not None:
         parts.append(f"{SPLIT_FILE} ({record['split_file']})")
@@ -96,26 +49,40 @@ def _splits_label(record: dict[str, Any]) -> str:
 
 @click.command("list-tasks")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of task records instead of a table.")
-def list_tasks(as_json: bool) -> None:
+@click.option("--strict", is_flag=True, help="Exit with status 1 when a task is broken (it is listed either way).")
+def list_tasks(as_json: bool, strict: bool) -> None:
     """List the tasks of the registry: id, name, type and declared splits.
 
-    Reads the task configs only (no task code, no data), so it is fast. Tasks come from the package's tasks/
-    directory and every root in GENBENCH_TASKS_PATH.
+    Reads the task configs only (no task code, no data), and keeps what it read in a cache checked against each
+    file's size and modification time, so it is fast. Tasks come from the package's tasks/ directory and every
+    root in GENBENCH_TASKS_PATH. A broken task is listed with its error (JSON: the "error" field) next to the
+    others; the exit status is 0 unless --strict is given.
 
     \b
     Examples:
       genbench-cli list-tasks
       genbench-cli list-tasks --json
+      genbench-cli list-tasks --strict
     """
-    from genbench.cli._output import console, dumps
+    from genbench.cli._output import dumps
 
     records = task_listing()
+    broken = [record["id"] for record in records if record["error"] is not None]
     if as_json:
         click.echo(dumps(records), nl=False)
-        return
+    else:
+        _print_table(records)
+    if broken:
+        click.echo(f"{len(broken)} of {len(records)} tasks are broken: {', '.join(broken)}.", err=True)
+        if strict:
+            raise click.exceptions.Exit(1)
 
+
+def _print_table(records: list[dict[str, Any]]) -> None:
     from rich.markup import escape
     from rich.table import Table
+
+    from genbench.cli._output import console
 
     table = Table(title=f"genbench tasks ({len(records)})")
     table.add_column("ID", no_wrap=True)

@@ -25,6 +25,38 @@ BEST_SCORE_REL_TOL = 1e-9
 BEST_SCORE_ABS_TOL = 1e-6
 
 _SET_WISE_METRICS = frozenset({"f1", "precision", "recall"})
+# Keys of nested metric outputs that count examples rather than score them (seqeval's per-entity support):
+# left out of the result, so that every value is a score and gold predictions reach best_score on every key.
+SUPPORT_COUNT_KEYS = frozenset({"number"})
+
+
+def _as_score(value: Any) -> Any:
+    if hasattr(value, "tolist"):  # NumPy scalars and arrays as Python values
+        value = value.tolist()
+    if isinstance(value, list):
+        return [_as_score(item) for item in value]
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return float(value)
+    return value
+
+
+def flatten_metric_output(prefix: str, output: Mapping[str, Any]) -> dict[str, Any]:
+    """A metric's output as flat ``{prefix}__{key}`` scores: nested mappings joined with ``__``, counts dropped.
+
+    Numbers become floats (a per-class array a list of floats); nested support counts (``number``) are left out.
+
+    >>> flatten_metric_output("hf_seqeval", {"PER": {"precision": 1, "f1": 1.0, "number": 3}, "overall_f1": 1.0})
+    {'hf_seqeval__PER__precision': 1.0, 'hf_seqeval__PER__f1': 1.0, 'hf_seqeval__overall_f1': 1.0}
+    """
+    flat: dict[str, Any] = {}
+    for key, value in output.items():
+        name = f"{prefix}__{key}"
+        if isinstance(value, Mapping):
+            nested = {k: v for k, v in value.items() if k not in SUPPORT_COUNT_KEYS}
+            flat.update(flatten_metric_output(name, nested))
+        else:
+            flat[name] = _as_score(value)
+    return flat
 
 
 def _as_metric_config(metric: EvaluationMetricConfig | Mapping[str, Any]) -> Any:
@@ -123,7 +155,9 @@ def evaluate_predictions(
 
     Returns:
         ``hf_{id}__{key}`` -> value, metric by metric in config order (``hf_{path}_{config}__{key}`` for a
-        ``[path, config_name]`` id).
+        ``[path, config_name]`` id). Values are floats (a per-class array: a list of floats); a nested output is
+        flattened (``hf_seqeval__PER__f1``) and its support counts (``number``) are left out, see
+        :func:`flatten_metric_output`.
 
     Raises:
         MetricError: no metrics, or a metric that cannot be loaded or computed.
@@ -165,8 +199,7 @@ def evaluate_predictions(
             from genbench.metrics import cross_encoder
 
             output = cross_encoder.compute(config, targets, gold_columns.targets, gold_columns.target_options)
-            for key, value in output.items():
-                result[f"{config.type}__{key}"] = value
+            result.update(flatten_metric_output(config.type, output))
             continue
         assert inputs is not None  # noqa: S101 - computed above whenever there is an hf metric
         metric_predictions, kwargs = adapt_for_missed_choices(
@@ -175,9 +208,7 @@ def evaluate_predictions(
         output = compute_metric_by_id(
             config.hf_id, metric_predictions, inputs.references, kwargs=kwargs, revision=config.git_commit_sha
         )
-        prefix = metric_key_prefix(config.hf_id)
-        for key, value in output.items():
-            result[f"{prefix}__{key}"] = value
+        result.update(flatten_metric_output(metric_key_prefix(config.hf_id), output))
     return result
 
 

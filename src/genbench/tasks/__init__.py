@@ -12,3 +12,14 @@ def __getattr__(name: str) -> Any:
 
         return getattr(genbench, name)
     raise AttributeError(f"module 'genbench.tasks' has no attribute {name!r}")
+
+
+def _add_task_roots() -> None:
+    # Every GENBENCH_TASKS_PATH root is part of this package, so `genbench.tasks.<task_id>.<module>` imports work
+    # for tasks outside the package too (the loader keeps `__path__` in step when the variable changes).
+    from genbench.task_imports import tasks_package
+
+    tasks_package()
+
+
+_add_task_roots()

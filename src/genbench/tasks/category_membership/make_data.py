@@ -2,8 +2,10 @@
 
     python src/genbench/tasks/category_membership/make_data.py
 
-Each example asks which of four words belongs to a category ("Which of these is a bird?") and lists the words
-as its own options: one member of the category and three distractors, each from a different other category.
+Each example asks which of four words belongs to a category ("Which of these is a bird: owl, apple, hammer or
+red?") and lists the words as its own options: one member of the category and three distractors, each from a
+different other category. The question names its four words, so no two examples share an (input, target) pair
+(the original framework's validator compares examples by input and target alone).
 
 The source files ``data/train.jsonl`` and ``data/test.jsonl`` are an i.i.d. 80/20 shuffle of all examples, as a
 typical dataset would ship. ``split.jsonnet`` re-splits them by category so that the test set asks only about
@@ -72,7 +74,7 @@ def _questions(rng: random.Random, categories: dict[str, list[str]]) -> list[dic
             options = distractors[:answer] + [member] + distractors[answer:]
             rows.append(
                 {
-                    "question": f"Which of these is {category}?",
+                    "question": f"Which of these is {category}: {', '.join(options[:3])} or {options[3]}?",
                     "options": options,
                     "answer": answer,
                     "category": category.split(" ", 1)[1],
