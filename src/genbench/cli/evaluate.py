@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from genbench.cli._output import spinner
+from genbench.cli.params import NAME
 from genbench.errors import PredictionError
 
 if TYPE_CHECKING:
@@ -146,7 +147,7 @@ def _print_metrics(title: str, metrics: Mapping[str, Any]) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the results as JSON (task id, split, n, metrics) to this file.",
 )
-@click.option("--split", default="test", show_default=True, help="The split the predictions are for.")
+@click.option("--split", type=NAME, default="test", show_default=True, help="The split the predictions are for.")
 def evaluate(task_id: str, predictions: tuple[str, ...], output: Path | None, split: str) -> None:
     """Score a file of predictions against a task's split and print the metrics.
 
