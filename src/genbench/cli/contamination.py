@@ -247,6 +247,7 @@ def search(
     from genbench.contamination import decontaminate as decontaminate_data
     from genbench.contamination import search as search_indexes
     from genbench.contamination.backend import SearchMode
+    from genbench.io import prepare_output_dir
 
     if not train_dataset_names and dataset_mixer_config is None:
         raise click.UsageError("Give --train_dataset_names or --dataset_mixer_config.")
@@ -259,6 +260,7 @@ def search(
         raise click.UsageError(
             f"--decontaminate after an {mode.describe()} needs --match_threshold (which scores count as a match)."
         )
+    prepare_output_dir(output_dir)  # before the search: an unwritable folder fails now, not after the work
     if dataset:
         test_sets = [dataset_test_set(name, split=split, fields=list(field)) for name in dataset]
     else:

@@ -81,7 +81,13 @@ def evaluate_file(task: Task, predictions_path: str | os.PathLike[str], split: s
             f"{predictions_path}: {len(predictions)} predictions for the {len(gold)} examples of the {split!r} split "
             f"of {task.task_id!r}: give one line per example, in order."
         )
-    metrics = task.evaluate_predictions(predictions=predictions, gold=gold)
+    try:
+        metrics = task.evaluate_predictions(predictions=predictions, gold=gold)
+    except PredictionError as exc:
+        message = str(exc)
+        if str(predictions_path) in message:
+            raise
+        raise PredictionError(f"{predictions_path}: {message}") from exc
     return {"task_id": task.task_id, "split": split, "n": len(gold), "metrics": metrics}
 
 
@@ -162,10 +168,12 @@ def evaluate(task_id: str, predictions: tuple[str, ...], output: Path | None, sp
       genbench-cli evaluate -i negation_consistency -p affirmative=aff.jsonl -p negated=neg.jsonl
     """
     from genbench.cli._output import dumps
-    from genbench.io import write_text_atomic
+    from genbench.io import prepare_output_dir, write_text_atomic
     from genbench.loading import load_task
     from genbench.task import Task
 
+    if output is not None:
+        prepare_output_dir(output.parent)  # before the scoring: an unwritable location fails now
     with spinner(f"Loading task {task_id}..."):
         task = load_task(task_id)
 

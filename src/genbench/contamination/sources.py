@@ -352,9 +352,15 @@ def check_unit_spec(loaded: LoadedDataset, spec: UnitSpec) -> None:
         raise ContaminationError(
             f"The dataset {loaded.name!r} has no field {field!r}; its fields are {columns}{hint}."
         )
-    if spec.text_field is not None:
-        return
     column_type = schema.field(field).type
+    if spec.text_field is not None:
+        if not _is_text_type(column_type):
+            raise ContaminationError(
+                f"The field {field!r} of {loaded.name!r} holds {column_type}: --text_field takes a field of texts "
+                "(or numbers), or of lists of texts joined with spaces; nested lists and objects cannot be indexed. "
+                "For chat messages use --messages_field."
+            )
+        return
     if not (pa.types.is_list(column_type) or pa.types.is_large_list(column_type)) or not pa.types.is_struct(
         column_type.value_type
     ):
@@ -369,6 +375,20 @@ def check_unit_spec(loaded: LoadedDataset, spec: UnitSpec) -> None:
             raise ContaminationError(
                 f"The messages in {field!r} of {loaded.name!r} have no key {key!r}; their keys are {keys}."
             )
+
+
+def _is_text_type(column_type: pa.DataType) -> bool:
+    """Whether a column of this type gives one text per row: strings or scalars, or lists of those."""
+    import pyarrow as pa
+
+    if pa.types.is_list(column_type) or pa.types.is_large_list(column_type):
+        column_type = column_type.value_type
+    return not (
+        pa.types.is_nested(column_type)
+        or pa.types.is_dictionary(column_type)
+        or pa.types.is_binary(column_type)
+        or pa.types.is_large_binary(column_type)
+    )
 
 
 def iter_unit_batches(

@@ -93,7 +93,7 @@ def iter_json_objects(
     For record files a person writes (predictions, qrels); :func:`read_jsonl` is the fast path for datasets.
 
     Raises:
-        error: a line is not valid JSON or not an object, naming the file, the line and the column.
+        error: a line is not UTF-8, not valid JSON or not an object, naming the file, the line and the column.
 
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "rows.jsonl"
@@ -105,8 +105,15 @@ def iter_json_objects(
     ...
     genbench.errors.DataLoadError: ...rows.jsonl:3: expected a JSON object, got list
     """
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
+    with open(path, "rb") as handle:  # bytes, so that a non-UTF-8 line is reported with its number
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise error(
+                    f"{path}:{number}: not UTF-8 text ({exc.reason} at byte {exc.start + 1} of the line): "
+                    "save the file as UTF-8"
+                ) from None
             if not line.strip():
                 continue
             try:
