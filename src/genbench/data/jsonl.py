@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 _BLOCK_BYTES = 1 << 20
+NON_OBJECT_LINE = re.compile(rb"^[ \t\r\f\v]*[^{\s]", re.MULTILINE)
+"""A line whose first character (after spaces) does not open an object: such files must not reach pyarrow's reader
+(it crashes the process on a first line ``null``)."""
 # Part of the fingerprint, so a change in how files are parsed never reuses a stale `datasets` cache entry.
 _FINGERPRINT_VERSION = b"genbench-jsonl-1\0"
 
@@ -130,6 +134,10 @@ def _parse_with_arrow(data: bytes) -> pa.Table | None:
     import pyarrow as pa
     import pyarrow.json as paj
 
+    # pyarrow's reader kills the process (segmentation fault, pyarrow 22) on a file whose first line is `null`, and
+    # reads a later `null` line as a row of nulls: only files whose every line starts an object go to it.
+    if NON_OBJECT_LINE.search(data):
+        return None
     block_size = _BLOCK_BYTES
     while True:
         try:

@@ -1,0 +1,74 @@
+"""The crashes the fuzz tests found, each as a plain test (and where they were fixed).
+
+A segmentation fault would end the whole test session, so those cases run in a child process.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from genbench.data.jsonl import read_jsonl
+from genbench.errors import GenBenchError
+
+NULL_FIRST = b'null\n{"messages": [{"role": "user", "content": "hi"}]}\n'
+
+
+def test_a_first_line_null_is_an_error_not_a_segmentation_fault(tmp_path: Path):
+    """pyarrow's JSON reader (22.x) kills the process on it; genbench.data.jsonl and the contamination sources
+    must not hand such a file to it."""
+    path = tmp_path / "null_first.jsonl"
+    path.write_bytes(NULL_FIRST)
+    code = textwrap.dedent(
+        f"""
+        from genbench.contamination.sources import load_training_dataset
+        from genbench.data.jsonl import read_jsonl
+        from genbench.errors import GenBenchError
+
+        for load in (lambda: read_jsonl({str(path)!r}, split="train"), lambda: load_training_dataset({str(path)!r})):
+            try:
+                load()
+            except GenBenchError as exc:
+                print("error:", exc)
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    errors = [line for line in run.stdout.splitlines() if line.startswith("error:")]
+    assert len(errors) == 2 and all("line 1: expected one JSON object per line, got null" in e for e in errors)
+
+
+@pytest.mark.parametrize(
+    "content", [b'{"input": "a", "target": "b"}\nnull\n', b'{"input": "a", "target": "b"}\n  7\n']
+)
+def test_a_later_line_that_is_not_an_object_is_an_error_not_a_row_of_nulls(tmp_path: Path, content: bytes):
+    path = tmp_path / "data.jsonl"
+    path.write_bytes(content)
+    with pytest.raises(GenBenchError, match="line 2: expected one JSON object per line"):
+        read_jsonl(path, split="test")
+
+
+def test_training_data_lines_are_checked_across_read_blocks(tmp_path: Path):
+    """The contamination reader checks line starts block by block (pyarrow also crashes on a *block* that starts
+    with `null`): a `null` line cut by a block boundary after its leading spaces is still found."""
+    path = tmp_path / "train.jsonl"
+    path.write_bytes(b'{"messages": []}\n' + b" " * 6 + b"null\n" + b'{"messages": []}\n')
+    code = textwrap.dedent(
+        f"""
+        from genbench.contamination import sources
+        from genbench.errors import GenBenchError
+
+        sources._READ_BLOCK = 20  # the first block ends inside the spaces before `null`
+        try:
+            sources.load_training_dataset({str(path)!r})
+        except GenBenchError as exc:
+            print("error:", exc)
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "line 2: expected one JSON object per line, got null" in run.stdout
