@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from .harness import CASES
+from .harness import CASES, OUTCOMES
 
 
 def pytest_terminal_summary(terminalreporter):
     if CASES:
         total = sum(CASES.values())
         details = ", ".join(f"{name} {count}" for name, count in sorted(CASES.items()))
-        terminalreporter.write_line(f"fuzz: {total} cases tried ({details})")
+        ended = ", ".join(f"{OUTCOMES[key]} {key}" for key in ("ok", "error", "crash") if OUTCOMES[key])
+        terminalreporter.write_line(f"fuzz: {total} cases tried ({details}); {ended}")

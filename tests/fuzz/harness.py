@@ -24,6 +24,8 @@ from genbench.errors import GenBenchError
 
 CASES: Counter[str] = Counter()
 """Cases tried per fuzz test in this session."""
+OUTCOMES: Counter[str] = Counter()
+"""How the cases ended: ``ok``, ``error`` (a GenBenchError) or ``crash`` (collected, see COLLECT)."""
 
 FUZZ = settings(
     max_examples=int(os.environ.get("GENBENCH_FUZZ_EXAMPLES", "8")),
@@ -55,12 +57,15 @@ def genbench_error_or_success(name: str, action: Callable[[], Any]) -> str:
             action()
         except GenBenchError as exc:
             assert str(exc).strip(), f"{type(exc).__name__} without a message"
+            OUTCOMES["error"] += 1
             return "error"
         except Exception as exc:
             if not COLLECT:
                 raise
             _record_crash(name, exc)
+            OUTCOMES["crash"] += 1
             return "crash"
+    OUTCOMES["ok"] += 1
     return "ok"
 
 
