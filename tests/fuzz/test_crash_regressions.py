@@ -19,7 +19,7 @@ NULL_FIRST = b'null\n{"messages": [{"role": "user", "content": "hi"}]}\n'
 
 
 def test_a_first_line_null_is_an_error_not_a_segmentation_fault(tmp_path: Path):
-    """pyarrow's JSON reader (22.x) kills the process on it; genbench.data.jsonl and the contamination sources
+    """pyarrow's JSON reader (26.x) kills the process on it; genbench.data.jsonl and the contamination sources
     must not hand such a file to it."""
     path = tmp_path / "null_first.jsonl"
     path.write_bytes(NULL_FIRST)
@@ -72,3 +72,35 @@ def test_training_data_lines_are_checked_across_read_blocks(tmp_path: Path):
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "line 2: expected one JSON object per line, got null" in run.stdout
+
+
+def test_a_list_of_strings_starting_with_null_gives_a_valid_table(tmp_path: Path):
+    """pyarrow's reader builds an invalid table for it (list offsets past the values); datasets then failed with
+    ``ArrowIndexError: array slice would exceed array length`` while preparing the split."""
+    path = tmp_path / "train.jsonl"
+    path.write_text('{"target_options": [null, "b", "c"]}\n{"target_options": ["a", "b", "c"]}\n', encoding="utf-8")
+    dataset = read_jsonl(path, split="train")
+    dataset.data.table.validate(full=True)
+    assert dataset[0]["target_options"] == [None, "b", "c"]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (None, r"gold\[0\] target_options is a NoneType"),
+        ([None, "d1"], r"gold\[0\] target_options\[0\] is a NoneType"),
+    ],
+)
+def test_reranking_gold_without_usable_candidates_is_a_prediction_error(options, message):
+    """Were a ``TypeError: object of type 'NoneType' has no len()`` and a ``ValueError`` of the metric core."""
+    from genbench.errors import PredictionError
+    from genbench.metrics import evaluate_predictions
+
+    gold = [{"input": "q", "target": ["d1"], "target_options": options}]
+    with pytest.raises(PredictionError, match=message):
+        evaluate_predictions(
+            predictions=[{"target": [0.5, 0.2]}],
+            gold=gold,
+            task_type="reranking",
+            metrics=[{"type": "cross_encoder_reranking", "at_k": 2}],
+        )

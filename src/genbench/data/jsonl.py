@@ -134,7 +134,7 @@ def _parse_with_arrow(data: bytes) -> pa.Table | None:
     import pyarrow as pa
     import pyarrow.json as paj
 
-    # pyarrow's reader kills the process (segmentation fault, pyarrow 22) on a file whose first line is `null`, and
+    # pyarrow's reader kills the process (segmentation fault, pyarrow 26) on a file whose first line is `null`, and
     # reads a later `null` line as a row of nulls: only files whose every line starts an object go to it.
     if NON_OBJECT_LINE.search(data):
         return None
@@ -151,6 +151,12 @@ def _parse_with_arrow(data: bytes) -> pa.Table | None:
             return None
     # pyarrow also accepts several objects on one line ("{...}{...}"), which is not JSONL: check the count.
     if table.num_rows != sum(map(bool, map(bytes.strip, data.split(b"\n")))):
+        return None
+    try:
+        # The reader can build an invalid table (a list of strings starting with null: `[null, "b"]` gives list
+        # offsets past the values), which fails later, far from here.
+        table.validate(full=True)
+    except (pa.ArrowInvalid, pa.ArrowIndexError):
         return None
     return table
 

@@ -88,6 +88,15 @@ def check_reranking_scores(targets: Sequence[Any], target_options: Sequence[Any]
         raise PredictionError("The gold set has no target_options column: a reranking task needs the candidates")
     check_no_nan(targets)
     for index, (target, options) in enumerate(zip(targets, target_options, strict=True)):
+        if not isinstance(options, (list, tuple)):
+            raise PredictionError(
+                f"gold[{index}] target_options is {_kind(options)}, expected the list of candidate documents"
+            )
+        bad = next((number for number, option in enumerate(options) if not isinstance(option, str)), None)
+        if bad is not None:
+            raise PredictionError(
+                f"gold[{index}] target_options[{bad}] is {_kind(options[bad])}, expected a document (str)"
+            )
         if not _is_number_list(target):
             raise PredictionError(
                 f"predictions[{index}]['target'] is {_kind(target)}, expected a list of numbers (one score per "
