@@ -140,12 +140,11 @@ def _write_broken_task(root: Path) -> None:
         textwrap.dedent(
             """\
             {
-              name: 'Broken', description: 'A config with an unknown key.', keywords: ['x'], authors: ['y'],
+              name: 'Broken', description: 'A config with a wrong type.', keywords: 'not_a_field', authors: ['y'],
               data_source: {type: 'manual', test: 'test.jsonl'},
               task_type: 'free_form',
               evaluation_metrics: [{hf_id: 'exact_match'}],
               preparation_strategies: {prompt_based_testing: {}},
-              not_a_field: true,
             }
             """
         )

@@ -110,4 +110,32 @@ class GenbenchConfigWarning(UserWarning):
     framework accepted and reports what a new submission should write instead with this warning; its message
     names ``file:line``, the dotted field and the fix. ``genbench-cli test-task`` and the pull-request review
     turn every such warning into a failed check.
+
+    Built from a :class:`ConfigProblem`, it keeps the parts: ``file``, ``field``, ``line``, ``column`` and
+    ``problem`` (``genbench.config.collect_config_warnings`` returns such warnings for a task directory).
+
+    >>> w = GenbenchConfigWarning.from_problem("config.jsonnet", ConfigProblem("x", "unknown field, ignored", 3))
+    >>> str(w), w.field, w.line
+    ('config.jsonnet:3: x: unknown field, ignored', 'x', 3)
     """
+
+    file: str | None = None
+    problem: ConfigProblem | None = None
+
+    @classmethod
+    def from_problem(cls, file: str | None, problem: ConfigProblem) -> GenbenchConfigWarning:
+        """The warning for one lenient problem of ``file``; its message is ``problem.render(file)``."""
+        warning = cls(problem.render(file))
+        warning.file = file
+        warning.problem = problem
+        return warning
+
+    @property
+    def field(self) -> str | None:
+        """The dotted field path (``""`` for the whole file), or None for a warning built from text alone."""
+        return self.problem.field if self.problem is not None else None
+
+    @property
+    def line(self) -> int | None:
+        """The 1-based line in the file, where known."""
+        return self.problem.line if self.problem is not None else None

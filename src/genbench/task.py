@@ -131,7 +131,7 @@ class Task(TaskInterface):
                 from genbench.data import load_split_file, resplit
 
                 split_path = self.task_dir / self.config.split_file
-                data = resplit(data, load_split_file(split_path), file=str(split_path))
+                data = resplit(data, load_split_file(split_path, root=self.task_dir), file=str(split_path))
             self._raw_datasets = {split: self._format_split(split, ds) for split, ds in data.items()}
         return dict(self._raw_datasets)
 

@@ -11,7 +11,8 @@ import pytest
 from genbench import TaskConfig
 from genbench.api import TaskType
 from genbench.config import load_task_config, task_config_from_dict, task_config_json_schema
-from genbench.errors import ConfigError
+from genbench.config.loading import check_task_config
+from genbench.errors import ConfigError, GenbenchConfigWarning
 
 VALID = {
     "name": "My Awesome Task",
@@ -45,13 +46,21 @@ def with_changes(**changes):
 
 
 def problems(doc) -> dict[str, str]:
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(ConfigError) as info, warnings.catch_warnings():
+        warnings.simplefilter("ignore", GenbenchConfigWarning)  # the lenient problems are tested with `warned`
         task_config_from_dict(doc, file="config.jsonnet")
     assert isinstance(info.value, ValueError)
     return {p.field: p.message for p in info.value.problems}
 
 
+def warned(doc) -> dict[str, str]:
+    """The lenient problems of a document that loads (each a GenbenchConfigWarning when loaded)."""
+    _, found = check_task_config(doc, file="config.jsonnet")
+    return {p.field: p.message for p in found}
+
+
 def test_valid_config_and_defaults():
+    assert warned(VALID) == {}
     config = task_config_from_dict(VALID)
     assert config.task_type is TaskType.MULTIPLE_CHOICE
     assert config.has_validation_set is False
@@ -64,9 +73,10 @@ def test_valid_config_and_defaults():
     assert builder.append_choices_to_input is True and builder.instruction_few_shot == ""
 
 
-def test_unknown_key_is_an_error_with_its_path():
-    found = problems(with_changes(preparation_strategies__prompt_based_testing__prompt_builder__input_prefx="Q"))
-    assert "unknown field" in found["preparation_strategies.prompt_based_testing.prompt_builder.input_prefx"]
+def test_unknown_key_warns_with_its_path_and_a_suggestion():
+    found = warned(with_changes(preparation_strategies__prompt_based_testing__prompt_builder__input_prefx="Q"))
+    message = found["preparation_strategies.prompt_based_testing.prompt_builder.input_prefx"]
+    assert message == "unknown field, ignored; did you mean `input_prefix`?"
 
 
 def test_string_false_for_bool_is_an_error():
@@ -92,10 +102,12 @@ def test_empty_keywords_and_authors_rejected():
 
 
 def test_hf_source_requires_id_and_sha_and_forbids_urls():
-    found = problems(with_changes(data_source={"type": "hf", "test": "x.jsonl"}, has_train_set=False))
+    doc = with_changes(data_source={"type": "hf", "test": "x.jsonl"}, has_train_set=False)
+    found = problems(doc)
     assert found["data_source.hf_id"] == "required when data_source.type is 'hf'"
     assert found["data_source.git_commit_sha"] == "required when data_source.type is 'hf'"
-    assert "only allowed when data_source.type is 'manual'" in found["data_source.test"]
+    doc["data_source"].update(hf_id="snli", git_commit_sha="abc")
+    assert "is not used by an 'hf' data source" in warned(doc)["data_source.test"]
 
 
 def test_manual_source_requires_test_and_known_scheme():
@@ -105,10 +117,10 @@ def test_manual_source_requires_test_and_known_scheme():
 
 
 def test_has_train_set_must_match_the_data_source():
-    found = problems(with_changes(data_source={"type": "manual", "test": "t.jsonl"}))
-    assert found["has_train_set"] == "is true but data_source.train is not given"
-    found = problems(with_changes(has_validation_set=False, data_source__validation="v.jsonl"))
-    assert found["data_source.validation"] == "is given but has_validation_set is not true"
+    found = warned(with_changes(data_source={"type": "manual", "test": "t.jsonl"}))
+    assert found["has_train_set"].startswith("is true but data_source.train is not given")
+    found = warned(with_changes(has_validation_set=False, data_source__validation="v.jsonl"))
+    assert found["data_source.validation"].startswith("is given but has_validation_set is not true: set has_valid")
 
 
 def test_split_file_lifts_the_train_set_check():
@@ -121,40 +133,43 @@ def test_split_file_lifts_the_train_set_check():
 def test_sha256_must_be_hex_and_name_a_declared_file():
     found = problems(with_changes(data_source__sha256={"test": "abc", "validation": "0" * 64}))
     assert "data_source.sha256.test" in found
-    assert found["data_source.sha256.validation"] == "no data_source.validation file is declared for this checksum"
+    found = warned(with_changes(data_source__sha256={"validation": "0" * 64}))
+    assert found["data_source.sha256.validation"].startswith("no data_source.validation file is declared")
 
 
 def test_field_mapping_must_map_input_and_target_and_fit_the_task_type():
     found = problems(with_changes(field_mapping={"input": "q"}))
     assert "must map 'target'" in found["field_mapping"]
-    found = problems(with_changes(task_type="free_form"))
-    assert found["field_mapping.target_options"] == "only allowed when task_type is 'multiple_choice' or 'reranking'"
-    found = problems(with_changes(field_mapping__labels="x"))
-    assert "field_mapping.labels" in found
+    found = warned(with_changes(task_type="free_form"))
+    assert found["field_mapping.target_options"].startswith("is not used: only multiple-choice and reranking")
+    found = warned(with_changes(field_mapping__labels="x"))
+    assert "unknown field, ignored" in found["field_mapping.labels"]
 
 
 def test_regex_must_compile_and_only_for_free_form():
     found = problems(with_changes(task_type="free_form", field_mapping=None, free_form_output_regex="(unclosed"))
     assert found["free_form_output_regex"].startswith("not a valid regular expression")
-    found = problems(with_changes(free_form_output_regex=r"\d+"))
-    assert found["free_form_output_regex"] == "only allowed when task_type is 'free_form'"
+    found = warned(with_changes(free_form_output_regex=r"\d+"))
+    assert found["free_form_output_regex"] == "is not used by a multiple_choice task (only free_form); delete it"
 
 
 def test_preparation_strategies_need_one_and_finetuning_needs_train():
-    found = problems(with_changes(preparation_strategies={}))
-    assert "at least one of" in found["preparation_strategies"]
+    found = warned(with_changes(preparation_strategies={}))
+    assert "give at least one of" in found["preparation_strategies"]
     doc = with_changes(data_source={"type": "manual", "test": "t.jsonl"}, has_train_set=False)
-    assert "requires a train set" in problems(doc)["preparation_strategies.finetuning"]
+    assert "needs a train set" in warned(doc)["preparation_strategies.finetuning"]
 
 
 def test_metric_entries_validated():
     found = problems(with_changes(evaluation_metrics=[{"hf_id": "accuracy", "best_score": "1.0", "extra": 1}]))
-    assert "evaluation_metrics.0.best_score" in found and "evaluation_metrics.0.extra" in found
+    assert set(found) == {"evaluation_metrics.0.best_score"}
+    found = warned(with_changes(evaluation_metrics=[{"hf_id": "accuracy", "best_score": 1.0, "extra": 1}]))
+    assert found["evaluation_metrics.0.extra"].startswith("unknown field, kept on the config, but not used")
 
 
 def test_legacy_instruction_is_accepted_with_a_deprecation_warning():
     doc = with_changes(preparation_strategies__prompt_based_testing__prompt_builder={"instruction": "Add."})
-    with pytest.warns(DeprecationWarning, match="use `preparation_strategies.*instruction_zero_shot`"):
+    with pytest.warns(GenbenchConfigWarning, match="instruction: legacy spelling; write `instruction_zero_shot`"):
         config = task_config_from_dict(doc)
     assert config.prompt_builder.instruction_zero_shot == "Add."
 
@@ -164,7 +179,7 @@ def test_legacy_flat_prompt_builder_of_the_guide_is_accepted():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         config = task_config_from_dict(doc)
-    assert {type(w.message) for w in caught} == {DeprecationWarning}
+    assert {type(w.message) for w in caught} == {GenbenchConfigWarning}
     assert config.prompt_builder.input_prefix == "In: " and config.prompt_builder.instruction_zero_shot == "Add."
 
 
@@ -232,7 +247,7 @@ def test_original_framework_config_test_still_passes():
         choices_prefix: '\\n  choice: ', append_choices_to_input: true, few_shot_example_separator: '\\n',
         stop_string: '\\n\\n'}}},
 }"""
-    with pytest.warns(DeprecationWarning):
+    with pytest.warns(GenbenchConfigWarning):
         config = TaskConfig.from_jsonnet(jsonnet_str=source)
     assert config.name == "My Awesome Task"
     assert config.keywords == ["addition", "math", "numbers"]

@@ -61,7 +61,7 @@ def test_library_errors_become_metric_errors():
 
 def test_invalid_config_mapping():
     with pytest.raises(MetricError, match="Invalid metric config"):
-        compute_metric({"hf_id": "accuracy", "best": 1}, [1], [1])
+        compute_metric({"hf_id": "accuracy", "best_score": "high"}, [1], [1])
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ import warnings
 import pytest
 
 from genbench import load_task
+from genbench.errors import GenbenchConfigWarning
 from genbench.testing.checks import (
     DOC_TEMPLATE_MARKER,
     TaskCheckFailure,
@@ -67,28 +68,31 @@ def test_required_files_of_a_task_dict_without_subtasks(make_task_dict):
 # ------------------------------------------------------------------------------------------------------- config
 def test_config_reports_every_problem_at_once(make_task, task_config):
     task_dir = make_task(config=task_config(task_type="free_formm", has_train_set="true", colour="blue"))
+    # Lenient at the door: the unknown key is a GenbenchConfigWarning (the gate fails on it), not an error; the
+    # rules that a bad has_train_set breaks are not reported as problems of their own.
     with pytest.raises(TaskCheckFailure) as info:
         check_config(task_dir)
     message = str(info.value)
-    assert message.startswith("config.jsonnet is invalid (4 problems):\n")
+    assert message.startswith("config.jsonnet is invalid (2 problems):\n")
     file = task_dir / "config.jsonnet"
     for line in (
         f"{file}:1: has_train_set: expected a valid boolean, got the string 'true'",
         f"{file}:1: task_type: expected 'free_form', 'multiple_choice', 'sequence_labeling' or 'reranking', got the "
         "string 'free_formm'",
-        f"{file}:1: colour: unknown field",
     ):
         assert line in message
     assert message.endswith(
         "Fix each problem listed above; docs/config.md describes every field and its expected form "
         "(`genbench-cli schema` prints the JSON Schema for editor completion)."
     )
+    with pytest.warns(GenbenchConfigWarning, match="colour: unknown field, ignored; delete it"):
+        check_config(make_task("tiny_colour", config=task_config(colour="blue")))
 
 
 def test_config_turns_legacy_spellings_into_warnings(make_task, task_config):
     legacy = {"prompt_based_testing": {"prompt_builder": {"instruction": "Add."}}}
     task_dir = make_task(config=task_config(preparation_strategies=legacy))
-    with pytest.warns(TaskCheckWarning, match=r"`[\w.]*instruction` is deprecated; use `[\w.]*instruction_zero_shot`"):
+    with pytest.warns(GenbenchConfigWarning, match=r"instruction: legacy spelling; write `instruction_zero_shot`"):
         check_config(task_dir)
 
 
@@ -101,7 +105,7 @@ def test_config_is_skipped_without_the_file(make_task):
 
 def test_task_dict_config_is_checked_with_its_own_schema(make_task_dict):
     task_dir = make_task_dict(config={"name": "D", "subtasks_order": ["first", "second"], "task_type": "free_form"})
-    with pytest.raises(TaskCheckFailure, match=r"\(1 problem\):\n.*task_type: unknown field"):
+    with pytest.warns(GenbenchConfigWarning, match=r"task_type: a task field in the config of a task with subtasks"):
         check_config(task_dir)
 
 

@@ -1,8 +1,13 @@
-"""Task configuration: the typed schema, sandboxed jsonnet loading, validation and JSON Schema export."""
+"""Task configuration: the typed schema, sandboxed jsonnet loading, leniency, validation and JSON Schema export."""
 
 from genbench.config.json_schema import task_config_json_schema
 from genbench.config.jsonnet import evaluate_jsonnet, load_jsonnet
-from genbench.config.loading import load_task_config, load_task_dict_config, task_config_from_dict
+from genbench.config.loading import (
+    collect_config_warnings,
+    load_task_config,
+    load_task_dict_config,
+    task_config_from_dict,
+)
 from genbench.config.schema import (
     ContaminationCheckConfig,
     DataSourceConfig,
@@ -27,6 +32,7 @@ __all__ = [
     "PromptBuilderConfig",
     "TaskConfig",
     "TaskDictConfig",
+    "collect_config_warnings",
     "evaluate_jsonnet",
     "load_jsonnet",
     "load_task_config",

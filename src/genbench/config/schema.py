@@ -7,7 +7,6 @@ Fields, defaults and meanings are those of the original GenBench ``TaskConfig``;
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -37,6 +36,13 @@ class _Strict(BaseModel):
     """Base of every config section: unknown keys and type coercions (``"false"`` for a bool) are errors."""
 
     model_config = ConfigDict(extra="forbid", strict=True, validate_assignment=False, use_enum_values=False)
+
+
+class _KeepsExtras(_Strict):
+    """A section whose unknown keys stay on the model (``model_extra``) because code written for the original
+    framework may read them; the loader warns about each (the JSON Schema still lists only the known fields)."""
+
+    model_config = ConfigDict(extra="allow", json_schema_extra={"additionalProperties": False})
 
 
 class DataSourceConfig(_Strict):
@@ -73,8 +79,12 @@ class DataSourceConfig(_Strict):
         return {s: getattr(self, s) for s in SPLIT_NAMES if getattr(self, s) is not None}
 
 
-class EvaluationMetricConfig(_Strict):
-    """One evaluation metric: a Hugging Face ``evaluate`` id, served by a built-in twin where one exists."""
+class EvaluationMetricConfig(_KeepsExtras):
+    """One evaluation metric: a Hugging Face ``evaluate`` id, served by a built-in twin where one exists.
+
+    Unknown keys of an entry (``average: 'macro'``) are kept in ``model_extra`` but not passed to the metric, as in
+    the original framework; ``compute_extra_kwargs`` is what reaches its ``compute``.
+    """
 
     type: Literal["hf"] = Field(
         default="hf", description="'hf' (the default, may be left out): a Hugging Face `evaluate` metric."
@@ -302,10 +312,9 @@ class TaskConfig(_Strict):
     @classmethod
     def _regex_compiles(cls, value: str | None) -> str | None:
         if value is not None:
-            try:
-                re.compile(value)
-            except re.error as exc:
-                raise ValueError(f"not a valid regular expression: {exc}") from None
+            from genbench.config.regex_guard import compile_config_regex
+
+            compile_config_regex(value)  # raises ValueError with the reason
         return value
 
     @property
@@ -332,8 +341,11 @@ class TaskConfig(_Strict):
         Path(path).write_text(self.model_dump_json(indent=4, exclude_none=True))
 
 
-class TaskDictConfig(_Strict):
-    """The configuration of a task with subtasks (the ``config.jsonnet`` next to the subtask directories)."""
+class TaskDictConfig(_KeepsExtras):
+    """The configuration of a task with subtasks (the ``config.jsonnet`` next to the subtask directories).
+
+    Other keys (task fields such as ``data_source`` given as shared information) are kept in ``model_extra``.
+    """
 
     name: NonEmptyStr = Field(description="Name of the task.")
     description: NonEmptyStr | None = Field(

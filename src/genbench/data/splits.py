@@ -53,20 +53,23 @@ def normalise_split_name(name: str) -> str:
     return _DEV.sub("validation", name.strip().split(".")[0])
 
 
-def load_split_file(path: str | os.PathLike[str]) -> dict[str, list[tuple[str, int]]]:
+def load_split_file(
+    path: str | os.PathLike[str], *, root: str | os.PathLike[str] | None = None
+) -> dict[str, list[tuple[str, int]]]:
     """Evaluate and check a ``split.jsonnet`` file.
 
     Args:
         path: The split file (jsonnet, evaluated with imports confined to its directory).
+        root: The task directory the file must be inside (after resolving symlinks); default: its own directory.
 
     Returns:
         Target split name to its ``(source split, index)`` entries, in file order; source names normalised by
         :func:`normalise_split_name`.
 
     Raises:
-        ConfigError: The file cannot be evaluated, or is not an object mapping non-empty split names to lists
-            of ``"split:index"`` strings. All malformed entries are reported together, each with its field
-            path (``test[3]``: split name and position).
+        ConfigError: The file is outside ``root`` or missing, cannot be evaluated, or is not an object mapping
+            non-empty split names to lists of ``"split:index"`` strings. All malformed entries are reported
+            together, each with its field path (``test[3]``: split name and position).
 
     >>> import tempfile, pathlib
     >>> with tempfile.TemporaryDirectory() as task_dir:
@@ -76,7 +79,21 @@ def load_split_file(path: str | os.PathLike[str]) -> dict[str, list[tuple[str, i
     {'test': [('test', 2), ('test', 0)], 'test_hard': [('validation', 1), ('train', 1)]}
     """
     path = Path(path)
+    _check_confined(path, Path(root) if root is not None else path.parent)
     return parse_split_spec(_evaluate(path), file=str(path))
+
+
+def _check_confined(path: Path, root: Path) -> None:
+    """The split file must be a file inside ``root`` (the task directory), also after resolving symlinks, so a
+    config cannot make genbench read (and echo in an error) a file elsewhere."""
+    resolved, real_root = path.resolve(), root.resolve()
+    if not resolved.is_relative_to(real_root):
+        raise ConfigError(
+            str(path),
+            [ConfigProblem("split_file", f"must be a file inside the task directory {real_root}; it is outside it")],
+        )
+    if not resolved.is_file():
+        raise ConfigError(str(path), [ConfigProblem("split_file", "file not found in the task directory")])
 
 
 def _evaluate(path: Path) -> Any:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 
 def extract_free_form_answer(prediction: str, stop_string: str | None, output_regex: str | None) -> str:
     """The part of a free-form prediction that is scored.
@@ -11,7 +9,10 @@ def extract_free_form_answer(prediction: str, stop_string: str | None, output_re
     The prediction is cut at the first occurrence of ``stop_string`` (when it is not empty); then, when
     ``output_regex`` is given, the answer is its first ``re.search`` match in what remains: capture group 1 when
     the regex has capture groups (``""`` if that group did not take part in the match), else the whole match.
-    No match gives ``""``. Nothing else is done: no stripping, no case change.
+    No match gives ``""``. Nothing else is done: no stripping, no case change. An empty regex is ignored (it
+    would match the empty string in every prediction; the config loader warns about it). The regex is matched
+    with a time limit (:func:`genbench.config.regex_guard.guarded_search`), so a catastrophically backtracking
+    regex is a ``ConfigError``, not a stalled evaluation.
 
     Args:
         prediction: The model's output.
@@ -20,6 +21,9 @@ def extract_free_form_answer(prediction: str, stop_string: str | None, output_re
 
     Returns:
         The answer to score.
+
+    Raises:
+        ConfigError: the regex took longer than ``GENBENCH_REGEX_TIMEOUT`` seconds (catastrophic backtracking).
 
     >>> extract_free_form_answer("42\\n\\nQ: next question", "\\n\\n", None)
     '42'
@@ -30,11 +34,12 @@ def extract_free_form_answer(prediction: str, stop_string: str | None, output_re
     """
     if stop_string:
         prediction = prediction.split(stop_string, 1)[0]
-    if output_regex is None:
+    if not output_regex:
         return prediction
-    pattern = re.compile(output_regex)
-    match = pattern.search(prediction)
+    from genbench.config.regex_guard import guarded_search
+
+    match = guarded_search(output_regex, prediction)
     if match is None:
         return ""
-    answer = match.group(1) if pattern.groups else match.group(0)
+    answer = match.group(1) if match.re.groups else match.group(0)
     return answer if answer is not None else ""
