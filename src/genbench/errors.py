@@ -80,7 +80,22 @@ class DataLoadError(GenBenchError, ValueError):
 
 
 class DataNotFoundError(DataLoadError, FileNotFoundError):
-    """A data file does not exist."""
+    """A data file does not exist.
+
+    ``filename`` holds the missing path when known. The message is always the one given: ``OSError`` would
+    otherwise render ``[Errno None] None: '<path>'`` once ``filename`` is set.
+
+    >>> err = DataNotFoundError("data_source.test: data file not found: /t/test.jsonl", filename="/t/test.jsonl")
+    >>> str(err), err.filename
+    ('data_source.test: data file not found: /t/test.jsonl', '/t/test.jsonl')
+    """
+
+    def __init__(self, message: str, *, filename: str | None = None):
+        super().__init__(message)
+        self.filename = filename
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
 
 
 class ChecksumMismatchError(DataLoadError):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import time
 import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -28,6 +30,10 @@ class FakeServer:
 
     files: dict[str, bytes] = field(default_factory=dict)
     # path -> "404" | "500" | "truncate" (a body shorter than its Content-Length, then the connection closes)
+    # | "chunked-cut" (chunked body cut after its first line, without the final chunk)
+    # | "no-length" (the body without Content-Length, ended by closing the connection)
+    # | "html" (an HTML error page with status 200) | "endless" (valid lines forever) | "drip" (1 byte per 50 ms)
+    # | "<fault>-once" (that fault for the first request, then the file).
     faults: dict[str, str] = field(default_factory=dict)
     requests: list[str] = field(default_factory=list)
     base_url: str = ""
@@ -58,12 +64,18 @@ class _Handler(BaseHTTPRequestHandler):
         path = urllib.parse.urlsplit(self.path).path
         state.requests.append(path)
         fault = state.faults.get(path)
+        if fault is not None and fault.endswith("-once"):
+            del state.faults[path]
+            fault = fault[: -len("-once")]
         body = state.files.get(path)
         if fault == "500":
             self.send_error(500, "Internal Server Error")
             return
         if fault == "404" or body is None:
             self.send_error(404, "Not Found")
+            return
+        if fault in _STREAMING_FAULTS:
+            _STREAMING_FAULTS[fault](self, body)
             return
         self.send_response(200)
         self.send_header("Content-Type", "application/jsonl")
@@ -78,6 +90,64 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:  # keep the test output clean
         pass
+
+
+def _chunked_cut(handler: _Handler, body: bytes) -> None:
+    handler.protocol_version = "HTTP/1.1"
+    handler.send_response(200)
+    handler.send_header("Transfer-Encoding", "chunked")
+    handler.end_headers()
+    first_line = body[: body.index(b"\n") + 1]
+    handler.wfile.write(b"%x\r\n%s\r\n" % (len(first_line), first_line))  # and never the final 0-chunk
+    handler.wfile.flush()
+    handler.close_connection = True
+
+
+def _no_length(handler: _Handler, body: bytes) -> None:
+    handler.send_response(200)  # HTTP/1.0 without Content-Length: the body ends when the connection closes
+    handler.send_header("Content-Type", "application/jsonl")
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+def _html(handler: _Handler, body: bytes) -> None:
+    page = b"<!DOCTYPE html>\n<html><head><title>503 Service Unavailable</title></head><body>Try later</body></html>\n"
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/html; charset=utf-8")
+    handler.send_header("Content-Length", str(len(page)))
+    handler.end_headers()
+    handler.wfile.write(page)
+
+
+def _endless(handler: _Handler, body: bytes) -> None:
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/jsonl")
+    handler.end_headers()
+    line = b'{"input": "again", "target": "and again"}\n' * 1000
+    with contextlib.suppress(OSError):  # the client hangs up at its limit
+        for _ in range(10_000):  # bounded (~400 MB) so that the server stops by itself
+            handler.wfile.write(line)
+
+
+def _drip(handler: _Handler, body: bytes) -> None:
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/jsonl")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    with contextlib.suppress(OSError):
+        for byte in body[:200]:  # bounded: at most 10 s
+            handler.wfile.write(bytes([byte]))
+            handler.wfile.flush()
+            time.sleep(0.05)
+
+
+_STREAMING_FAULTS = {
+    "chunked-cut": _chunked_cut,
+    "no-length": _no_length,
+    "html": _html,
+    "endless": _endless,
+    "drip": _drip,
+}
 
 
 @pytest.fixture

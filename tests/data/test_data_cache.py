@@ -67,7 +67,7 @@ def test_downloads_once_then_serves_from_cache_offline(http_server, genbench_cac
 
     http_server.stop()
     assert fetch(url, base_dir=tmp_path).read_bytes() == BODY
-    assert cache_files(genbench_cache) == [f"downloads/{path.name}"]
+    assert cache_files(genbench_cache) == [f"download-records/{path.name}.json", f"downloads/{path.name}"]
 
 
 def test_download_with_matching_sha256(http_server, tmp_path):
@@ -129,7 +129,7 @@ def test_interrupted_download_keeps_nothing(http_server, genbench_cache, tmp_pat
     def interrupted(self, amt=None):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(http.client.HTTPResponse, "read", interrupted)
+    monkeypatch.setattr(http.client.HTTPResponse, "read1", interrupted)
     with pytest.raises(KeyboardInterrupt):
         fetch(url, base_dir=tmp_path)
     assert cache_files(genbench_cache) == []
@@ -141,7 +141,7 @@ def test_connection_reset_during_body_keeps_nothing(http_server, genbench_cache,
     def reset(self, amt=None):
         raise ConnectionResetError("connection reset by peer")
 
-    monkeypatch.setattr(http.client.HTTPResponse, "read", reset)
+    monkeypatch.setattr(http.client.HTTPResponse, "read1", reset)
     with pytest.raises(DataLoadError, match="interrupted after 0 bytes"):
         fetch(url, base_dir=tmp_path)
     assert cache_files(genbench_cache) == []

@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "changed-tasks": ("genbench.cli.changed_tasks", "changed_tasks"),
     "contamination": ("genbench.cli.contamination", "contamination"),
     "create-task": ("genbench.cli.create_task", "create_task"),
+    "data": ("genbench.cli.data", "data"),
     "demo": ("genbench.cli.demo", "demo"),
     "evaluate": ("genbench.cli.evaluate", "evaluate"),
     "list-tasks": ("genbench.cli.list_tasks", "list_tasks"),

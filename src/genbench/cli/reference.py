@@ -63,6 +63,29 @@ def _usage(command: click.Command, ctx: click.Context) -> str:
     return " ".join([ctx.command_path, *pieces])
 
 
+def _commands_markdown(group: click.Group, parent: click.Context, width: dict[str, int]) -> list[str]:
+    """Every command of ``group`` (and, depth first, of its sub-groups) with its help, usage and options."""
+    lines: list[str] = []
+    for name in group.list_commands(parent):
+        command = group.get_command(parent, name)
+        if command is None:  # pragma: no cover - listed commands exist
+            continue
+        ctx = click.Context(command, info_name=name, parent=parent, **{**command.context_settings, **width})
+        lines += [
+            f"### `{ctx.command_path}`",
+            "",
+            *_help_markdown(command.help or ""),
+            "```text",
+            _usage(command, ctx),
+            "```",
+            "",
+            *_options_table(command, ctx),
+        ]
+        if isinstance(command, click.Group):
+            lines += _commands_markdown(command, ctx, width)
+    return lines
+
+
 def cli_reference_markdown() -> str:
     """Markdown reference of ``genbench-cli``: the global options, then every command with its usage and options.
 
@@ -85,21 +108,7 @@ def cli_reference_markdown() -> str:
         "",
         *_options_table(cli, root),
     ]
-    for name in cli.list_commands(root):
-        command = cli.get_command(root, name)
-        if command is None:  # pragma: no cover - listed commands exist
-            continue
-        ctx = click.Context(command, info_name=name, parent=root, **{**command.context_settings, **width})
-        lines += [
-            f"### `genbench-cli {name}`",
-            "",
-            *_help_markdown(command.help or ""),
-            "```text",
-            _usage(command, ctx),
-            "```",
-            "",
-            *_options_table(command, ctx),
-        ]
+    lines += _commands_markdown(cli, root, width)
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

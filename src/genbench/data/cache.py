@@ -2,10 +2,11 @@
 
 Remote files (``https://``, ``http://``) are downloaded into ``<cache_dir()>/downloads/``, where
 :func:`cache_dir` is ``$GENBENCH_CACHE`` or the user cache directory (``platformdirs``). A download is
-written atomically: it streams into a hidden temporary file next to its final name, is checked against the
-``Content-Length`` and the expected SHA-256, and only then renamed into place, so an interrupted or
-corrupted download never looks like a usable file. A cached file is used without any request, which makes a
-task work offline once its data has been fetched.
+written atomically: it streams into a hidden temporary file next to its final name, is checked (complete body,
+size and time limits, expected SHA-256, valid JSONL), and only then renamed into place, with a record of its URI,
+SHA-256 and size in ``<cache_dir()>/download-records/``; a file without its record is never trusted. So an
+interrupted, truncated or corrupted download never looks like a usable file. A cached file is used without any
+request, which makes a task work offline once its data has been fetched (``genbench-cli data fetch``).
 
 Local files (plain paths, ``file://`` URIs) are read in place, never copied. Relative paths resolve against
 the task directory and must stay inside it, so a submitted task cannot read files elsewhere on the machine
@@ -14,16 +15,20 @@ by ``../`` tricks.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import logging
 import os
 import re
 import urllib.parse
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import Any
 
+from genbench.data.staging import remove_stale_temporaries, staged_file
 from genbench.errors import ChecksumMismatchError, DataLoadError, DataNotFoundError
-from genbench.io import atomic_open
+from genbench.io import write_json_atomic
 
 logger = logging.getLogger(__name__)
 
@@ -31,9 +36,16 @@ CACHE_ENV = "GENBENCH_CACHE"
 """Environment variable that overrides the cache directory."""
 
 DOWNLOADS_SUBDIR = "downloads"
+RECORDS_SUBDIR = "download-records"
+"""Per cached file, a JSON record (URI, SHA-256, size) written only once the file was validated."""
+
+HUB_SUBDIR = "hf"
+"""Hub datasets saved by genbench (see :mod:`genbench.data.hub`)."""
+
+EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+"""The SHA-256 of an empty file: pinning it declares a split empty, the one case where an empty body is kept."""
 
 _CHUNK_BYTES = 1 << 20
-_TIMEOUT_S = 60.0
 _URI_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _UNSAFE_NAME_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
@@ -105,8 +117,110 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
     return hasher.hexdigest()
 
 
-def fetch(uri: str, *, base_dir: str | os.PathLike[str], sha256: str | None = None, progress: bool = False) -> Path:
+def refetch_hint(uri: str) -> str:
+    """The command that downloads ``uri`` again, for error messages.
+
+    >>> refetch_hint("https://example.org/test.jsonl")
+    'run `genbench-cli data fetch --refresh https://example.org/test.jsonl` to download it again'
+    """
+    return f"run `genbench-cli data fetch --refresh {uri}` to download it again"
+
+
+def is_remote(uri: str) -> bool:
+    """Whether ``uri`` is downloaded into the cache (``http://`` or ``https://``) rather than read in place.
+
+    >>> is_remote("https://example.org/test.jsonl"), is_remote("data/test.jsonl")
+    (True, False)
+    """
+    match = _URI_SCHEME.match(uri)
+    return match is not None and match.group(1).lower() in ("http", "https")
+
+
+@dataclass(frozen=True)
+class CacheEntry:
+    """One file in the download cache, with the record written when it was validated.
+
+    Attributes:
+        uri: The URI the file was downloaded from (or added for).
+        path: The cached file.
+        sha256: Its SHA-256 when it entered the cache.
+        size: Its size in bytes.
+        origin: How it entered the cache: ``download``, ``add`` or ``import``.
+    """
+
+    uri: str
+    path: Path
+    sha256: str
+    size: int
+    origin: str
+
+
+def cached_entry(uri: str) -> CacheEntry | None:
+    """The cache entry of ``uri``: None unless the file and its record exist and the size still matches.
+
+    A file without a record (an interrupted run, an older genbench, a file copied in by hand) is not trusted:
+    :func:`fetch` downloads it again.
+    """
+    path = cached_path(uri)
+    record = _read_record(path)
+    if record is None or record.get("uri") != uri or not path.is_file():
+        return None
+    try:
+        entry = CacheEntry(uri, path, str(record["sha256"]), int(record["size"]), str(record.get("origin", "")))
+    except (KeyError, TypeError, ValueError):
+        return None
+    return entry if path.stat().st_size == entry.size else None
+
+
+def list_cache_entries() -> list[CacheEntry]:
+    """Every valid entry of the download cache, sorted by URI."""
+    records = cache_dir() / RECORDS_SUBDIR
+    entries = []
+    for record_file in sorted(records.glob("*.json")) if records.is_dir() else []:
+        with contextlib.suppress(OSError, ValueError):
+            uri = json.loads(record_file.read_text(encoding="utf-8")).get("uri")
+            entry = cached_entry(uri) if isinstance(uri, str) else None
+            if entry is not None:
+                entries.append(entry)
+    return sorted(entries, key=lambda entry: entry.uri)
+
+
+def _record_path(path: Path) -> Path:
+    return cache_dir() / RECORDS_SUBDIR / f"{path.name}.json"
+
+
+def _read_record(path: Path) -> dict[str, Any] | None:
+    try:
+        record = json.loads(_record_path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _write_record(uri: str, path: Path, sha256: str, size: int, origin: str) -> CacheEntry:
+    write_json_atomic(_record_path(path), {"uri": uri, "sha256": sha256, "size": size, "origin": origin})
+    return CacheEntry(uri, path, sha256, size, origin)
+
+
+def _forget(path: Path) -> None:
+    _record_path(path).unlink(missing_ok=True)
+    path.unlink(missing_ok=True)
+
+
+def fetch(
+    uri: str,
+    *,
+    base_dir: str | os.PathLike[str],
+    sha256: str | None = None,
+    progress: bool = False,
+    refresh: bool = False,
+    field: str | None = None,
+) -> Path:
     """Return a local path to the file at ``uri``, downloading it into the cache if needed.
+
+    A download is validated as JSONL before it enters the cache (complete, parseable, not an HTML page, not
+    empty unless ``sha256`` is the empty file's digest) and stays within the limits of
+    :class:`~genbench.data.download.DownloadLimits`.
 
     Args:
         uri: ``https://`` or ``http://`` URI (downloaded once, then served from the cache with no request);
@@ -115,6 +229,8 @@ def fetch(uri: str, *, base_dir: str | os.PathLike[str], sha256: str | None = No
         sha256: Expected SHA-256 of the file (64 hex digits). Downloads, cached copies and local files are
             verified against it; a cached copy that no longer matches is downloaded again.
         progress: Show a tqdm progress bar while downloading.
+        refresh: Download again even when the cache has a copy (the copy stays until the new one is valid).
+        field: The config field ``uri`` comes from (``data_source.test``), named in error messages.
 
     Returns:
         The path of the file: the cache entry for a remote URI, the file itself for a local one.
@@ -122,8 +238,8 @@ def fetch(uri: str, *, base_dir: str | os.PathLike[str], sha256: str | None = No
     Raises:
         DataNotFoundError: A local file does not exist.
         ChecksumMismatchError: The file does not match ``sha256`` (a download is not kept).
-        DataLoadError: Download failed (HTTP status, unreachable host, truncated body), unsupported URI
-            scheme, relative path escaping ``base_dir``, malformed ``sha256``.
+        DataLoadError: Download failed (HTTP status, unreachable host, truncated body, not JSONL, over the size
+            or time limit), unsupported URI scheme, relative path escaping ``base_dir``, malformed ``sha256``.
 
     >>> import tempfile, pathlib
     >>> with tempfile.TemporaryDirectory() as task_dir:
@@ -135,11 +251,11 @@ def fetch(uri: str, *, base_dir: str | os.PathLike[str], sha256: str | None = No
     match = _URI_SCHEME.match(uri)
     scheme = match.group(1).lower() if match else None
     if scheme in ("http", "https"):
-        return _fetch_remote(uri, expected=expected, progress=progress)
+        return _fetch_remote(uri, expected=expected, progress=progress, refresh=refresh)
     if scheme == "file":
-        path = _resolve_local(_file_uri_path(uri), Path(base_dir), uri)
+        path = _resolve_local(_file_uri_path(uri), Path(base_dir), uri, field)
     elif scheme is None:
-        path = _resolve_local(uri, Path(base_dir), uri)
+        path = _resolve_local(uri, Path(base_dir), uri, field)
     else:
         raise DataLoadError(
             f"Unsupported URI scheme {scheme!r} in {uri!r}: use https://, http://, file:// or a path relative "
@@ -148,6 +264,77 @@ def fetch(uri: str, *, base_dir: str | os.PathLike[str], sha256: str | None = No
     if expected is not None:
         _verify(path, uri, expected)
     return path
+
+
+def add_to_cache(
+    uri: str, file: str | os.PathLike[str], *, sha256: str | None = None, origin: str = "add"
+) -> CacheEntry:
+    """Put a local copy of the file at ``uri`` into the cache, as if it had been downloaded.
+
+    The copy is validated like a download (JSONL, and ``sha256`` when given) before it replaces any cached
+    copy, so a machine without internet can be seeded from a file carried over by hand.
+
+    Args:
+        uri: The ``http(s)://`` URI the file stands for (as written in the task's config).
+        file: The local copy.
+        sha256: Expected SHA-256 (e.g. the one pinned in the config).
+        origin: Recorded as how the file entered the cache.
+
+    Returns:
+        The new cache entry.
+
+    Raises:
+        DataNotFoundError: ``file`` does not exist.
+        ChecksumMismatchError: ``file`` does not match ``sha256``.
+        DataLoadError: ``uri`` is not an http(s) URI, or ``file`` is not valid JSONL.
+    """
+    from genbench.data.jsonl import validate_jsonl
+
+    if not is_remote(uri):
+        raise DataLoadError(f"{uri!r} is not an http:// or https:// URI; only downloads are cached.")
+    expected = _normalise_sha256(uri, sha256)
+    source = Path(file)
+    if not source.is_file():
+        raise DataNotFoundError(f"{source}: no such file (the local copy of {uri}).", filename=str(source))
+    data = source.read_bytes()
+    actual = hashlib.sha256(data).hexdigest()
+    if expected is not None and actual != expected:
+        raise ChecksumMismatchError(
+            f"SHA-256 mismatch for {source} (a copy of {uri}): expected {expected}, got {actual}; nothing was cached."
+        )
+    validate_jsonl(data, source=f"{source} (a copy of {uri})", allow_empty=actual == EMPTY_SHA256)
+    target = cached_path(uri)
+    with staged_file(target) as (out, _):
+        out.write(data)
+        _record_path(target).unlink(missing_ok=True)
+    return _write_record(uri, target, actual, len(data), origin)
+
+
+def install_download(uri: str, staged: Path, sha256: str, size: int, origin: str) -> CacheEntry:
+    """Move a verified file (``staged``, on the cache's file system) into the cache as the copy of ``uri``."""
+    target = cached_path(uri)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _record_path(target).unlink(missing_ok=True)
+    os.replace(staged, target)
+    return _write_record(uri, target, sha256, size, origin)
+
+
+def remove_stale_downloads() -> list[Path]:
+    """Remove temporary files and folders that killed runs left in the cache (see :mod:`genbench.data.staging`).
+
+    Runs once per process and cache directory before the first download; returns what it removed.
+    """
+    root = cache_dir()
+    if root in _swept:
+        return []
+    _swept.add(root)
+    removed = []
+    for subdir in (DOWNLOADS_SUBDIR, RECORDS_SUBDIR, HUB_SUBDIR):
+        removed += remove_stale_temporaries(root / subdir)
+    return removed
+
+
+_swept: set[Path] = set()
 
 
 def _normalise_sha256(uri: str, sha256: str | None) -> str | None:
@@ -170,8 +357,9 @@ def _file_uri_path(uri: str) -> str:
     return urllib.request.url2pathname(rest) if rest.startswith("/") else urllib.parse.unquote(rest)
 
 
-def _resolve_local(raw: str, base_dir: Path, uri: str) -> Path:
+def _resolve_local(raw: str, base_dir: Path, uri: str, field: str | None) -> Path:
     candidate = Path(raw)
+    where = f"{field}: " if field else ""
     if candidate.is_absolute():
         path = candidate
     else:
@@ -180,16 +368,24 @@ def _resolve_local(raw: str, base_dir: Path, uri: str) -> Path:
         path = (root / candidate).resolve()
         if not path.is_relative_to(root):
             raise DataLoadError(
-                f"Data path {uri!r} leaves the task directory {root} (it resolves to {path}); relative paths "
-                "must stay inside the task directory. Use an absolute path or a file:// URI for data stored "
+                f"{where}data path {uri!r} leaves the task directory {root} (it resolves to {path}); relative "
+                "paths must stay inside the task directory. Use an absolute path or a file:// URI for data stored "
                 "elsewhere."
             )
     if not path.exists():
-        error = DataNotFoundError(f"Data file not found: {path}" + (f" (from {uri!r})" if str(path) != uri else ""))
-        error.filename = str(path)
-        raise error
+        origin = f" (from {uri!r})" if str(path) != uri else ""
+        fix = (
+            f"relative paths resolve against the task directory {base_dir.resolve()}"
+            if not candidate.is_absolute()
+            else "the path is absolute"
+        )
+        raise DataNotFoundError(
+            f"{where}{'d' if field else 'D'}ata file not found: {path}{origin}. Create the file, or correct "
+            f"{field or 'the data path'} in config.jsonnet ({fix}).",
+            filename=str(path),
+        )
     if not path.is_file():
-        raise DataLoadError(f"Data path {path} is not a file.")
+        raise DataLoadError(f"{where}data path {path} is not a file.")
     return path
 
 
@@ -202,10 +398,11 @@ def _verify(path: Path, uri: str, expected: str) -> None:
         )
 
 
-def _fetch_remote(uri: str, *, expected: str | None, progress: bool) -> Path:
+def _fetch_remote(uri: str, *, expected: str | None, progress: bool, refresh: bool) -> Path:
     target = cached_path(uri)
     stale_note = None
-    if target.is_file():
+    entry = None if refresh else cached_entry(uri)
+    if entry is not None:
         if expected is None:
             return target
         actual = file_sha256(target)
@@ -215,86 +412,70 @@ def _fetch_remote(uri: str, *, expected: str | None, progress: bool) -> Path:
             "Cached copy %s of %s has SHA-256 %s, expected %s; downloading it again.", target, uri, actual, expected
         )
         stale_note = f"the cached copy {target} had SHA-256 {actual} instead of {expected} and was removed"
-        target.unlink(missing_ok=True)
+        _forget(target)
+    elif not refresh and target.is_file():
+        actual = file_sha256(target)
+        if _read_record(target) is None:
+            stale_note = (
+                f"the cached file {target} (SHA-256 {actual}) has no record of a complete download (an interrupted "
+                "run or an older genbench) and is not used"
+            )
+        else:
+            stale_note = (
+                f"the cached copy {target} (SHA-256 {actual}) changed size since it was downloaded and was removed"
+            )
+            _forget(target)
     _download(uri, target, expected=expected, progress=progress, stale_note=stale_note)
     return target
 
 
 def _download(uri: str, target: Path, *, expected: str | None, progress: bool, stale_note: str | None) -> None:
-    # atomic_open streams into a hidden temporary file next to `target` and renames it into place only when
-    # the block succeeds; any exception (KeyboardInterrupt included) removes the temporary file.
-    with atomic_open(target, "wb") as out:
-        actual, size, declared_size = _stream(uri, out, progress=progress, target=target, stale_note=stale_note)
-        if declared_size is not None and size != declared_size:
-            raise DataLoadError(
-                f"Download of {uri} is truncated: received {size} of {declared_size} bytes (the connection "
-                "closed early); nothing was cached. Try again."
-            )
-        if expected is not None and actual != expected:
-            raise ChecksumMismatchError(
-                f"SHA-256 mismatch for {uri}: expected {expected}, got {actual}. The file on the server changed "
-                "since the sha256 was recorded, or the sha256 in the config is wrong; nothing was cached."
-            )
-    logger.info("Downloaded %s to %s (%d bytes).", uri, target, size)
+    from genbench.data.download import DownloadLimits, download
+    from genbench.data.jsonl import validate_jsonl
 
-
-def _stream(
-    uri: str, out: IO[bytes], *, progress: bool, target: Path, stale_note: str | None
-) -> tuple[str, int, int | None]:
-    """Copy the body at ``uri`` into ``out``; return (sha256, bytes received, Content-Length or None)."""
-    import http.client  # local: http.client and urllib.request cost ~30 ms to import
-    import ssl
-    import urllib.error
-    import urllib.request
-
-    from genbench import __version__
-
-    request = urllib.request.Request(
-        uri, headers={"User-Agent": f"genbench/{__version__}", "Accept-Encoding": "identity"}
-    )
+    limits = DownloadLimits.from_environment()
+    remove_stale_downloads()
     try:
-        response = urllib.request.urlopen(request, timeout=_TIMEOUT_S)
-    except urllib.error.HTTPError as exc:
-        exc.close()
-        note = f" ({stale_note})" if stale_note else ""
-        raise DataLoadError(f"Could not download {uri}: HTTP {exc.code} {exc.reason}{note}.") from None
-    except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        if isinstance(reason, ssl.SSLError):
-            raise DataLoadError(f"Could not download {uri}: TLS error: {reason}.") from exc
-        cache_state = stale_note or f"the genbench cache has no copy of it ({target})"
-        raise DataLoadError(
-            f"Could not download {uri}: {reason}. {cache_state[0].upper()}{cache_state[1:]}, and the host cannot "
-            "be reached: the machine looks offline (or the host is down). Run once with network access to fill "
-            f"the cache (${CACHE_ENV}), or point the config to a local copy."
-        ) from exc
+        with staged_file(target) as (out, staged):
+            result = download(
+                uri, out, limits=limits, progress_label=target.name.split("-", 1)[-1] if progress else None
+            )
+            if expected is not None and result.sha256 != expected:
+                raise ChecksumMismatchError(
+                    f"SHA-256 mismatch for {uri}: expected {expected}, got {result.sha256}. The file on the server "
+                    "changed since the sha256 was recorded, or the sha256 in the config is wrong"
+                )
+            out.flush()
+            if result.declared_size is None:
+                logger.info("%s came without a Content-Length; it is kept because it ended cleanly and parses.", uri)
+            validate_jsonl(
+                staged.read_bytes(),
+                source=f"Download of {uri}",
+                content_type=result.content_type,
+                allow_empty=expected == EMPTY_SHA256,
+            )
+            # The old record goes before the new file replaces the old one: a crash in between leaves a file
+            # without a record, which is never trusted, rather than a new file under the old record.
+            _record_path(target).unlink(missing_ok=True)
+    except DataLoadError as exc:
+        raise type(exc)(_with_cache_state(str(exc), uri, target, stale_note)) from exc.__cause__
+    _write_record(uri, target, result.sha256, result.size, "download")
+    logger.info("Downloaded %s to %s (%d bytes).", uri, target, result.size)
 
-    with response:
-        header = response.headers.get("Content-Length")
-        declared_size = int(header) if header and header.strip().isdigit() else None
-        hasher = hashlib.sha256()
-        size = 0
-        bar = None
-        if progress:
-            from tqdm.auto import tqdm
 
-            bar = tqdm(total=declared_size, unit="B", unit_scale=True, desc=target.name.split("-", 1)[-1])
-        try:
-            while True:
-                try:
-                    chunk = response.read(_CHUNK_BYTES)
-                except (http.client.HTTPException, OSError) as exc:  # TimeoutError is an OSError
-                    raise DataLoadError(
-                        f"Download of {uri} was interrupted after {size} bytes: {exc!r}; nothing was cached."
-                    ) from exc
-                if not chunk:
-                    break
-                out.write(chunk)
-                hasher.update(chunk)
-                size += len(chunk)
-                if bar is not None:
-                    bar.update(len(chunk))
-        finally:
-            if bar is not None:
-                bar.close()
-    return hasher.hexdigest(), size, declared_size
+def _with_cache_state(message: str, uri: str, target: Path, stale_note: str | None) -> str:
+    message = message.rstrip(".")
+    if stale_note:
+        state = stale_note
+    elif cached_entry(uri) is not None:
+        state = f"the cache keeps its previous copy {target}"
+    else:
+        state = f"the genbench cache has no copy of it ({target})"
+    advice = f"{refetch_hint(uri)[0].upper()}{refetch_hint(uri)[1:]}"
+    if "offline" in message:
+        advice = (
+            f"Run `genbench-cli data fetch --refresh {uri}` on a machine with network access (then `genbench-cli "
+            f"data export`/`import`), or `genbench-cli data add {uri} FILE` with a local copy; the cache is "
+            f"${CACHE_ENV}"
+        )
+    return f"{message}. Nothing was cached: {state}. {advice}."

@@ -67,9 +67,7 @@ def read_jsonl(path: str | os.PathLike[str], *, split: str) -> datasets.Dataset:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        error = DataNotFoundError(f"Data file not found: {path}")
-        error.filename = str(path)
-        raise error from None
+        raise DataNotFoundError(f"Data file not found: {path}", filename=str(path)) from None
     except OSError as exc:
         raise DataLoadError(f"Could not read {path}: {exc}") from exc
 
@@ -87,6 +85,53 @@ def read_jsonl(path: str | os.PathLike[str], *, split: str) -> datasets.Dataset:
     if table.num_columns == 0:
         raise DataLoadError(f"{path}: the examples have no fields (every line is {{}}).")
     return _to_dataset(table, split=split, fingerprint=hashlib.sha256(_FINGERPRINT_VERSION + data).hexdigest()[:16])
+
+
+def validate_jsonl(data: bytes, *, source: str, content_type: str = "", allow_empty: bool = False) -> int:
+    """Check that ``data`` is a complete JSONL file that :func:`read_jsonl` will read; return its row count.
+
+    Used before a downloaded file enters the cache, so an error page, an empty body or a body cut inside a line
+    is never kept.
+
+    Args:
+        data: The file's bytes.
+        source: What to name in messages (the URL or path).
+        content_type: The ``Content-Type`` the server sent, if any.
+        allow_empty: Accept a body with no examples (a split declared empty).
+
+    Raises:
+        DataLoadError: HTML instead of JSONL, not UTF-8, no examples, a line that is not one JSON object (a last
+            line cut short included), or fields with types that cannot be combined; the message names the line.
+
+    >>> validate_jsonl(b'{"a": 1}\\n{"a": 2}\\n', source="x.jsonl")
+    2
+    >>> validate_jsonl(b'{"a": 1}\\n{"a": ', source="x.jsonl")
+    Traceback (most recent call last):
+    ...
+    genbench.errors.DataLoadError: x.jsonl, line 2: invalid JSON: Expecting value (column 7).
+    """
+    head = data[:512].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if "html" in content_type.lower() or head.startswith((b"<!doctype", b"<html", b"<?xml", b"<head", b"<body")):
+        preview = data[:80].decode("utf-8", "replace").strip().replace("\n", " ")
+        raise DataLoadError(
+            f"{source}: the server sent an HTML page (Content-Type {content_type or 'unknown'!r}, starting "
+            f"{preview!r}), not JSONL: an error or login page, or the URL of a web page instead of the raw file."
+        )
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise DataLoadError(f"{source}, line {line}: not valid UTF-8 text ({exc.reason}).") from None
+    if not data.strip():
+        if allow_empty:
+            return 0
+        raise DataLoadError(f"{source}: the body is empty (no examples).")
+    table = _parse_with_arrow(data)
+    if table is None:
+        table = _parse_line_by_line(data, source)
+    if table.num_columns == 0:
+        raise DataLoadError(f"{source}: the examples have no fields (every line is {{}}).")
+    return int(table.num_rows)
 
 
 def iter_json_objects(
@@ -178,7 +223,7 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def _parse_line_by_line(data: bytes, path: Path) -> pa.Table:
+def _parse_line_by_line(data: bytes, path: Path | str) -> pa.Table:
     """Parse in Python, raising an error with the line number (and field) of the first problem."""
     import pyarrow as pa
 
@@ -218,7 +263,9 @@ def _parse_line_by_line(data: bytes, path: Path) -> pa.Table:
     return pa.Table.from_arrays(arrays, names=names)
 
 
-def _type_conflict(path: Path, name: str, values: list[Any], line_numbers: list[int], exc: Exception) -> DataLoadError:
+def _type_conflict(
+    path: Path | str, name: str, values: list[Any], line_numbers: list[int], exc: Exception
+) -> DataLoadError:
     """The error for a field whose values cannot share one Arrow type, naming the first offending line."""
     import pyarrow as pa
 

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from genbench.data.cache import fetch
+from genbench.data.cache import fetch, is_remote, refetch_hint
+from genbench.data.hub import find_hub_export, load_hub_export
 from genbench.data.jsonl import read_jsonl
 from genbench.errors import DataLoadError
 
@@ -46,9 +47,10 @@ def load_data_source(
     :func:`~genbench.data.fetch` (downloaded once into the cache, or read in place; verified against
     ``sha256[split]`` when given) and read with :func:`~genbench.data.read_jsonl`.
 
-    ``hf``: ``datasets.load_dataset(*hf_id, revision=git_commit_sha)``. When ``hf_id`` (or its first element)
-    is an existing directory, absolute or relative to ``task_dir``, it is loaded locally instead: a folder
-    written by ``save_to_disk`` with ``datasets.load_from_disk``, any other folder (e.g. of JSONL or Parquet
+    ``hf``: the copy that ``genbench-cli data fetch`` (or ``data import``) saved for this id and revision, if
+    any (no Hub access); else ``datasets.load_dataset(*hf_id, revision=git_commit_sha)``. When ``hf_id`` (or its
+    first element) is an existing directory, absolute or relative to ``task_dir``, it is loaded locally instead: a
+    folder written by ``save_to_disk`` with ``datasets.load_from_disk``, any other folder (e.g. of JSONL or Parquet
     files) with ``datasets.load_dataset(folder)``. A single ``Dataset`` becomes the ``test`` split.
 
     Args:
@@ -93,8 +95,15 @@ def _load_manual(data_source: DataSourceConfig, task_dir: Path, *, progress: boo
         )
     splits = {}
     for split, uri in uris.items():
-        path = fetch(uri, base_dir=task_dir, sha256=checksums.get(split), progress=progress)
-        splits[split] = read_jsonl(path, split=split)
+        path = fetch(
+            uri, base_dir=task_dir, sha256=checksums.get(split), progress=progress, field=f"data_source.{split}"
+        )
+        try:
+            splits[split] = read_jsonl(path, split=split)
+        except DataLoadError as exc:
+            if not is_remote(uri):
+                raise
+            raise type(exc)(f"{exc} ({path} is the cached copy of {uri}: {refetch_hint(uri)}.)") from exc
     return order_splits(splits)
 
 
@@ -113,7 +122,8 @@ def _load_hf(data_source: DataSourceConfig, task_dir: Path) -> dict[str, dataset
     else:
         description = f"Hugging Face dataset {path!r}" + (f" (config {name!r})" if name else "")
         description += f" at revision {revision!r}" if revision else " (no revision pinned)"
-        loaded = _load_hub(path, name, revision, description)
+        export = find_hub_export(path, name, revision) if revision else None
+        loaded = load_hub_export(export) if export is not None else _load_hub(path, name, revision, description)
     return _split_dict(loaded, description)
 
 
@@ -158,9 +168,10 @@ def _hub_hint(exc: BaseException) -> str:
     offline = [v for v in _OFFLINE_VARIABLES if os.environ.get(v, "").strip().upper() in {"1", "ON", "YES", "TRUE"}]
     if offline:
         return (
-            f". Offline mode is on ({', '.join(f'{v}=1' for v in offline)}) and this dataset is not in the Hugging "
-            "Face cache (HF_HOME / HF_DATASETS_CACHE): load it once with network access, or set hf_id to a local "
-            "folder (written by save_to_disk, or holding the data files)."
+            f". Offline mode is on ({', '.join(f'{v}=1' for v in offline)}) and this dataset is neither in genbench's "
+            "cache nor in the Hugging Face cache (HF_HOME / HF_DATASETS_CACHE): run `genbench-cli data fetch TASK` "
+            "with network access (and `data export` / `data import` to carry it to this machine), or set hf_id to "
+            "a local folder (written by save_to_disk, or holding the data files)."
         )
     chain: list[BaseException] = []
     current: BaseException | None = exc
@@ -169,8 +180,8 @@ def _hub_hint(exc: BaseException) -> str:
         current = current.__cause__ or current.__context__
     if any(isinstance(e, (ConnectionError, TimeoutError)) or "offline" in str(e).lower() for e in chain):
         return (
-            ". The Hugging Face Hub could not be reached (the machine looks offline): load the dataset once with "
-            "network access, or set hf_id to a local folder."
+            ". The Hugging Face Hub could not be reached (the machine looks offline): run `genbench-cli data fetch "
+            "TASK` once with network access, or set hf_id to a local folder."
         )
     return ""
 

@@ -1,0 +1,191 @@
+"""Streaming one HTTP(S) body into a file, within limits on size and time.
+
+A download stops with a :class:`~genbench.errors.DataLoadError` when the body grows past
+``$GENBENCH_MAX_DOWNLOAD_BYTES`` (default 5 GiB) or the whole transfer takes longer than
+``$GENBENCH_DOWNLOAD_TIMEOUT`` seconds (default 3600); a server that sends nothing for 60 seconds (or for the
+total timeout, when it is shorter) is given up on too. So an endless body or a 1 byte/s drip ends with an error
+instead of filling the disk or hanging forever.
+
+A body is complete only when it ends cleanly: exactly ``Content-Length`` bytes when the server declares it, the
+final chunk of a chunked body, or (for a server that declares neither) an orderly close of the connection.
+Anything else is an error. urllib is used rather than a third-party HTTP client: genbench needs one GET with a
+deadline and byte counting, and the standard library does that without another dependency.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from dataclasses import dataclass
+from typing import IO
+
+from genbench.errors import DataLoadError
+
+MAX_BYTES_ENV = "GENBENCH_MAX_DOWNLOAD_BYTES"
+"""Environment variable: the largest download accepted, in bytes."""
+TIMEOUT_ENV = "GENBENCH_DOWNLOAD_TIMEOUT"
+"""Environment variable: the longest a whole download may take, in seconds."""
+
+DEFAULT_MAX_BYTES = 5 * 1024**3
+DEFAULT_TIMEOUT_S = 3600.0
+IDLE_TIMEOUT_S = 60.0
+"""A server silent this long (or for the total timeout, when shorter) fails the download."""
+
+_CHUNK_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class DownloadLimits:
+    """Bounds of one download: total bytes and total seconds."""
+
+    max_bytes: int
+    timeout_s: float
+
+    @classmethod
+    def from_environment(cls) -> DownloadLimits:
+        """The limits set by ``$GENBENCH_MAX_DOWNLOAD_BYTES`` and ``$GENBENCH_DOWNLOAD_TIMEOUT``, else the defaults.
+
+        Raises:
+            DataLoadError: A variable is set to something that is not a positive number.
+
+        >>> DownloadLimits.from_environment() == DownloadLimits(DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_S)
+        True
+        """
+        return cls(
+            max_bytes=int(_positive_number(MAX_BYTES_ENV, DEFAULT_MAX_BYTES, integer=True)),
+            timeout_s=_positive_number(TIMEOUT_ENV, DEFAULT_TIMEOUT_S, integer=False),
+        )
+
+
+def _positive_number(variable: str, default: float, *, integer: bool) -> float:
+    raw = os.environ.get(variable, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw) if integer else float(raw)
+    except ValueError:
+        value = -1
+    if not value > 0 or value == float("inf"):
+        kind = "a positive whole number of bytes" if integer else "a positive number of seconds"
+        raise DataLoadError(f"${variable} must be {kind}, got {raw!r}; unset it to use the default ({default:g}).")
+    return value
+
+
+@dataclass(frozen=True)
+class DownloadResult:
+    """What :func:`download` received."""
+
+    sha256: str
+    size: int
+    declared_size: int | None
+    content_type: str
+
+
+def download(uri: str, out: IO[bytes], *, limits: DownloadLimits, progress_label: str | None = None) -> DownloadResult:
+    """Stream the body at ``uri`` into ``out``, checking that it is complete and within ``limits``.
+
+    Args:
+        uri: An ``http://`` or ``https://`` URI.
+        out: Binary file the body is written to.
+        limits: Size and time bounds.
+        progress_label: Show a tqdm progress bar with this label.
+
+    Returns:
+        The body's digest and size, the declared ``Content-Length`` (or None) and the ``Content-Type``.
+
+    Raises:
+        DataLoadError: HTTP error status, unreachable host, body over the size limit, transfer over the time
+            limit, connection closed or reset before the body was complete. Messages name ``uri``; callers add
+            the cache path and how to retry.
+    """
+    import http.client  # local: http.client and urllib.request cost ~30 ms to import
+    import urllib.error
+    import urllib.request
+
+    from genbench import __version__
+
+    deadline = time.monotonic() + limits.timeout_s
+    request = urllib.request.Request(
+        uri, headers={"User-Agent": f"genbench/{__version__}", "Accept-Encoding": "identity"}
+    )
+    try:
+        response = urllib.request.urlopen(request, timeout=min(IDLE_TIMEOUT_S, limits.timeout_s))
+    except urllib.error.HTTPError as exc:
+        exc.close()
+        raise DataLoadError(f"Could not download {uri}: HTTP {exc.code} {exc.reason}.") from None
+    except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
+        raise _unreachable(uri, exc) from exc
+
+    with response:
+        header = response.headers.get("Content-Length")
+        declared_size = int(header) if header and header.strip().isdigit() else None
+        content_type = response.headers.get("Content-Type", "")
+        if declared_size is not None and declared_size > limits.max_bytes:
+            raise DataLoadError(
+                f"Download of {uri} refused: the server announces {declared_size} bytes, more than the limit of "
+                f"{limits.max_bytes} bytes (${MAX_BYTES_ENV})."
+            )
+        hasher = hashlib.sha256()
+        size = 0
+        bar = None
+        if progress_label is not None:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=declared_size, unit="B", unit_scale=True, desc=progress_label)
+        try:
+            while True:
+                try:
+                    # read1 returns what one socket read gives, so the deadline is checked even on a drip.
+                    chunk = response.read1(_CHUNK_BYTES)
+                except (http.client.HTTPException, OSError) as exc:  # TimeoutError is an OSError
+                    raise DataLoadError(
+                        f"Download of {uri} was interrupted after {size} bytes ({_describe(exc)})."
+                    ) from exc
+                if not chunk:
+                    break
+                size += len(chunk)
+                if size > limits.max_bytes:
+                    raise DataLoadError(
+                        f"Download of {uri} stopped: the body passed the limit of {limits.max_bytes} bytes "
+                        f"(${MAX_BYTES_ENV}); raise the limit if the file really is that large."
+                    )
+                out.write(chunk)
+                hasher.update(chunk)
+                if bar is not None:
+                    bar.update(len(chunk))
+                if time.monotonic() > deadline:
+                    raise DataLoadError(
+                        f"Download of {uri} stopped after {limits.timeout_s:g} s (${TIMEOUT_ENV}) with {size} bytes "
+                        "received: the server is too slow or the body never ends."
+                    )
+        finally:
+            if bar is not None:
+                bar.close()
+    if declared_size is not None and size != declared_size:
+        raise DataLoadError(
+            f"Download of {uri} is truncated: received {size} of {declared_size} bytes (the connection closed early)."
+        )
+    return DownloadResult(hasher.hexdigest(), size, declared_size, content_type)
+
+
+def _describe(exc: BaseException) -> str:
+    import http.client
+
+    if isinstance(exc, http.client.IncompleteRead):
+        return "the connection closed before the last chunk of the body"
+    if isinstance(exc, TimeoutError):
+        return "the server sent nothing for too long"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _unreachable(uri: str, exc: BaseException) -> DataLoadError:
+    import ssl
+
+    reason = getattr(exc, "reason", exc)
+    if isinstance(reason, ssl.SSLError):
+        return DataLoadError(f"Could not download {uri}: TLS error: {reason}.")
+    return DataLoadError(
+        f"Could not download {uri}: {reason}. The host cannot be reached: the machine looks offline (or the host "
+        "is down)."
+    )
