@@ -104,3 +104,11 @@ def test_reranking_gold_without_usable_candidates_is_a_prediction_error(options,
             task_type="reranking",
             metrics=[{"type": "cross_encoder_reranking", "at_k": 2}],
         )
+
+
+def test_a_field_name_with_a_nul_character_is_a_data_load_error(tmp_path: Path):
+    """datasets cut such a name at the NUL, then failed with ``CastError: column names don't match``."""
+    path = tmp_path / "data.jsonl"
+    path.write_text('{"input": "a", "target": "b"}\n{"x": 1, "a\\u0000b": null}\n', encoding="utf-8")
+    with pytest.raises(GenBenchError, match=r"field name 'a\\x00b' contains a NUL character"):
+        read_jsonl(path, split="test")

@@ -122,7 +122,8 @@ def test_the_base_tasks_are_valid(kind: str):
 @st.composite
 def jsonl_bytes(draw: st.DrawFn, rows: list[dict[str, Any]]) -> bytes:
     lines = []
-    for row in [draw(mutated(row, max_mutations=2)) for row in rows]:
+    # Most rows unchanged, so that a case gets past loading and reaches prompting and scoring with its odd rows.
+    for row in [draw(mutated(row, max_mutations=draw(st.sampled_from([0, 0, 0, 1, 2])))) for row in rows]:
         shape = draw(st.sampled_from(["json"] * 8 + ["text", "huge", "blank"]))
         if shape == "json":
             lines.append(dumps(row))

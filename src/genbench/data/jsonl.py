@@ -84,6 +84,9 @@ def read_jsonl(path: str | os.PathLike[str], *, split: str) -> datasets.Dataset:
         raise DataLoadError(f"{path}: no examples (the file is empty or has only blank lines).")
     if table.num_columns == 0:
         raise DataLoadError(f"{path}: the examples have no fields (every line is {{}}).")
+    bad_name = next((name for name in table.column_names if "\0" in name), None)
+    if bad_name is not None:  # datasets cuts such a name at the NUL and then fails with a cast error
+        raise DataLoadError(f"{path}: the field name {bad_name!r} contains a NUL character; rename the field.")
     return _to_dataset(table, split=split, fingerprint=hashlib.sha256(_FINGERPRINT_VERSION + data).hexdigest()[:16])
 
 
