@@ -112,3 +112,11 @@ def test_a_field_name_with_a_nul_character_is_a_data_load_error(tmp_path: Path):
     path.write_text('{"input": "a", "target": "b"}\n{"x": 1, "a\\u0000b": null}\n', encoding="utf-8")
     with pytest.raises(GenBenchError, match=r"field name 'a\\x00b' contains a NUL character"):
         read_jsonl(path, split="test")
+
+
+def test_a_data_path_longer_than_the_file_system_allows_is_a_data_load_error(tmp_path: Path):
+    """Was ``OSError: [Errno 36] File name too long`` from the existence check of a manual data file."""
+    from genbench.data.cache import fetch
+
+    with pytest.raises(GenBenchError, match="cannot be used: File name too long"):
+        fetch("x" * 5000, base_dir=tmp_path)
