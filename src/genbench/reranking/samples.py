@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from genbench.reranking.ranking_metrics import _check_at_k, _compute
+from genbench.reranking.ranking_metrics import _check_at_k, _compute, check_no_nan
 
 __all__ = ["RerankingSamples"]
 
@@ -220,8 +220,8 @@ class RerankingSamples:
             raise ValueError(f"expected {expected} scores, one per pair in `pairs`, got shape {flat.shape}")
         if flat.dtype.kind not in "iuf":
             raise ValueError(f"scores must be numeric, got dtype {flat.dtype}")
-        if flat.dtype.kind == "f" and np.isnan(flat).any():
-            raise ValueError("scores contain NaN")
+        if flat.dtype.kind == "f":
+            check_no_nan(flat)
         return flat
 
     def per_query_metrics(self, scores: Any, at_k: int = 10) -> dict[str, np.ndarray]:

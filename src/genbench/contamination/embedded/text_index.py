@@ -128,8 +128,15 @@ class TextIndex(Index):
         if n not in self._tables:
             path = table_dir(self.path, n)
             if not NgramTable.usable(path, len(self.tokens), self.hash_bits):
-                build_table(self.path, self.tokens, np.asarray(self.offsets), n, hash_bits=self.hash_bits)
-                self._record_table(n)
+                from genbench.contamination.embedded.leftovers import build_lock, remove_stale_table_leftovers
+
+                path.parent.mkdir(parents=True, exist_ok=True)
+                with build_lock(path.parent, path.name):
+                    remove_stale_table_leftovers(path.parent, n)
+                    # Another process may have built it while this one waited for the lock.
+                    if not NgramTable.usable(path, len(self.tokens), self.hash_bits):
+                        build_table(self.path, self.tokens, np.asarray(self.offsets), n, hash_bits=self.hash_bits)
+                        self._record_table(n)
             self._tables[n] = NgramTable(path, self.tokens)
         return self._tables[n]
 
