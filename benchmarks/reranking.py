@@ -6,8 +6,8 @@ Usage::
 
 Data (seeded): ``--queries`` queries, each with 0 to 3 positives and negatives up to ``--candidates`` candidates,
 drawn from a pool of distinct documents; about 3% of the queries have no positive (not scored, 0 on every metric).
-The stand-in model (``_reranking_child.StandInModel``) looks each document's score up (two decimals, so there are
-ties); both evaluators get the same one, so the figures measure the evaluators, not a model.
+The stand-in model (``_reranking_child.StandInModel``) scores a pair by its document's length (so there are ties),
+in C; both evaluators get the same one, so the figures measure the evaluators, not a model.
 
 Measured, each side ``--runs`` times, same run:
 
@@ -44,12 +44,14 @@ CHILD = str(Path(__file__).resolve().parent / "_reranking_child.py")
 TOLERANCE = 1e-12
 
 
-def make_samples(queries: int, candidates: int, seed: int) -> tuple[list[dict[str, Any]], list[str], np.ndarray]:
-    """Samples with ``positive`` and ``negative`` lists, the document pool and each document's stand-in score."""
+def make_samples(queries: int, candidates: int, seed: int) -> list[dict[str, Any]]:
+    """Samples with ``positive`` and ``negative`` lists drawn from a pool of documents of 3 to 40 words."""
     rng = np.random.default_rng(seed)
     pool_size = max(queries * 20, 1000)
-    documents = [f"document {i} about topic {i % 997} and subject {i % 89}" for i in range(pool_size)]
-    scores = np.round(rng.random(pool_size), 2).astype(np.float32)
+    words = rng.integers(1, 38, size=pool_size).tolist()
+    documents = [
+        f"document {i} " + " ".join(f"w{(i * 7 + k) % 1000}" for k in range(words[i])) for i in range(pool_size)
+    ]
     samples = []
     for number in range(queries):
         picked = rng.choice(pool_size, size=candidates, replace=False).tolist()
@@ -61,15 +63,15 @@ def make_samples(queries: int, candidates: int, seed: int) -> tuple[list[dict[st
                 "negative": [documents[i] for i in picked[positives:]],
             }
         )
-    return samples, documents, scores
+    return samples
 
 
-def end_to_end(side: str, samples_path: str, scores_path: str, runs: int) -> dict[str, Any]:
+def end_to_end(side: str, samples_path: str, runs: int) -> dict[str, Any]:
     whole, inside, metrics = [], [], None
     for _ in range(runs):
         start = time.perf_counter()
         completed = subprocess.run(
-            [sys.executable, CHILD, side, samples_path, scores_path], capture_output=True, text=True, check=False
+            [sys.executable, CHILD, side, samples_path], capture_output=True, text=True, check=False
         )
         whole.append(time.perf_counter() - start)
         if completed.returncode != 0:
@@ -141,14 +143,11 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(f"reranking: {args.queries} queries x {args.candidates} candidates, at_k={at_k}, {args.runs} runs each")
     with tempfile.TemporaryDirectory(prefix="genbench-bench-rerank-") as scratch:
-        samples, documents, scores = make_samples(args.queries, args.candidates, args.seed)
-        samples_path, scores_path = os.path.join(scratch, "samples.json"), os.path.join(scratch, "scores.npy")
+        samples_path = os.path.join(scratch, "samples.json")
         with open(samples_path, "w", encoding="utf-8") as handle:
-            json.dump({"samples": samples, "documents": documents}, handle)
-        np.save(scores_path, scores)
-        del samples, documents
-        ours = end_to_end("genbench", samples_path, scores_path, args.runs)
-        theirs = end_to_end("sentence-transformers", samples_path, scores_path, args.runs)
+            json.dump({"samples": make_samples(args.queries, args.candidates, args.seed)}, handle)
+        ours = end_to_end("genbench", samples_path, args.runs)
+        theirs = end_to_end("sentence-transformers", samples_path, args.runs)
     differences = {key: abs(ours["metrics"][key] - value) for key, value in theirs["metrics"].items()}
     if set(ours["metrics"]) != set(theirs["metrics"]) or max(differences.values()) > TOLERANCE:
         raise SystemExit(f"metrics differ: genbench {ours['metrics']}, sentence-transformers {theirs['metrics']}")

@@ -22,7 +22,10 @@ but sits at no rank. Base and reranked metrics are then measured against all pos
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import gc
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -72,10 +75,32 @@ def _validate(index: int, sample: Any) -> tuple[Any, list, list | None, list | N
     if has_negative and not others and not positive:
         raise ValueError(f"{where}: 'positive' and 'negative' are both empty lists, so there is nothing to rank")
     for name, documents in (("positive", positive), (key, others)):
-        for position, document in enumerate(documents):
-            if document is None:
-                raise ValueError(f"{where}[{name!r}][{position}] is None")
+        if None in documents:  # one C-level scan; the position is looked up only for the message
+            position = next(position for position, document in enumerate(documents) if document is None)
+            raise ValueError(f"{where}[{name!r}][{position}] is None")
     return query, positive, (others if has_negative else None), (others if has_documents else None)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building many small acyclic containers.
+
+    A million ``[query, document]`` lists trigger repeated collections that scan every list built so far and find
+    nothing to free (the lists hold only strings, so no cycle can form): measured at 10k samples x 100 candidates,
+    0.6 s of collector time for 0.1 s of building. Reference counting still frees everything as usual.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _flat(rows: list[list[int]], total: int, dtype: Any) -> np.ndarray:
+    """The rows concatenated into one array (in C, without a Python-level loop over the values)."""
+    return np.fromiter(itertools.chain.from_iterable(rows), dtype=dtype, count=total)
 
 
 def _padded(flat: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -172,15 +197,13 @@ class RerankingSamples:
             self.num_negatives.append(len(is_relevant) - sum(is_relevant))
 
         # Samples without a relevant candidate are not scored (all their metrics are 0).
-        self.scored = np.array([sum(row) > 0 for row in labels], dtype=bool)
+        self.scored = np.array(self.num_negatives, dtype=np.intp) < np.array([len(row) for row in labels])
         self._lengths = np.array([len(row) for row in labels], dtype=np.intp) * self.scored
-        self._labels = _padded(
-            np.array([v for row, keep in zip(labels, self.scored, strict=True) if keep for v in row], dtype=bool),
-            self._lengths,
-        )
+        scored_rows = [row for row, keep in zip(labels, self.scored.tolist(), strict=True) if keep]
+        self._labels = _padded(_flat(scored_rows, int(self._lengths.sum()), bool), self._lengths)
         self._total_relevant = np.where(self.scored, np.array(total_relevant, dtype=np.float64), 0.0)
         self._base_lengths = np.array([len(row) for row in base_labels], dtype=np.intp)
-        self._base_labels = _padded(np.array([v for row in base_labels for v in row], dtype=bool), self._base_lengths)
+        self._base_labels = _padded(_flat(base_labels, int(self._base_lengths.sum()), bool), self._base_lengths)
         self._base_total_relevant = np.array(base_total_relevant, dtype=np.float64)
         self._base_cache: dict[int, dict[str, float]] = {}
 
@@ -191,13 +214,18 @@ class RerankingSamples:
 
     @property
     def pairs(self) -> list[list[Any]]:
-        """The ``[query, document]`` pairs to score: the candidates of every sample that has a relevant one."""
-        return [
-            [query, document]
-            for query, documents, keep in zip(self.queries, self.candidates, self.scored, strict=True)
-            if keep
-            for document in documents
-        ]
+        """The ``[query, document]`` pairs to score: the candidates of every sample that has a relevant one.
+
+        Built anew on each access (a million pairs take about 0.1 s), so that they are not kept alive with the
+        samples.
+        """
+        with _collector_paused():
+            return [
+                [query, document]
+                for query, documents, keep in zip(self.queries, self.candidates, self.scored.tolist(), strict=True)
+                if keep
+                for document in documents
+            ]
 
     def _flat_scores(self, scores: Any) -> np.ndarray:
         expected = int(self._lengths.sum())
