@@ -41,7 +41,7 @@ typecheck: $(STAMP)
 ## without it, that anchor is skipped.
 ANCHORS := .bench-anchors
 ORIG_VENV := $(ANCHORS)/genbench-orig
-ORIG_PINS := "datasets==2.20.0" "numpy<2" "evaluate==0.4.2" "jsonnet>=0.20" "dataclass_factory>=2.16" \
+ORIG_PINS := "datasets==2.20.0" "numpy<2" "pyarrow==16.1.0" "pandas<2.3" "evaluate==0.4.2" "jsonnet>=0.20" "dataclass_factory>=2.16" \
 	"click>=8.1" "scikit-learn" "statsmodels>=0.14" "typing_extensions>=4.6"
 
 bench-anchors:
