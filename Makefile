@@ -20,9 +20,9 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(OFFLINE) $(BIN)/genbench-cli demo --output-dir demo_results
 
-## Run the whole test suite (offline).
+## Run the whole test suite (offline), on two worker processes (pytest-xdist).
 test: $(STAMP)
-	$(OFFLINE) $(BIN)/python -m pytest -q
+	$(OFFLINE) $(BIN)/python -m pytest -q -n 2
 
 check-quality: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks .github
@@ -57,6 +57,7 @@ bench: $(STAMP) bench-anchors
 	$(OFFLINE) $(BIN)/python benchmarks/prompt_preparation.py
 	$(OFFLINE) $(BIN)/python benchmarks/reranking.py
 	$(OFFLINE) $(BIN)/python benchmarks/contamination.py
+	$(BIN)/python benchmarks/render_docs.py
 
 ## Build the documentation site (strict: broken links and missing pages fail).
 docs: $(STAMP)
