@@ -86,8 +86,9 @@ def _collector_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while building many small acyclic containers.
 
     A million ``[query, document]`` lists trigger repeated collections that scan every list built so far and find
-    nothing to free (the lists hold only strings, so no cycle can form): measured at 10k samples x 100 candidates,
-    0.6 s of collector time for 0.1 s of building. Reference counting still frees everything as usual.
+    nothing to free (the lists hold only the caller's documents, so no cycle can form): measured at 10k samples x
+    100 candidates, 0.6 s of collector time for 0.1 s of building the pairs, and half of the construction time of
+    the samples' candidate and label lists. Reference counting still frees everything as usual.
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -161,40 +162,42 @@ class RerankingSamples:
         total_relevant: list[int] = []
         base_labels: list[list[int]] = []
         base_total_relevant: list[int] = []
-        for index, sample in enumerate(self.samples):
-            query, positive, negative, documents = _validate(index, sample)
-            if documents is not None:
-                in_documents = [int(document in positive) for document in documents]
-                missing = sum(1 for document in positive if document not in documents)
-                ranked = list(in_documents)
-                if penalize_missing_positives:
-                    base_total_relevant.append(sum(ranked) + missing)
-                else:
-                    if sum(ranked) > 0:
-                        # sentence-transformers ranks the missing positives below every document.
-                        ranked += [1] * (len(positive) - sum(ranked))
-                    base_total_relevant.append(sum(ranked))
-                base_labels.append(ranked)
+        # The loop builds a few acyclic lists per sample; see _collector_paused for why the collector waits.
+        with _collector_paused():
+            for index, sample in enumerate(self.samples):
+                query, positive, negative, documents = _validate(index, sample)
+                if documents is not None:
+                    in_documents = [int(document in positive) for document in documents]
+                    missing = sum(1 for document in positive if document not in documents)
+                    ranked = list(in_documents)
+                    if penalize_missing_positives:
+                        base_total_relevant.append(sum(ranked) + missing)
+                    else:
+                        if sum(ranked) > 0:
+                            # sentence-transformers ranks the missing positives below every document.
+                            ranked += [1] * (len(positive) - sum(ranked))
+                        base_total_relevant.append(sum(ranked))
+                    base_labels.append(ranked)
 
-                if always_rerank_positives:
-                    docs = positive + [document for document in documents if document not in positive]
-                    is_relevant = [1] * len(positive) + [0] * (len(docs) - len(positive))
-                    relevant = len(positive)
+                    if always_rerank_positives:
+                        docs = positive + [document for document in documents if document not in positive]
+                        is_relevant = [1] * len(positive) + [0] * (len(docs) - len(positive))
+                        relevant = len(positive)
+                    else:
+                        docs = documents
+                        is_relevant = in_documents
+                        relevant = sum(in_documents) + (missing if penalize_missing_positives else 0)
                 else:
-                    docs = documents
-                    is_relevant = in_documents
-                    relevant = sum(in_documents) + (missing if penalize_missing_positives else 0)
-            else:
-                negative = negative or []
-                docs = positive + negative
-                is_relevant = [1] * len(positive) + [0] * len(negative)
-                relevant = len(positive)
-            self.queries.append(query)
-            self.candidates.append(docs)
-            labels.append(is_relevant)
-            total_relevant.append(relevant)
-            self.num_positives.append(len(positive))
-            self.num_negatives.append(len(is_relevant) - sum(is_relevant))
+                    negative = negative or []
+                    docs = positive + negative
+                    is_relevant = [1] * len(positive) + [0] * len(negative)
+                    relevant = len(positive)
+                self.queries.append(query)
+                self.candidates.append(docs)
+                labels.append(is_relevant)
+                total_relevant.append(relevant)
+                self.num_positives.append(len(positive))
+                self.num_negatives.append(len(is_relevant) - sum(is_relevant))
 
         # Samples without a relevant candidate are not scored (all their metrics are 0).
         self.scored = np.array(self.num_negatives, dtype=np.intp) < np.array([len(row) for row in labels])
