@@ -55,12 +55,13 @@ STOCK_PHRASES = 300
 
 # ---------------------------------------------------------------------------------------------- data generation
 def _words(rng: np.random.Generator) -> np.ndarray:
-    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
-    lengths = rng.integers(2, 9, size=VOCABULARY)
-    words = {"".join(rng.choice(letters, size=length)) for length in lengths}
-    while len(words) < VOCABULARY:
-        words.add("".join(rng.choice(letters, size=int(rng.integers(3, 10)))))
-    return np.array(sorted(words)[:VOCABULARY])
+    """``VOCABULARY`` distinct pseudo-words of 2 to 8 letters (drawn all at once)."""
+    lengths = rng.integers(2, 9, size=VOCABULARY * 2)
+    letters = rng.integers(ord("a"), ord("z") + 1, size=int(lengths.sum()), dtype=np.uint8).tobytes().decode("ascii")
+    ends = np.cumsum(lengths)
+    spans = zip((ends - lengths).tolist(), ends.tolist(), strict=True)
+    distinct = dict.fromkeys(letters[start:end] for start, end in spans)
+    return np.array(sorted(list(distinct)[:VOCABULARY]))
 
 
 def generate(directory: Path, user_tokens: int, tests: int, seed: int = 0) -> dict[str, Any]:
@@ -76,8 +77,8 @@ def generate(directory: Path, user_tokens: int, tests: int, seed: int = 0) -> di
     lines: list[str] = []
     tokens = 0
     # Drawing from precomputed pools: rng.choice with p= re-derives the distribution on every call.
-    pool = rng.choice(VOCABULARY, size=target + 1_000_000, p=weights)
-    replies = rng.choice(VOCABULARY, size=2_000_000, p=weights)
+    pool = rng.choice(VOCABULARY, size=target + min(target, 1_000_000), p=weights)
+    replies = rng.choice(VOCABULARY, size=min(2_000_000, target + 100_000), p=weights)
     cursor = 0
     while tokens < target:
         messages = []
