@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
+LOADAVG_AT_START = list(os.getloadavg())
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -73,6 +74,7 @@ def machine() -> dict[str, Any]:
         "python": platform.python_version(),
         "cpu": cpu_model or platform.processor(),
         "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "loadavg_at_start": LOADAVG_AT_START,
         "loadavg": list(os.getloadavg()),
     }
 

@@ -31,7 +31,11 @@ def _load(name: str) -> dict[str, Any] | None:
 def _machine(result: dict[str, Any]) -> str:
     machine = result["machine"]
     load = ", ".join(f"{value:.1f}" for value in machine["loadavg"])
-    return f"{result['date']}, {machine['cpus_usable']} CPUs ({machine['cpu']}), load average {load}"
+    start = ", ".join(f"{value:.1f}" for value in machine.get("loadavg_at_start", []))
+    return (
+        f"{result['date']}, {machine['cpus_usable']} CPUs ({machine['cpu']}), load average (1, 5, 15 min) at the "
+        f"start {start}, at the end {load}"
+    )
 
 
 def rows() -> list[str]:
@@ -80,7 +84,7 @@ def rows() -> list[str]:
             ours, base = figures["genbench"], figures["baseline"]
             what = (
                 f"contamination one shot (index + {contamination['workload']['ngram_size']}-gram search), "
-                f"{figures['train_tokens'] / 1e6:.0f}M train tokens, {figures['test_instances']:,} tests"
+                f"{figures['train_tokens']:,} train tokens, {figures['test_instances']:,} tests"
             )
             tokens_per_s = figures["train_tokens_per_s"]["genbench_whole_process"] / 1e6
             lines.append(
@@ -94,7 +98,8 @@ def rows() -> list[str]:
             )
         many = contamination["search_many"]
         lines.append(
-            f"| contamination search many: {many['test_instances']:,} tests against the existing 20M-token index, "
+            f"| contamination search many: {many['test_instances']:,} tests against the existing index of "
+            f"{contamination['one_shot_large']['train_tokens']:,} tokens, "
             f"in process | {_s(many['in_process'])}, peak RSS {many['peak_mb']:.0f} MiB | | | < 1 s |"
         )
         notes.append(f"contamination: {_machine(contamination)}")
