@@ -57,6 +57,8 @@ bench: $(STAMP) bench-anchors
 	$(OFFLINE) $(BIN)/python benchmarks/prompt_preparation.py
 	$(OFFLINE) $(BIN)/python benchmarks/reranking.py
 	$(OFFLINE) $(BIN)/python benchmarks/contamination.py
+	if [ -f benchmarks/registry.py ]; then \
+		$(OFFLINE) $(BIN)/python benchmarks/registry.py --json benchmarks/results/registry.json; fi
 	$(BIN)/python benchmarks/render_docs.py
 
 ## Build the documentation site (strict: broken links and missing pages fail).

@@ -103,6 +103,15 @@ def rows() -> list[str]:
             f"in process | {_s(many['in_process'])}, peak RSS {many['peak_mb']:.0f} MiB | | | < 1 s |"
         )
         notes.append(f"contamination: {_machine(contamination)}")
+    registry = _load("registry")
+    if registry:  # written by benchmarks/registry.py (no anchor: absolute targets)
+        for key, figure in registry["results"].items():
+            target = registry["targets_s"].get(key)
+            lines.append(
+                f"| registry, {registry['tasks']} tasks: {key.replace('_', ' ')} | {figure['median_s']:.3g} s "
+                f"(min {figure['min_s']:.3g}) | | | {f'< {target} s' if target else ''} |"
+            )
+        notes.append(f"registry: {registry['date']}, {registry['machine']['cpus']} CPUs")
     return [*lines, "", "Measured on:", "", *[f"- {note}" for note in notes]]
 
 
