@@ -120,8 +120,7 @@ class TextIndex(Index):
         return self._vocabulary
 
     def _words(self, ids: np.ndarray) -> str:
-        words = self.vocabulary.words
-        return " ".join(words[i] for i in ids.tolist())
+        return " ".join(map(self.vocabulary.words.__getitem__, ids.tolist()))
 
     def table(self, n: int) -> NgramTable:
         """The n-gram table for ``n``, built and stored on first use."""
