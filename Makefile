@@ -25,7 +25,8 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(OFFLINE) $(BIN)/python -m pytest -q -n 2
 
-## The original GenBench framework's own suites against this package (checkouts in ORIGINAL_REPOS).
+## The original GenBench framework's own suites against this package: ORIGINAL_REPOS names local checkouts of
+## github.com/GenBench/genbench_cbt and genbench_cbt_2023, separated by ':' (the tests skip, saying so, without them).
 ORIGINAL_REPOS ?= /tmp/orig/genbench_cbt:/tmp/orig/genbench_cbt_2023
 test-original: $(STAMP)
 	$(OFFLINE) GENBENCH_ORIGINAL_REPOS=$(ORIGINAL_REPOS) $(BIN)/python -m pytest -q tests/compat
@@ -45,6 +46,8 @@ typecheck: $(STAMP)
 ## The original GenBench framework runs from a checkout of github.com/GenBench/genbench_cbt named by
 ## GENBENCH_ORIG_SRC (put on its PYTHONPATH, left untouched), in a venv with its pins (`make bench-anchors`);
 ## without it, that anchor is skipped.
+GENBENCH_ORIG_SRC ?= $(firstword $(subst :, ,$(ORIGINAL_REPOS)))
+export GENBENCH_ORIG_SRC
 ANCHORS := .bench-anchors
 ORIG_VENV := $(ANCHORS)/genbench-orig
 ORIG_PINS := "datasets==2.20.0" "numpy<2" "pyarrow==16.1.0" "pandas<2.3" "evaluate==0.4.2" "jsonnet>=0.20" "dataclass_factory>=2.16" \
@@ -63,8 +66,7 @@ bench: $(STAMP) bench-anchors
 	$(OFFLINE) $(BIN)/python benchmarks/prompt_preparation.py
 	$(OFFLINE) $(BIN)/python benchmarks/reranking.py
 	$(OFFLINE) $(BIN)/python benchmarks/contamination.py
-	if [ -f benchmarks/registry.py ]; then \
-		$(OFFLINE) $(BIN)/python benchmarks/registry.py --json benchmarks/results/registry.json; fi
+	$(OFFLINE) $(BIN)/python benchmarks/registry.py --json benchmarks/results/registry.json
 	$(BIN)/python benchmarks/render_docs.py
 
 ## Build the documentation site (strict: broken links and missing pages fail).
