@@ -149,3 +149,18 @@ def test_later_results_of_a_model_replace_its_earlier_settings(results_root: Pat
     (cell,) = board.cells.values()
     assert sorted(cell.evaluations) == [0, 1, 2]
     assert cell.evaluations[0]["metrics"]["hf_accuracy__accuracy"]["value"] == 0.123
+
+
+def test_text_from_results_files_is_escaped(results_root: Path, tmp_path: Path) -> None:
+    shutil.copytree(results_root / "runs", tmp_path / "runs")
+    (path,) = (tmp_path / "runs").rglob("category_membership.json")
+    document = json.loads(path.read_text())
+    document["model"]["spec"] = "python:<script>alert(1)</script>"
+    document["model"]["description"] = '"><img src=x onerror=alert(2)>'
+    path.write_text(json.dumps(document))
+    site = build_leaderboard([tmp_path / "runs"], tmp_path / "site")
+    for page_path in [site.index, *site.model_pages, *site.task_pages]:
+        html = page_path.read_text()
+        assert "<script>alert" not in html and "<img" not in html, page_path
+        assert Page(page_path).resources == []
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in site.index.read_text()
