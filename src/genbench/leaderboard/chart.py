@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from genbench.display.html import escape
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f"]
-WIDTH, HEIGHT = 560, 300
-LEFT, RIGHT, TOP, BOTTOM = 50, 170, 16, 40
+WIDTH, HEIGHT = 620, 300
+LEFT, RIGHT, TOP, BOTTOM = 50, 210, 16, 40
 
 Point = tuple[float, tuple[float, float] | None]  # value, (low, high) interval
 
@@ -20,6 +20,15 @@ Point = tuple[float, tuple[float, float] | None]  # value, (low, high) interval
 def shots_label(shots: int | None) -> str:
     """``3`` -> ``'3-shot'``; ``None`` (evaluated without prompts) -> ``'unprompted'``."""
     return "unprompted" if shots is None else f"{shots}-shot"
+
+
+def _short(name: str, limit: int = 30) -> str:
+    """A legend label that fits: a long name's start (the model kind) and end (file, function) around an ellipsis.
+
+    >>> _short("python:/a/very/long/path/to/predictors.py:shortest_option")
+    'python:/a/….py:shortest_option'
+    """
+    return name if len(name) <= limit else name[: limit // 3] + "…" + name[-(limit - limit // 3 - 1) :]
 
 
 def score_vs_shots_svg(series: Mapping[str, Mapping[int | None, Point]], metric: str) -> str:
@@ -41,8 +50,10 @@ def score_vs_shots_svg(series: Mapping[str, Mapping[int | None, Point]], metric:
         low, high = low - 0.5, high + 0.5
     plot_width, plot_height = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 
-    def x(s: int | None) -> float:
-        return LEFT + plot_width * (shots.index(s) + 0.5) / len(shots)
+    def x(s: int | None, series_number: float = (len(series) - 1) / 2) -> float:
+        # Each series is shifted a little sideways so that equal values and their error bars stay visible.
+        dodge = (series_number - (len(series) - 1) / 2) * min(6.0, 40.0 / len(series))
+        return LEFT + plot_width * (shots.index(s) + 0.5) / len(shots) + dodge
 
     def y(v: float) -> float:
         return TOP + plot_height * (1 - (v - low) / (high - low))
@@ -73,25 +84,26 @@ def score_vs_shots_svg(series: Mapping[str, Mapping[int | None, Point]], metric:
         color = PALETTE[number % len(PALETTE)]
         ordered = [s for s in shots if s in points]
         if len(ordered) > 1:
-            path = " ".join(f"{x(s):.1f},{y(points[s][0]):.1f}" for s in ordered)
+            path = " ".join(f"{x(s, number):.1f},{y(points[s][0]):.1f}" for s in ordered)
             parts.append(f'<polyline class="gb-line" points="{path}" fill="none" stroke="{color}"/>')
         for s in ordered:
             value, ci = points[s]
             if ci is not None:
-                x0, top, bottom = x(s), y(ci[1]), y(ci[0])
+                x0, top, bottom = x(s, number), y(ci[1]), y(ci[0])
                 parts.append(
                     f'<path class="gb-errorbar" d="M{x0 - 4:.1f},{top:.1f}H{x0 + 4:.1f}M{x0:.1f},{top:.1f}'
                     f'V{bottom:.1f}M{x0 - 4:.1f},{bottom:.1f}H{x0 + 4:.1f}" stroke="{color}" fill="none"/>'
                 )
             interval = f" [{ci[0]:.4f}, {ci[1]:.4f}]" if ci is not None else ""
             parts.append(
-                f'<circle class="gb-point" cx="{x(s):.1f}" cy="{y(value):.1f}" r="3.5" fill="{color}">'
+                f'<circle class="gb-point" cx="{x(s, number):.1f}" cy="{y(value):.1f}" r="3.5" fill="{color}">'
                 f"<title>{escape(name)}, {escape(shots_label(s))}: {value:.4f}{escape(interval)}</title></circle>"
             )
         legend_y = TOP + 14 * number + 6
         parts.append(
             f'<rect x="{WIDTH - RIGHT + 10}" y="{legend_y - 8}" width="10" height="10" fill="{color}"/>'
-            f'<text x="{WIDTH - RIGHT + 24}" y="{legend_y + 1}" font-size="11">{escape(name[:26])}</text>'
+            f'<text x="{WIDTH - RIGHT + 24}" y="{legend_y + 1}" font-size="11">{escape(_short(name))}'
+            f"<title>{escape(name)}</title></text>"
         )
     parts.append("</svg>")
     return "".join(parts)
