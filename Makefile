@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # The test suite and the demo never touch the network.
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HUB_DISABLE_TELEMETRY=1
 
-.PHONY: install demo test test-original check-quality fix-style typecheck bench docs clean
+.PHONY: install demo test test-original check-quality fix-style typecheck bench bench-anchors docs clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,9 +21,9 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(OFFLINE) $(BIN)/genbench-cli demo --output-dir demo_results --results-dir demo_results/results
 
-## Run the whole test suite (offline).
+## Run the whole test suite (offline), on two worker processes (pytest-xdist).
 test: $(STAMP)
-	$(OFFLINE) $(BIN)/python -m pytest -q
+	$(OFFLINE) $(BIN)/python -m pytest -q -n 2
 
 ## The original GenBench framework's own suites against this package (checkouts in ORIGINAL_REPOS).
 ORIGINAL_REPOS ?= /tmp/orig/genbench_cbt:/tmp/orig/genbench_cbt_2023
@@ -41,11 +41,31 @@ fix-style: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-## Performance benchmarks (results printed as ratios against baselines measured in the same run).
-bench: $(STAMP)
+## Performance benchmarks, each against its real anchor measured in the same run; results go to benchmarks/results/.
+## The original GenBench framework runs from a checkout of github.com/GenBench/genbench_cbt named by
+## GENBENCH_ORIG_SRC (put on its PYTHONPATH, left untouched), in a venv with its pins (`make bench-anchors`);
+## without it, that anchor is skipped.
+ANCHORS := .bench-anchors
+ORIG_VENV := $(ANCHORS)/genbench-orig
+ORIG_PINS := "datasets==2.20.0" "numpy<2" "pyarrow==16.1.0" "pandas<2.3" "evaluate==0.4.2" "jsonnet>=0.20" "dataclass_factory>=2.16" \
+	"click>=8.1" "scikit-learn" "statsmodels>=0.14" "typing_extensions>=4.6"
+
+bench-anchors:
+	@if [ -z "$(GENBENCH_ORIG_SRC)" ] || [ ! -f "$(GENBENCH_ORIG_SRC)/setup.py" ]; then \
+		echo "bench-anchors: set GENBENCH_ORIG_SRC to a checkout of github.com/GenBench/genbench_cbt" \
+		"to benchmark against the original framework; skipping it"; \
+	else \
+		test -x $(ORIG_VENV)/bin/python || $(PYTHON) -m venv $(ORIG_VENV); \
+		$(ORIG_VENV)/bin/python -m pip install --quiet $(ORIG_PINS); \
+	fi
+
+bench: $(STAMP) bench-anchors
 	$(OFFLINE) $(BIN)/python benchmarks/prompt_preparation.py
-	$(OFFLINE) $(BIN)/python benchmarks/reranking_metrics.py
+	$(OFFLINE) $(BIN)/python benchmarks/reranking.py
 	$(OFFLINE) $(BIN)/python benchmarks/contamination.py
+	if [ -f benchmarks/registry.py ]; then \
+		$(OFFLINE) $(BIN)/python benchmarks/registry.py --json benchmarks/results/registry.json; fi
+	$(BIN)/python benchmarks/render_docs.py
 
 ## Build the documentation site (strict: broken links and missing pages fail).
 docs: $(STAMP)

@@ -20,14 +20,15 @@ _EXPORTS = {
     "TaskConfig": "genbench.config.schema",
     "load_task": "genbench.loading",
     "load_config": "genbench.loading",
-    "list_tasks": "genbench.loading",
+    "list_tasks": "genbench.listing",
 }
 
 __all__ = ["Task", "TaskConfig", "TaskDict", "list_tasks", "load_config", "load_task"]
 
 if TYPE_CHECKING:
     from genbench.config.schema import TaskConfig
-    from genbench.loading import list_tasks, load_config, load_task
+    from genbench.listing import list_tasks
+    from genbench.loading import load_config, load_task
     from genbench.task import Task
     from genbench.task_dict import TaskDict
 

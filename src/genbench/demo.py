@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from genbench.api import DatasetSplit, PreparationStrategy, TaskType
-from genbench.io import write_json_atomic
+from genbench.io import prepare_output_dir, write_json_atomic
 
 if TYPE_CHECKING:
     from genbench.task import Task
@@ -290,6 +290,7 @@ def run_demo(
 
     Raises:
         ValueError: ``shot_list`` is empty or has a negative or repeated entry.
+        OutputError: ``output_dir`` cannot be created or written to.
         TaskDefinitionError: the registry itself is malformed (an invalid or duplicate task directory name).
 
     >>> import tempfile
@@ -301,6 +302,7 @@ def run_demo(
     shots = [int(n) for n in shot_list]
     if not shots or any(n < 0 for n in shots) or len(set(shots)) != len(shots):
         raise ValueError(f"shot_list must be distinct non-negative integers, got {list(shot_list)!r}.")
+    prepare_output_dir(output_dir)  # one error now rather than the same error for every task
     ids = list(task_ids) if task_ids is not None else demo_task_ids()
     results = []
     for task_id in ids:

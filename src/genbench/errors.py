@@ -119,6 +119,10 @@ class MetricError(GenBenchError, ValueError):
     """A metric could not be loaded or computed."""
 
 
+class OutputError(GenBenchError, OSError):
+    """An output file or folder cannot be written (a missing or read-only location, a file where a folder goes)."""
+
+
 class GenbenchConfigWarning(UserWarning):
     """A configuration that loads but would not pass review (lenient at the door, strict at the gate).
 

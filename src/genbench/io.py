@@ -23,18 +23,63 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
     'done'
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    prepare_output_dir(path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise _output_error(path, exc) from None
     try:
         with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise _output_error(path, exc) from None
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def prepare_output_dir(path: str | os.PathLike[str]) -> Path:
+    """Create the output folder ``path`` (and its parents) if needed and check that it can be written to.
+
+    Raises:
+        OutputError: it cannot be created (a part of the path is a file, a read-only or missing location) or is
+            not writable; the message names the folder and the reason.
+
+    >>> import tempfile, pathlib
+    >>> base = pathlib.Path(tempfile.mkdtemp())
+    >>> prepare_output_dir(base / "results" / "run1").is_dir()
+    True
+    >>> _ = (base / "file.txt").write_text("")
+    >>> prepare_output_dir(base / "file.txt" / "out")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    genbench.errors.OutputError: Cannot write to the output folder .../file.txt/out: ... Choose another folder.
+    """
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _output_error(folder, exc, "output folder") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise _output_error(folder, PermissionError(13, "Permission denied"), "output folder")
+    return folder
+
+
+def _output_error(path: Path, exc: OSError, what: str = "output file") -> Exception:
+    from genbench.errors import OutputError
+
+    reason = exc.strerror or str(exc)
+    if isinstance(exc, (FileExistsError, NotADirectoryError)):
+        reason += " (a part of the path is a file, not a folder)"
+    elif isinstance(exc, FileNotFoundError):
+        reason += " (a parent folder cannot be created there)"
+    # No `.filename`: on an OSError subclass it would replace the message with "[Errno None] None: ...".
+    return OutputError(f"Cannot write to the {what} {path}: {reason}. Choose another folder.")
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import difflib
 import inspect
-import os
 import re
 import types
 import warnings
@@ -32,27 +31,14 @@ from genbench.errors import (
     TaskDefinitionError,
     TaskNotFoundError,
 )
+from genbench.task_roots import PACKAGE_TASKS_DIR, TASKS_PATH_ENV, task_roots
 
 if TYPE_CHECKING:
     from genbench.config.schema import TaskConfig, TaskDictConfig
-    from genbench.listing import TaskSummary
     from genbench.task import Task
     from genbench.task_dict import TaskDict
 
-TASKS_PATH_ENV = "GENBENCH_TASKS_PATH"
-PACKAGE_TASKS_DIR = Path(__file__).resolve().parent / "tasks"
 ID_PATTERN = re.compile(r"[a-z0-9_]+")
-
-
-def task_roots() -> list[Path]:
-    """The directories searched for tasks: the package's ``tasks/`` first, then ``GENBENCH_TASKS_PATH``."""
-    roots = [PACKAGE_TASKS_DIR]
-    for entry in os.environ.get(TASKS_PATH_ENV, "").split(os.pathsep):
-        if entry.strip():
-            path = Path(entry).expanduser().resolve()
-            if path not in roots:
-                roots.append(path)
-    return roots
 
 
 def _is_task_dir(path: Path) -> bool:
@@ -229,20 +215,6 @@ def load_config(task_id: str) -> TaskConfig | TaskDictConfig:
     if subtask_id is None and is_task_dict_dir(task_dir):
         return load_task_dict_config(jsonnet_path=task_dir / "config.jsonnet")
     return load_task_config(jsonnet_path=task_dir / "config.jsonnet")
-
-
-def list_tasks(*, strict: bool = False) -> list[TaskSummary]:
-    """Summaries of every registry task, sorted by id, read from configs (no ``task.py`` is imported).
-
-    A broken task is listed with its ``error`` (one broken task never hides the others); see
-    :func:`genbench.listing.list_tasks`.
-
-    >>> [t.id for t in list_tasks()][:1]
-    ['arithmetic_length']
-    """
-    from genbench.listing import list_tasks as _list_tasks
-
-    return _list_tasks(strict=strict)
 
 
 def _subtask_order(task_dir: Path, order: list[str] | None) -> list[str]:

@@ -13,7 +13,7 @@ import sys
 import types
 from pathlib import Path
 
-from genbench.loading import task_roots
+from genbench.task_roots import task_roots
 
 TASKS_PACKAGE = "genbench.tasks"
 

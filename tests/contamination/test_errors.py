@@ -35,7 +35,7 @@ def test_role_filter_matching_nothing_lists_the_roles(tmp_path: Path, write_json
         ContaminationError, match=r"No message has role:human; the values of 'role' are \['assistant', 'user'\]"
     ):
         build_index(str(train), query_filter="role:human", index_dir=tmp_path / "idx")
-    assert not [p for p in (tmp_path / "idx").iterdir()]  # no index and no partial build left behind
+    assert not [p for p in (tmp_path / "idx").iterdir() if p.suffix != ".lock"]  # no index, no partial build
 
 
 def test_malformed_query_filter():

@@ -82,7 +82,7 @@ def test_the_index_model_must_match(indexed):
     test_sets = [TestSet.from_texts("t", ["x"])]
     with pytest.raises(ContaminationError, match=r"No vector index .*vector-sentence-transformers__all-MiniLM-L6-v2"):
         search(str(train), test_sets=test_sets, index_type="vector", model="some/other-model", index_dir=index_dir)
-    (folder,) = [p.name for p in index_dir.iterdir()]
+    (folder,) = [p.name for p in index_dir.iterdir() if p.suffix != ".lock"]
     with pytest.raises(ContaminationError, match="built with the model"):
         search(folder, test_sets=test_sets, index_type="vector", model="some/other-model", index_dir=index_dir)
     with pytest.raises(ContaminationError, match="is a vector index"):
@@ -99,7 +99,7 @@ def test_blocked_search_equals_the_full_matrix(indexed, monkeypatch):
     result = search(
         str(train), test_sets=[TestSet.from_texts("t", texts)], index_type="vector", top_k=3, index_dir=index_dir
     ).results[0]
-    (folder,) = list(index_dir.iterdir())
+    (folder,) = [p for p in index_dir.iterdir() if p.suffix != ".lock"]
     scores = embed(load_model(resolve_model(None)[1]), texts) @ np.load(folder / "embeddings.npy").T
     for row, instance in zip(scores, result.instances, strict=True):
         expected = np.argsort(-row, kind="stable")[:3]

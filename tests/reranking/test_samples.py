@@ -136,3 +136,23 @@ def test_penalize_changes_nothing_without_missing_positives():
             samples, always_rerank_positives=always, penalize_missing_positives=True
         )(model)
         assert plain == fixed
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_building_samples_and_pairs_leaves_the_garbage_collector_as_it_was(enabled):
+    import gc
+
+    was = gc.isenabled()
+    try:
+        if enabled:
+            gc.enable()
+        else:
+            gc.disable()
+        prepared = RerankingSamples([GOOD, {"query": "r", "positive": ["a"], "documents": ["b", "a"]}])
+        assert prepared.pairs == [["q", "p"], ["q", "n"], ["r", "a"], ["r", "b"]]
+        assert gc.isenabled() is enabled
+        with pytest.raises(ValueError, match=r"samples\[0\]\['negative'\]\[1\] is None"):
+            RerankingSamples([{"query": "q", "positive": ["p"], "negative": ["n", None]}])
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()

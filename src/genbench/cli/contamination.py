@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from genbench.cli.params import NAME, POSITIVE_INT, THRESHOLD
 from genbench.errors import GenBenchError
 
 
@@ -126,13 +127,18 @@ def contamination() -> None:
 
 
 @contamination.command("index", cls=_ListOptionsCommand)
-@_option("dataset", multiple=True, help="Training dataset: .jsonl/.parquet file, dataset folder or cached Hub id.")
+@_option(
+    "dataset",
+    type=NAME,
+    multiple=True,
+    help="Training dataset: .jsonl/.parquet file, dataset folder or cached Hub id.",
+)
 @_option(
     "dataset_mixer_config",
     type=click.Path(dir_okay=False),
     help="Training config YAML whose dataset_mixer lists datasets to index.",
 )
-@_option("split", default="train", show_default=True, help="Split to index.")
+@_option("split", type=NAME, default="train", show_default=True, help="Split to index.")
 @_option(
     "index_type",
     type=click.Choice(["text", "vector"]),
@@ -140,27 +146,29 @@ def contamination() -> None:
     show_default=True,
     help="text: exact and n-gram matches; vector: embedding matches.",
 )
-@_option("model", help="Sentence-transformers model of a vector index (default: all-MiniLM-L6-v2, offline).")
-@_option("messages_field", default="messages", show_default=True, help="Field holding the chat messages.")
+@_option(
+    "model", type=NAME, help="Sentence-transformers model of a vector index (default: all-MiniLM-L6-v2, offline)."
+)
+@_option("messages_field", type=NAME, default="messages", show_default=True, help="Field holding the chat messages.")
 @_option(
     "query_filter",
     default="role:user",
     show_default=True,
     help="key:value a message must have to be indexed ('' for every message).",
 )
-@_option("query_field", default="content", show_default=True, help="Key of a message's text.")
-@_option("text_field", help="Index this text field, one unit per row, instead of messages.")
+@_option("query_field", type=NAME, default="content", show_default=True, help="Key of a message's text.")
+@_option("text_field", type=NAME, help="Index this text field, one unit per row, instead of messages.")
 @_option(
     "max_batch_tokens",
-    type=click.IntRange(min=1),
+    type=POSITIVE_INT,
     default=65_536,
     show_default=True,
     help="Embedding batch size in model tokens.",
 )
-@_option("shard_rows", type=click.IntRange(min=1), help="Rows per build checkpoint.")
+@_option("shard_rows", type=POSITIVE_INT, help="Rows per build checkpoint.")
 @_option(
     "ngram_size",
-    type=click.IntRange(min=1),
+    type=POSITIVE_INT,
     multiple=True,
     help="Also build the n-gram table of this size now (otherwise the first search of that size does).",
 )
@@ -228,18 +236,27 @@ def index(
 
 
 @contamination.command("search", cls=_ListOptionsCommand)
-@_option("train_dataset_names", multiple=True, help="Indexed training datasets (names as indexed).")
+@_option("train_dataset_names", type=NAME, multiple=True, help="Indexed training datasets (names as indexed).")
 @_option(
     "dataset_mixer_config",
     type=click.Path(dir_okay=False),
     help="Training config YAML whose dataset_mixer lists the training datasets.",
 )
-@_option("dataset", multiple=True, help="Test dataset (file, folder or cached Hub id); default: every registry task.")
-@_option("split", default="test", show_default=True, help="Split of the test datasets.")
-@_option("field", multiple=True, help="Field(s) of the test datasets to look up.")
-@_option("task", multiple=True, help="Registry task ids to check (instead of all tasks).")
-@_option("ngram_size", type=click.IntRange(min=1), help="N-gram match of this size (default: exact match).")
-@_option("match_threshold", type=float, help="Instance score 1 above this (strictly), else 0.")
+@_option(
+    "dataset",
+    type=NAME,
+    multiple=True,
+    help="Test dataset (file, folder or cached Hub id); default: every registry task.",
+)
+@_option("split", type=NAME, default="test", show_default=True, help="Split of the test datasets.")
+@_option("field", type=NAME, multiple=True, help="Field(s) of the test datasets to look up.")
+@_option("task", type=NAME, multiple=True, help="Registry task ids to check (instead of all tasks).")
+@_option("ngram_size", type=POSITIVE_INT, help="N-gram match of this size (default: exact match).")
+@_option(
+    "match_threshold",
+    type=THRESHOLD,
+    help="Instance score 1 above this (strictly), else 0: a number in [0, 1].",
+)
 @_option(
     "index_type",
     type=click.Choice(["text", "vector"]),
@@ -247,9 +264,9 @@ def index(
     show_default=True,
     help="Search text indexes or vector (embedding) indexes.",
 )
-@_option("model", help="Model of the vector indexes (default: the index's).")
+@_option("model", type=NAME, help="Model of the vector indexes (default: the index's).")
 @_option("output_dir", type=click.Path(file_okay=False), required=True, help="Folder for the results.")
-@_option("top_k", type=click.IntRange(min=1), default=1, show_default=True, help="Matches reported per instance.")
+@_option("top_k", type=POSITIVE_INT, default=1, show_default=True, help="Matches reported per instance.")
 @_option("decontaminate", is_flag=True, help="Also write each training dataset without the matched rows.")
 @_index_dir_option
 @_backend_options
@@ -293,6 +310,7 @@ def search(
     from genbench.contamination import decontaminate as decontaminate_data
     from genbench.contamination import search as search_indexes
     from genbench.contamination.backend import SearchMode
+    from genbench.io import prepare_output_dir
 
     if not train_dataset_names and dataset_mixer_config is None:
         raise click.UsageError("Give --train_dataset_names or --dataset_mixer_config.")
@@ -305,6 +323,7 @@ def search(
         raise click.UsageError(
             f"--decontaminate after an {mode.describe()} needs --match_threshold (which scores count as a match)."
         )
+    prepare_output_dir(output_dir)  # before the search: an unwritable folder fails now, not after the work
     chosen = _chosen_backend(
         backend,
         index_dir,

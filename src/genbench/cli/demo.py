@@ -9,6 +9,8 @@ from typing import Any
 
 import click
 
+from genbench.cli.params import SEED
+
 
 def _parse_shots(ctx: click.Context, param: click.Parameter, value: str) -> list[int]:
     try:
@@ -58,7 +60,7 @@ def _format_value(value: Any) -> str:
     callback=_parse_shots,
     help="Comma-separated numbers of few-shot examples.",
 )
-@click.option("--seed", type=int, default=42, show_default=True, help="Random seed of few-shot selection.")
+@click.option("--seed", type=SEED, default=42, show_default=True, help="Random seed of few-shot selection.")
 @click.option(
     "--results-dir",
     type=click.Path(file_okay=False, path_type=Path),

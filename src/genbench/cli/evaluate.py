@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from genbench.cli._output import spinner
+from genbench.cli.params import NAME, SEED
 from genbench.errors import PredictionError
 
 if TYPE_CHECKING:
@@ -80,7 +81,13 @@ def evaluate_file(task: Task, predictions_path: str | os.PathLike[str], split: s
             f"{predictions_path}: {len(predictions)} predictions for the {len(gold)} examples of the {split!r} split "
             f"of {task.task_id!r}: give one line per example, in order."
         )
-    metrics = task.evaluate_predictions(predictions=predictions, gold=gold)
+    try:
+        metrics = task.evaluate_predictions(predictions=predictions, gold=gold)
+    except PredictionError as exc:
+        message = str(exc)
+        if str(predictions_path) in message:
+            raise
+        raise PredictionError(f"{predictions_path}: {message}") from exc
     return {"task_id": task.task_id, "split": split, "n": len(gold), "metrics": metrics}
 
 
@@ -195,7 +202,7 @@ def _print_metrics(title: str, metrics: Mapping[str, Any]) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the results as JSON (task id, split, n, metrics) to this file.",
 )
-@click.option("--split", default="test", show_default=True, help="The split the predictions are for.")
+@click.option("--split", type=NAME, default="test", show_default=True, help="The split the predictions are for.")
 @click.option(
     "--results-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -211,7 +218,7 @@ def _print_metrics(title: str, metrics: Mapping[str, Any]) -> None:
     default=None,
     help="With --results-dir: the predictions answer the N-shot prompts (test split), recorded with their prompts.",
 )
-@click.option("--seed", type=int, default=42, show_default=True, help="With --shots: the few-shot seed.")
+@click.option("--seed", type=SEED, default=42, show_default=True, help="With --shots: the few-shot seed.")
 def evaluate(
     task_id: str,
     predictions: tuple[str, ...],
@@ -236,10 +243,12 @@ def evaluate(
       genbench-cli evaluate -i arithmetic_length -p predictions.jsonl --results-dir results --model my-llm --shots 0
     """
     from genbench.cli._output import dumps
-    from genbench.io import write_text_atomic
+    from genbench.io import prepare_output_dir, write_text_atomic
     from genbench.loading import load_task
     from genbench.task import Task
 
+    if output is not None:
+        prepare_output_dir(output.parent)  # before the scoring: an unwritable location fails now
     with spinner(f"Loading task {task_id}..."):
         task = load_task(task_id)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from genbench.cli.params import POSITIVE_INT
+
 
 @click.command("rerank")
 @click.option("--task", "-i", "task_id", required=True, metavar="ID", help="The reranking task's id.")
@@ -15,8 +17,8 @@ import click
     help="A sentence-transformers CrossEncoder (local path or model id). With --bi-encoder, or when PATH is a "
     "sentence-transformers bi-encoder, a SentenceTransformer (default: the offline all-MiniLM-L6-v2).",
 )
-@click.option("--at_k", "--at-k", "at_k", type=click.IntRange(min=1), default=None, help="Cut-off of MRR and NDCG.")
-@click.option("--batch-size", type=click.IntRange(min=1), default=64, show_default=True, help="Model batch size.")
+@click.option("--at_k", "--at-k", "at_k", type=POSITIVE_INT, default=None, help="Cut-off of MRR and NDCG.")
+@click.option("--batch-size", type=POSITIVE_INT, default=64, show_default=True, help="Model batch size.")
 @click.option("--bi-encoder", is_flag=True, help="Score (query, document) by cosine similarity of a bi-encoder.")
 def rerank(task_id: str, model: str | None, at_k: int | None, batch_size: int, bi_encoder: bool) -> None:
     """Rerank the test set of a reranking task and print MAP, MRR@k and NDCG@k (Base -> Reranked).

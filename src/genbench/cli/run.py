@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from genbench.cli.params import SEED
+
 
 def _shot_list(value: str) -> list[int]:
     try:
@@ -28,7 +30,7 @@ def _shot_list(value: str) -> list[int]:
 @click.option("--model-args", default="", metavar="K=V,...", help="Model arguments, e.g. dtype=float16,batch_size=8.")
 @click.option("--tasks", "tasks", required=True, metavar="ID[,ID...]|all", help="Task ids, or 'all'.")
 @click.option("--shots", default="0", show_default=True, metavar="N[,N...]", help="Numbers of few-shot examples.")
-@click.option("--seed", type=int, default=42, show_default=True, help="Seeds shots, choice order and the bootstrap.")
+@click.option("--seed", type=SEED, default=42, show_default=True, help="Seeds shots, choice order and the bootstrap.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Run only the first N test examples.")
 @click.option("--max-new-tokens", type=click.IntRange(min=1), default=128, show_default=True, help="Generation limit.")
 @click.option(

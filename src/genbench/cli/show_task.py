@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from genbench.cli._output import spinner
+from genbench.cli.params import COUNT, SEED
 
 if TYPE_CHECKING:
     from genbench.config.schema import TaskConfig
@@ -124,12 +125,12 @@ def _print_task(task: Task, shots: int, seed: int, *, heading: str) -> None:
 @click.option("-i", "--id", "task_id", required=True, metavar="ID", help="Task id: 'id' or 'id:subtask'.")
 @click.option(
     "--shots",
-    type=click.IntRange(min=0),
+    type=COUNT,
     default=3,
     show_default=True,
     help="Number of shots of the few-shot example prompt (0: zero-shot only).",
 )
-@click.option("--seed", type=int, default=42, show_default=True, help="Random seed of the few-shot selection.")
+@click.option("--seed", type=SEED, default=42, show_default=True, help="Random seed of the few-shot selection.")
 def show_task(task_id: str, shots: int, seed: int) -> None:
     """Show a task: its config summary, split sizes and an example prompt (0-shot and k-shot) with its target.
 

@@ -10,6 +10,8 @@ from typing import Any
 
 import click
 
+from genbench.cli.params import FiniteFloatRange
+
 # genbench.testing.runner.DEFAULT_TIMEOUT, repeated so that `genbench-cli --help` does not import the suite (a test
 # checks that the two agree).
 DEFAULT_TIMEOUT = 1800.0
@@ -142,7 +144,7 @@ def print_report(report: Any, console: Any, *, debug: bool = False) -> None:
 )
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloatRange(min=0, min_open=True),
     default=DEFAULT_TIMEOUT,
     show_default=True,
     metavar="SECONDS",

@@ -111,6 +111,8 @@ def build_index(
     spec = UnitSpec(messages_field, query_filter, query_field, text_field)
     options = {"shard_rows": shard_rows} if shard_rows is not None else {}
     chosen = _backend(backend, index_dir, backend_options, **options)
+    if max_batch_tokens < 1:
+        raise ContaminationError(f"max_batch_tokens must be at least 1, got {max_batch_tokens}.")
     if any(n < 1 for n in ngram_sizes):
         raise ContaminationError(f"N-gram sizes must be at least 1, got {list(ngram_sizes)}.")
     if ngram_sizes and index_type != "text":

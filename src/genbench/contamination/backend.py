@@ -14,6 +14,8 @@ are the same.
 
 from __future__ import annotations
 
+import math
+import numbers
 import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -50,6 +52,27 @@ def default_index_dir() -> Path:
     return Path(platformdirs.user_data_dir("genbench")) / "contamination"
 
 
+def check_threshold(value: object) -> float:
+    """A match threshold as a float, checked: a finite number in ``[0, 1]`` (scores are fractions or cosines).
+
+    Raises:
+        ContaminationError: ``value`` is not a number, is NaN or infinite, or lies outside ``[0, 1]``.
+
+    >>> check_threshold(0.5)
+    0.5
+    >>> check_threshold(float("nan"))
+    Traceback (most recent call last):
+    ...
+    genbench.contamination.errors.ContaminationError: --match_threshold must be a number in [0, 1], got nan.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ContaminationError(f"--match_threshold must be a number in [0, 1], got {value!r}.")
+    threshold = float(value)
+    if not (math.isfinite(threshold) and 0.0 <= threshold <= 1.0):
+        raise ContaminationError(f"--match_threshold must be a number in [0, 1], got {threshold!r}.")
+    return threshold
+
+
 @dataclass(frozen=True)
 class SearchMode:
     """How test instances are matched.
@@ -78,10 +101,13 @@ class SearchMode:
         """The mode for these options, checked.
 
         Raises:
-            ContaminationError: an unknown index type, an n-gram size below 1, or an n-gram size with a vector index.
+            ContaminationError: an unknown index type, a threshold that is not a number in ``[0, 1]`` (NaN, inf),
+                an n-gram size below 1, or an n-gram size with a vector index.
         """
         if index_type not in INDEX_TYPES:
             raise ContaminationError(f"Unknown index type {index_type!r}: use one of {', '.join(INDEX_TYPES)}.")
+        if match_threshold is not None:
+            match_threshold = check_threshold(match_threshold)
         if index_type == "vector":
             if ngram_size is not None:
                 raise ContaminationError("--ngram_size applies to text indexes, not to vector (embedding) indexes.")

@@ -17,7 +17,7 @@ import numpy as np
 
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.sources import _safe, iter_rows_json, load_training_dataset
-from genbench.io import atomic_open
+from genbench.io import atomic_open, prepare_output_dir
 
 if TYPE_CHECKING:
     from genbench.contamination.api import ContaminationReport
@@ -56,7 +56,7 @@ def result_file_name(result: SearchResult) -> str:
 
 def write_report(report: ContaminationReport, output_dir: Path) -> list[Path]:
     """Write the report's files into ``output_dir``; returns their paths."""
-    output_dir.mkdir(parents=True, exist_ok=True)
+    prepare_output_dir(output_dir)
     written = []
     used: set[str] = set()
     files: dict[int, str] = {}
@@ -236,7 +236,7 @@ def write_decontaminated(
     total = loaded.num_rows
     remove = np.zeros(total, dtype=bool)
     remove[removed_rows.astype(np.int64)] = True
-    output_dir.mkdir(parents=True, exist_ok=True)
+    prepare_output_dir(output_dir)
     output = output_dir / f"{dataset_file_stem(manifest['name'])}_decontaminated.jsonl"
     kept = 0
     with atomic_open(output) as handle:

@@ -197,8 +197,11 @@ def load_training_dataset(name: str, split: str = "train") -> LoadedDataset:
 
 def _read_file(path: Path, kind: str, split: str) -> tuple[pa.Table, str]:
     """The file's rows as an Arrow table, and the file's SHA-256."""
+    from genbench.data.jsonl import NON_OBJECT_LINE
+
     digest = hashlib.sha256()
     lines, last = 0, b"\n"
+    objects_only, line_start = True, b""
     try:
         # One streaming pass for the fingerprint and the line count; the parsers read the file themselves, so
         # its bytes are never all in memory next to the table.
@@ -207,6 +210,12 @@ def _read_file(path: Path, kind: str, split: str) -> tuple[pa.Table, str]:
                 digest.update(block)
                 lines += block.count(b"\n")
                 last = block[-1:]
+                if objects_only and kind != "parquet":
+                    # Does every line start an object (see NON_OBJECT_LINE)? The start of a line cut by the block
+                    # boundary is carried over, so that `^` only ever matches real line starts.
+                    text = line_start + block
+                    objects_only = NON_OBJECT_LINE.search(text) is None
+                    line_start = text[text.rfind(b"\n") + 1 :][:1024]
     except OSError as exc:
         raise ContaminationError(f"Could not read {path}: {exc}") from exc
     if last != b"\n":
@@ -215,7 +224,7 @@ def _read_file(path: Path, kind: str, split: str) -> tuple[pa.Table, str]:
         import pyarrow.parquet as pq
 
         return pq.read_table(path), digest.hexdigest()
-    table = _read_jsonl_fast(path, lines)
+    table = _read_jsonl_fast(path, lines) if objects_only else None
     if table is None:
         # Anything unusual (blank lines, a line with several objects, bad JSON or UTF-8): the careful reader, which
         # also names the offending line in its errors.
@@ -352,9 +361,15 @@ def check_unit_spec(loaded: LoadedDataset, spec: UnitSpec) -> None:
         raise ContaminationError(
             f"The dataset {loaded.name!r} has no field {field!r}; its fields are {columns}{hint}."
         )
-    if spec.text_field is not None:
-        return
     column_type = schema.field(field).type
+    if spec.text_field is not None:
+        if not _is_text_type(column_type):
+            raise ContaminationError(
+                f"The field {field!r} of {loaded.name!r} holds {column_type}: --text_field takes a field of texts "
+                "(or numbers), or of lists of texts joined with spaces; nested lists and objects cannot be indexed. "
+                "For chat messages use --messages_field."
+            )
+        return
     if not (pa.types.is_list(column_type) or pa.types.is_large_list(column_type)) or not pa.types.is_struct(
         column_type.value_type
     ):
@@ -369,6 +384,20 @@ def check_unit_spec(loaded: LoadedDataset, spec: UnitSpec) -> None:
             raise ContaminationError(
                 f"The messages in {field!r} of {loaded.name!r} have no key {key!r}; their keys are {keys}."
             )
+
+
+def _is_text_type(column_type: pa.DataType) -> bool:
+    """Whether a column of this type gives one text per row: strings or scalars, or lists of those."""
+    import pyarrow as pa
+
+    if pa.types.is_list(column_type) or pa.types.is_large_list(column_type):
+        column_type = column_type.value_type
+    return not (
+        pa.types.is_nested(column_type)
+        or pa.types.is_dictionary(column_type)
+        or pa.types.is_binary(column_type)
+        or pa.types.is_large_binary(column_type)
+    )
 
 
 def iter_unit_batches(

@@ -372,7 +372,12 @@ def _resolve_local(raw: str, base_dir: Path, uri: str, field: str | None) -> Pat
                 "paths must stay inside the task directory. Use an absolute path or a file:// URI for data stored "
                 "elsewhere."
             )
-    if not path.exists():
+    try:
+        exists = path.exists()
+    except OSError as exc:  # e.g. a name longer than the file system allows
+        shown = uri if len(uri) <= 200 else uri[:200] + "..."
+        raise DataLoadError(f"{where}data path {shown!r} cannot be used: {exc.strerror or exc}.") from None
+    if not exists:
         origin = f" (from {uri!r})" if str(path) != uri else ""
         fix = (
             f"relative paths resolve against the task directory {base_dir.resolve()}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 _BLOCK_BYTES = 1 << 20
+NON_OBJECT_LINE = re.compile(rb"^[ \t\r\f\v]*[^{\s]", re.MULTILINE)
+"""A line whose first character (after spaces) does not open an object: such files must not reach pyarrow's reader
+(it crashes the process on a first line ``null``)."""
 # Part of the fingerprint, so a change in how files are parsed never reuses a stale `datasets` cache entry.
 _FINGERPRINT_VERSION = b"genbench-jsonl-1\0"
 
@@ -80,6 +84,9 @@ def read_jsonl(path: str | os.PathLike[str], *, split: str) -> datasets.Dataset:
         raise DataLoadError(f"{path}: no examples (the file is empty or has only blank lines).")
     if table.num_columns == 0:
         raise DataLoadError(f"{path}: the examples have no fields (every line is {{}}).")
+    bad_name = next((name for name in table.column_names if "\0" in name), None)
+    if bad_name is not None:  # datasets cuts such a name at the NUL and then fails with a cast error
+        raise DataLoadError(f"{path}: the field name {bad_name!r} contains a NUL character; rename the field.")
     return _to_dataset(table, split=split, fingerprint=hashlib.sha256(_FINGERPRINT_VERSION + data).hexdigest()[:16])
 
 
@@ -138,7 +145,7 @@ def iter_json_objects(
     For record files a person writes (predictions, qrels); :func:`read_jsonl` is the fast path for datasets.
 
     Raises:
-        error: a line is not valid JSON or not an object, naming the file, the line and the column.
+        error: a line is not UTF-8, not valid JSON or not an object, naming the file, the line and the column.
 
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "rows.jsonl"
@@ -150,8 +157,15 @@ def iter_json_objects(
     ...
     genbench.errors.DataLoadError: ...rows.jsonl:3: expected a JSON object, got list
     """
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
+    with open(path, "rb") as handle:  # bytes, so that a non-UTF-8 line is reported with its number
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise error(
+                    f"{path}:{number}: not UTF-8 text ({exc.reason} at byte {exc.start + 1} of the line): "
+                    "save the file as UTF-8"
+                ) from None
             if not line.strip():
                 continue
             try:
@@ -168,6 +182,10 @@ def _parse_with_arrow(data: bytes) -> pa.Table | None:
     import pyarrow as pa
     import pyarrow.json as paj
 
+    # pyarrow's reader kills the process (segmentation fault, pyarrow 26) on a file whose first line is `null`, and
+    # reads a later `null` line as a row of nulls: only files whose every line starts an object go to it.
+    if NON_OBJECT_LINE.search(data):
+        return None
     block_size = _BLOCK_BYTES
     while True:
         try:
@@ -181,6 +199,12 @@ def _parse_with_arrow(data: bytes) -> pa.Table | None:
             return None
     # pyarrow also accepts several objects on one line ("{...}{...}"), which is not JSONL: check the count.
     if table.num_rows != sum(map(bool, map(bytes.strip, data.split(b"\n")))):
+        return None
+    try:
+        # The reader can build an invalid table (a list of strings starting with null: `[null, "b"]` gives list
+        # offsets past the values), which fails later, far from here.
+        table.validate(full=True)
+    except (pa.ArrowInvalid, pa.ArrowIndexError):
         return None
     return table
 

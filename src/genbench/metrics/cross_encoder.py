@@ -16,6 +16,7 @@ One metric core serves them and the evaluators: :mod:`genbench.reranking`.
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 from typing import Any
@@ -34,6 +35,28 @@ def _is_number(value: Any) -> bool:
 
 def _is_number_list(value: Any) -> bool:
     return isinstance(value, (list, tuple)) and all(_is_number(item) for item in value)
+
+
+def check_no_nan(targets: Sequence[Any]) -> None:
+    """No prediction is or contains NaN (JSON files may spell it ``NaN``): NaN cannot be ranked or correlated.
+
+    Raises:
+        PredictionError: naming the first prediction with a NaN.
+
+    >>> check_no_nan([[0.5, 0.1], [0.2, float("nan")]])
+    Traceback (most recent call last):
+    ...
+    genbench.errors.PredictionError: predictions[1]['target'] contains NaN: every score must be a number (NaN \
+cannot be ranked); a model that outputs NaN is broken
+    """
+    for index, target in enumerate(targets):
+        values = target if isinstance(target, (list, tuple)) else [target]
+        if any(isinstance(value, float) and math.isnan(value) for value in values):
+            what = "contains NaN" if isinstance(target, (list, tuple)) else "is NaN"
+            raise PredictionError(
+                f"predictions[{index}]['target'] {what}: every score must be a number (NaN cannot be ranked); "
+                "a model that outputs NaN is broken"
+            )
 
 
 def _kind(value: Any) -> str:
@@ -63,7 +86,17 @@ def check_reranking_scores(targets: Sequence[Any], target_options: Sequence[Any]
     """
     if target_options is None:
         raise PredictionError("The gold set has no target_options column: a reranking task needs the candidates")
+    check_no_nan(targets)
     for index, (target, options) in enumerate(zip(targets, target_options, strict=True)):
+        if not isinstance(options, (list, tuple)):
+            raise PredictionError(
+                f"gold[{index}] target_options is {_kind(options)}, expected the list of candidate documents"
+            )
+        bad = next((number for number, option in enumerate(options) if not isinstance(option, str)), None)
+        if bad is not None:
+            raise PredictionError(
+                f"gold[{index}] target_options[{bad}] is {_kind(options[bad])}, expected a document (str)"
+            )
         if not _is_number_list(target):
             raise PredictionError(
                 f"predictions[{index}]['target'] is {_kind(target)}, expected a list of numbers (one score per "
@@ -135,6 +168,7 @@ def classification_metrics(targets: Sequence[Any], gold_targets: Sequence[Any]) 
                 f"predictions[{first}]['target'] has {len(targets[first])} logits, predictions[0] has "
                 f"{len(targets[0])}: every prediction needs one logit per class"
             )
+    check_no_nan(targets)
     bad_gold = next((i for i, g in enumerate(gold_targets) if not isinstance(g, int) or isinstance(g, bool)), None)
     if bad_gold is not None:
         raise PredictionError(f"gold[{bad_gold}] target is {_kind(gold_targets[bad_gold])}, expected an int label")
@@ -150,6 +184,7 @@ def correlation_scores(targets: Sequence[Any], gold_targets: Sequence[Any]) -> d
     bad = next((i for i, t in enumerate(targets) if not _is_number(t)), None)
     if bad is not None:
         raise PredictionError(f"predictions[{bad}]['target'] is {_kind(targets[bad])}, expected a number")
+    check_no_nan(targets)
     bad_gold = next((i for i, g in enumerate(gold_targets) if not _is_number(g)), None)
     if bad_gold is not None:
         raise PredictionError(f"gold[{bad_gold}] target is {_kind(gold_targets[bad_gold])}, expected a number")

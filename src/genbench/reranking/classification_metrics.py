@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from genbench.reranking.ranking_metrics import ranking_metrics_per_query
+from genbench.reranking.ranking_metrics import check_no_nan, ranking_metrics_per_query
 
 __all__ = [
     "average_precision",
@@ -40,8 +40,8 @@ def _binary_inputs(scores: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"got {scores_array.shape[0]} scores but {labels_array.shape[0]} labels")
     if scores_array.dtype.kind not in "iuf":
         raise ValueError(f"scores must be numeric, got dtype {scores_array.dtype}")
-    if scores_array.dtype.kind == "f" and np.isnan(scores_array).any():
-        raise ValueError("scores contain NaN")
+    if scores_array.dtype.kind == "f":
+        check_no_nan(scores_array)
     if labels_array.dtype != bool and not np.isin(labels_array, (0, 1)).all():
         bad = sorted({v for v in labels_array.tolist() if v not in (0, 1)})[:5]
         raise ValueError(f"binary labels must be 0 or 1, got {bad}")

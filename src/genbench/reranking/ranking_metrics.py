@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from genbench.errors import MetricError
+
 __all__ = ["pad_ragged", "ranking_metrics", "ranking_metrics_per_query"]
 
 
@@ -173,12 +175,32 @@ def _to_padded(scores: Any, labels: Any, mask: Any) -> tuple[np.ndarray, np.ndar
     valid = np.arange(scores2d.shape[1]) < lengths[:, None]
     if scores2d.dtype.kind not in "biuf":
         raise ValueError(f"scores must be numeric, got dtype {scores2d.dtype}")
-    if scores2d.dtype.kind == "f" and np.isnan(scores2d[valid]).any():
-        raise ValueError("scores contain NaN")
+    if scores2d.dtype.kind == "f":
+        check_no_nan(scores2d[valid])
     label_values = labels2d[valid]
     if label_values.dtype != bool and not np.isin(label_values, (0, 1)).all():
         raise ValueError("labels must be 0/1 (or booleans)")
     return scores2d, (labels2d.astype(bool) & valid), lengths
+
+
+def check_no_nan(scores: np.ndarray) -> None:
+    """Raise a :class:`~genbench.errors.MetricError` (a ``ValueError``) when float ``scores`` contain NaN.
+
+    NaN cannot be ranked (numpy sorts it last, sklearn refuses it), and a model that outputs it is broken.
+
+    >>> check_no_nan(np.array([0.5, np.nan, np.nan]))
+    Traceback (most recent call last):
+    ...
+    genbench.errors.MetricError: scores contain NaN (2 of 3 scores, the first at position 1): NaN cannot be ranked; \
+a model that outputs NaN is broken (check its weights, dtype and inputs)
+    """
+    nan = np.isnan(scores)
+    if nan.any():
+        raise MetricError(
+            f"scores contain NaN ({int(nan.sum())} of {nan.size} scores, the first at position "
+            f"{int(np.flatnonzero(nan.ravel())[0])}): NaN cannot be ranked; a model that outputs NaN is broken "
+            "(check its weights, dtype and inputs)"
+        )
 
 
 def _descending_order(scores2d: np.ndarray, lengths: np.ndarray) -> np.ndarray:

@@ -22,12 +22,15 @@ but sits at no rank. Base and reranked metrics are then measured against all pos
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import gc
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
-from genbench.reranking.ranking_metrics import _check_at_k, _compute
+from genbench.reranking.ranking_metrics import _check_at_k, _compute, check_no_nan
 
 __all__ = ["RerankingSamples"]
 
@@ -72,10 +75,33 @@ def _validate(index: int, sample: Any) -> tuple[Any, list, list | None, list | N
     if has_negative and not others and not positive:
         raise ValueError(f"{where}: 'positive' and 'negative' are both empty lists, so there is nothing to rank")
     for name, documents in (("positive", positive), (key, others)):
-        for position, document in enumerate(documents):
-            if document is None:
-                raise ValueError(f"{where}[{name!r}][{position}] is None")
+        if None in documents:  # one C-level scan; the position is looked up only for the message
+            position = next(position for position, document in enumerate(documents) if document is None)
+            raise ValueError(f"{where}[{name!r}][{position}] is None")
     return query, positive, (others if has_negative else None), (others if has_documents else None)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building many small acyclic containers.
+
+    A million ``[query, document]`` lists trigger repeated collections that scan every list built so far and find
+    nothing to free (the lists hold only the caller's documents, so no cycle can form): measured at 10k samples x
+    100 candidates, 0.6 s of collector time for 0.1 s of building the pairs, and half of the construction time of
+    the samples' candidate and label lists. Reference counting still frees everything as usual.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _flat(rows: list[list[int]], total: int, dtype: Any) -> np.ndarray:
+    """The rows concatenated into one array (in C, without a Python-level loop over the values)."""
+    return np.fromiter(itertools.chain.from_iterable(rows), dtype=dtype, count=total)
 
 
 def _padded(flat: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -136,51 +162,51 @@ class RerankingSamples:
         total_relevant: list[int] = []
         base_labels: list[list[int]] = []
         base_total_relevant: list[int] = []
-        for index, sample in enumerate(self.samples):
-            query, positive, negative, documents = _validate(index, sample)
-            if documents is not None:
-                in_documents = [int(document in positive) for document in documents]
-                missing = sum(1 for document in positive if document not in documents)
-                ranked = list(in_documents)
-                if penalize_missing_positives:
-                    base_total_relevant.append(sum(ranked) + missing)
-                else:
-                    if sum(ranked) > 0:
-                        # sentence-transformers ranks the missing positives below every document.
-                        ranked += [1] * (len(positive) - sum(ranked))
-                    base_total_relevant.append(sum(ranked))
-                base_labels.append(ranked)
+        # The loop builds a few acyclic lists per sample; see _collector_paused for why the collector waits.
+        with _collector_paused():
+            for index, sample in enumerate(self.samples):
+                query, positive, negative, documents = _validate(index, sample)
+                if documents is not None:
+                    in_documents = [int(document in positive) for document in documents]
+                    missing = sum(1 for document in positive if document not in documents)
+                    ranked = list(in_documents)
+                    if penalize_missing_positives:
+                        base_total_relevant.append(sum(ranked) + missing)
+                    else:
+                        if sum(ranked) > 0:
+                            # sentence-transformers ranks the missing positives below every document.
+                            ranked += [1] * (len(positive) - sum(ranked))
+                        base_total_relevant.append(sum(ranked))
+                    base_labels.append(ranked)
 
-                if always_rerank_positives:
-                    docs = positive + [document for document in documents if document not in positive]
-                    is_relevant = [1] * len(positive) + [0] * (len(docs) - len(positive))
-                    relevant = len(positive)
+                    if always_rerank_positives:
+                        docs = positive + [document for document in documents if document not in positive]
+                        is_relevant = [1] * len(positive) + [0] * (len(docs) - len(positive))
+                        relevant = len(positive)
+                    else:
+                        docs = documents
+                        is_relevant = in_documents
+                        relevant = sum(in_documents) + (missing if penalize_missing_positives else 0)
                 else:
-                    docs = documents
-                    is_relevant = in_documents
-                    relevant = sum(in_documents) + (missing if penalize_missing_positives else 0)
-            else:
-                negative = negative or []
-                docs = positive + negative
-                is_relevant = [1] * len(positive) + [0] * len(negative)
-                relevant = len(positive)
-            self.queries.append(query)
-            self.candidates.append(docs)
-            labels.append(is_relevant)
-            total_relevant.append(relevant)
-            self.num_positives.append(len(positive))
-            self.num_negatives.append(len(is_relevant) - sum(is_relevant))
+                    negative = negative or []
+                    docs = positive + negative
+                    is_relevant = [1] * len(positive) + [0] * len(negative)
+                    relevant = len(positive)
+                self.queries.append(query)
+                self.candidates.append(docs)
+                labels.append(is_relevant)
+                total_relevant.append(relevant)
+                self.num_positives.append(len(positive))
+                self.num_negatives.append(len(is_relevant) - sum(is_relevant))
 
         # Samples without a relevant candidate are not scored (all their metrics are 0).
-        self.scored = np.array([sum(row) > 0 for row in labels], dtype=bool)
+        self.scored = np.array(self.num_negatives, dtype=np.intp) < np.array([len(row) for row in labels])
         self._lengths = np.array([len(row) for row in labels], dtype=np.intp) * self.scored
-        self._labels = _padded(
-            np.array([v for row, keep in zip(labels, self.scored, strict=True) if keep for v in row], dtype=bool),
-            self._lengths,
-        )
+        scored_rows = [row for row, keep in zip(labels, self.scored.tolist(), strict=True) if keep]
+        self._labels = _padded(_flat(scored_rows, int(self._lengths.sum()), bool), self._lengths)
         self._total_relevant = np.where(self.scored, np.array(total_relevant, dtype=np.float64), 0.0)
         self._base_lengths = np.array([len(row) for row in base_labels], dtype=np.intp)
-        self._base_labels = _padded(np.array([v for row in base_labels for v in row], dtype=bool), self._base_lengths)
+        self._base_labels = _padded(_flat(base_labels, int(self._base_lengths.sum()), bool), self._base_lengths)
         self._base_total_relevant = np.array(base_total_relevant, dtype=np.float64)
         self._base_cache: dict[int, dict[str, float]] = {}
 
@@ -191,13 +217,18 @@ class RerankingSamples:
 
     @property
     def pairs(self) -> list[list[Any]]:
-        """The ``[query, document]`` pairs to score: the candidates of every sample that has a relevant one."""
-        return [
-            [query, document]
-            for query, documents, keep in zip(self.queries, self.candidates, self.scored, strict=True)
-            if keep
-            for document in documents
-        ]
+        """The ``[query, document]`` pairs to score: the candidates of every sample that has a relevant one.
+
+        Built anew on each access (a million pairs take about 0.1 s), so that they are not kept alive with the
+        samples.
+        """
+        with _collector_paused():
+            return [
+                [query, document]
+                for query, documents, keep in zip(self.queries, self.candidates, self.scored.tolist(), strict=True)
+                if keep
+                for document in documents
+            ]
 
     def _flat_scores(self, scores: Any) -> np.ndarray:
         expected = int(self._lengths.sum())
@@ -220,8 +251,8 @@ class RerankingSamples:
             raise ValueError(f"expected {expected} scores, one per pair in `pairs`, got shape {flat.shape}")
         if flat.dtype.kind not in "iuf":
             raise ValueError(f"scores must be numeric, got dtype {flat.dtype}")
-        if flat.dtype.kind == "f" and np.isnan(flat).any():
-            raise ValueError("scores contain NaN")
+        if flat.dtype.kind == "f":
+            check_no_nan(flat)
         return flat
 
     def per_query_metrics(self, scores: Any, at_k: int = 10) -> dict[str, np.ndarray]:

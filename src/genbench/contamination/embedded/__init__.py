@@ -17,6 +17,7 @@ from genbench.contamination.embedded.store import FORMAT_VERSION, read_manifest,
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.sources import LoadedDataset, UnitSpec, filter_values_seen, index_name, is_local
 from genbench.contamination.sources import _safe as _safe_name
+from genbench.io import prepare_output_dir
 
 SHARD_ROWS = 50_000
 """Rows per build shard: the unit of checkpointing (a stopped build redoes at most one shard)."""
@@ -66,7 +67,7 @@ class EmbeddedBackend(IndexBackend):
         progress: bool = False,
     ) -> dict[str, Any]:
         name = self.index_name(dataset.name, index_type, model)
-        self.index_dir.mkdir(parents=True, exist_ok=True)
+        prepare_output_dir(self.index_dir)
         settings: dict[str, Any] = {
             "format_version": FORMAT_VERSION,
             "index_type": index_type,

@@ -3,7 +3,8 @@
 An index is built in ``<index dir>/.<name>.partial/``: ``build.json`` records what is being built (source
 fingerprint, unit settings, analyzer or model, shard size), and each shard of rows is written to a temporary folder
 renamed to ``shard-NNNNNN`` when complete. A build that stops (crash, Ctrl-C) resumes from the completed shards when
-run again with the same settings; with other settings it starts over. The shards are then merged into a staging
+run again with the same settings; with other settings it starts over. A build holds the index's lock, and removes
+the temporaries that killed builds left (:mod:`.leftovers`). The shards are then merged into a staging
 folder with ``manifest.json``, which replaces ``<index dir>/<name>/`` by a rename: readers see the old index or the
 new one, never a mix.
 """
@@ -21,6 +22,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from genbench.contamination.embedded.leftovers import build_lock, remove_stale_index_leftovers
 from genbench.contamination.sources import LoadedDataset, UnitBatch, UnitSpec, iter_unit_batches
 from genbench.io import write_text_atomic
 
@@ -70,8 +72,40 @@ def run_build(
 ) -> dict[str, Any]:
     """Build the index ``name`` (or return the manifest of an up-to-date one); returns its manifest.
 
-    ``check`` sees the counts before the index is put in place; an error it raises discards the build.
+    ``check`` sees the counts before the index is put in place; an error it raises discards the build. The build
+    holds the index's lock and first removes what stopped builds left behind (see :mod:`.leftovers`).
     """
+    with build_lock(index_dir, name):
+        remove_stale_index_leftovers(index_dir, name)
+        return _build_locked(
+            index_dir,
+            name,
+            settings,
+            manifest_fields,
+            loaded,
+            spec,
+            builder,
+            shard_rows=shard_rows,
+            rebuild=rebuild,
+            progress=progress,
+            check=check,
+        )
+
+
+def _build_locked(
+    index_dir: Path,
+    name: str,
+    settings: dict[str, Any],
+    manifest_fields: dict[str, Any],
+    loaded: LoadedDataset,
+    spec: UnitSpec,
+    builder: ShardBuilder,
+    *,
+    shard_rows: int,
+    rebuild: bool,
+    progress: bool,
+    check: Callable[[dict[str, Any]], None] | None,
+) -> dict[str, Any]:
     final = index_dir / name
     existing = read_manifest(final)
     if existing is not None and not rebuild and existing.get("build_settings") == settings:

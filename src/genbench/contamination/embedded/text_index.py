@@ -120,16 +120,22 @@ class TextIndex(Index):
         return self._vocabulary
 
     def _words(self, ids: np.ndarray) -> str:
-        words = self.vocabulary.words
-        return " ".join(words[i] for i in ids.tolist())
+        return " ".join(map(self.vocabulary.words.__getitem__, ids.tolist()))
 
     def table(self, n: int) -> NgramTable:
         """The n-gram table for ``n``, built and stored on first use."""
         if n not in self._tables:
             path = table_dir(self.path, n)
             if not NgramTable.usable(path, len(self.tokens), self.hash_bits):
-                build_table(self.path, self.tokens, np.asarray(self.offsets), n, hash_bits=self.hash_bits)
-                self._record_table(n)
+                from genbench.contamination.embedded.leftovers import build_lock, remove_stale_table_leftovers
+
+                path.parent.mkdir(parents=True, exist_ok=True)
+                with build_lock(path.parent, path.name):
+                    remove_stale_table_leftovers(path.parent, n)
+                    # Another process may have built it while this one waited for the lock.
+                    if not NgramTable.usable(path, len(self.tokens), self.hash_bits):
+                        build_table(self.path, self.tokens, np.asarray(self.offsets), n, hash_bits=self.hash_bits)
+                        self._record_table(n)
             self._tables[n] = NgramTable(path, self.tokens)
         return self._tables[n]
 

@@ -67,9 +67,10 @@ class Vocabulary:
 
     def extend(self, words: Iterable[str]) -> None:
         """Add tokens (in id order) that are known to be new."""
-        for word in words:
-            self.ids[word] = len(self.words)
-            self.words.append(word)
+        added = list(words)
+        first = len(self.words)
+        self.ids.update(zip(added, range(first, first + len(added)), strict=True))
+        self.words.extend(added)
 
     def _id(self, word: str, grow: bool) -> int:
         found = self.ids.get(word)
