@@ -23,6 +23,8 @@ FEATURES: dict[str, str] = {
     "evaluate_clean_and_all": "genbench.contamination.tasks:evaluate_task_clean_and_all",
     "evaluate_cross_encoder": "genbench.reranking.tasks:task_cross_encoder_scores",
     "run_model": "genbench.runs.execute:run_model_on_task",
+    "html_card": "genbench.display.card:task_card_html",
+    "task_dict_html_card": "genbench.display.card:task_dict_card_html",
     # Not features of one task but late-bound entry points of the layers above, for the original API's methods:
     # where a task id's directory is (Task.task_dir), and the config loader (TaskConfig.from_jsonnet; the loader
     # imports the schema).

@@ -352,5 +352,12 @@ class Task(TaskInterface):
 
         return feature("run_model")(self, model, **options)
 
+    def _repr_html_(self) -> str:
+        """The task's card in Jupyter (see :func:`genbench.display.task_card_html`); it loads no data."""
+        from genbench.features import feature
+
+        card: str = feature("html_card")(self)
+        return card
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(task_id={self.task_id!r}, task_type={self.config.task_type.value!r})"

@@ -111,5 +111,12 @@ class TaskDict(OrderedDict):
             return self[name]
         raise AttributeError(f"{type(self).__name__} has no attribute or subtask {name!r}")
 
+    def _repr_html_(self) -> str:
+        """The card of the task and its subtasks in Jupyter (see :func:`genbench.display.task_dict_card_html`)."""
+        from genbench.features import feature
+
+        card: str = feature("task_dict_html_card")(self)
+        return card
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(task_id={getattr(self, '_task_id', None)!r}, subtasks={list(self)})"

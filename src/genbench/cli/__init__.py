@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "data": ("genbench.cli.data", "data"),
     "demo": ("genbench.cli.demo", "demo"),
     "evaluate": ("genbench.cli.evaluate", "evaluate"),
+    "leaderboard": ("genbench.cli.leaderboard", "leaderboard"),
     "list-tasks": ("genbench.cli.list_tasks", "list_tasks"),
     "rerank": ("genbench.cli.rerank", "rerank"),
     "run": ("genbench.cli.run", "run"),

@@ -1,0 +1,12 @@
+"""Seeing tasks in notebooks: HTML cards of tasks (``Task._repr_html_``) and progress-bar settings.
+
+The cards are reached from :class:`~genbench.Task` through the feature seam (``genbench.features``), so ``task.py``
+does not import this package.
+"""
+
+from __future__ import annotations
+
+from genbench.display.card import task_card_html, task_dict_card_html
+from genbench.display.progress import progress_bars
+
+__all__ = ["progress_bars", "task_card_html", "task_dict_card_html"]
