@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import time
 import warnings
 from collections import OrderedDict
@@ -23,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from genbench.api import DatasetSplit, PreparationStrategy, TaskType
-from genbench.io import prepare_output_dir, write_json_atomic
+from genbench.io import prepare_output_dir, to_jsonable, write_json_atomic
 
 if TYPE_CHECKING:
     from genbench.task import Task
@@ -74,26 +73,6 @@ def config_fingerprint(config: Any) -> str:
     document = config.model_dump(mode="json") if hasattr(config, "model_dump") else config
     canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-
-def to_jsonable(value: Any) -> Any:
-    """Metric values as plain JSON: numpy scalars and arrays unwrapped, non-finite floats as None.
-
-    >>> import numpy as np
-    >>> to_jsonable({"a": np.float64(0.5), "b": [np.int64(2), float("nan")]})
-    {'a': 0.5, 'b': [2, None]}
-    """
-    if isinstance(value, Mapping):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_jsonable(v) for v in value]
-    if hasattr(value, "tolist") and callable(value.tolist):  # numpy scalars and arrays
-        return to_jsonable(value.tolist())
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    return str(value)
 
 
 def demo_task_ids() -> list[str]:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -93,3 +94,24 @@ def write_json_atomic(path: str | Path, document: Any, *, indent: int = 2) -> No
     with atomic_open(path) as handle:
         json.dump(document, handle, indent=indent, ensure_ascii=False, allow_nan=False)
         handle.write("\n")
+
+
+def to_jsonable(value: Any) -> Any:
+    """Metric values as plain strict JSON: mappings and tuples converted, numpy scalars and arrays unwrapped,
+    non-finite floats as ``None``, anything else as its string.
+
+    >>> import numpy as np
+    >>> to_jsonable({"a": np.float64(0.5), "b": [np.int64(2), float("nan")], "c": np.array([1, 2])})
+    {'a': 0.5, 'b': [2, None], 'c': [1, 2]}
+    """
+    if isinstance(value, Mapping):
+        return {str(key): to_jsonable(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(item) for item in value]
+    if hasattr(value, "tolist") and callable(value.tolist):  # numpy scalars and arrays
+        return to_jsonable(value.tolist())
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)

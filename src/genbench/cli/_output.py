@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from numbers import Real
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from genbench.io import to_jsonable
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -52,28 +53,6 @@ def format_value(value: Any) -> str:
     if isinstance(value, bool) or not isinstance(value, Real):
         return str(value)
     return f"{float(value):.4f}"
-
-
-def to_jsonable(value: Any) -> Any:
-    """Convert metric results (numpy scalars and arrays, mappings, tuples) into plain JSON values.
-
-    Non-finite floats become ``null`` so that the output is strict JSON.
-
-    >>> import numpy as np
-    >>> to_jsonable({"a": np.float64(0.5), "b": np.array([1, 2]), "c": float("nan")})
-    {'a': 0.5, 'b': [1, 2], 'c': None}
-    """
-    if isinstance(value, Mapping):
-        return {str(key): to_jsonable(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_jsonable(item) for item in value]
-    if hasattr(value, "tolist"):  # numpy arrays and scalars
-        return to_jsonable(value.tolist())
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is None or isinstance(value, (str, bool, int, float)):
-        return value
-    return str(value)
 
 
 def dumps(value: Any) -> str:

@@ -10,13 +10,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from genbench.io import atomic_open, write_json_atomic
+from genbench.io import atomic_open, to_jsonable, write_json_atomic
 from genbench.runs.errors import ResultsFileError
 
 SCHEMA_VERSION = 1
@@ -63,26 +62,6 @@ def canonical_sha256(document: Any) -> str:
     """
     canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-
-def to_jsonable(value: Any) -> Any:
-    """Metric values as plain JSON: numpy scalars and arrays unwrapped, non-finite floats as None.
-
-    >>> import numpy as np
-    >>> to_jsonable({"a": np.float64(0.5), "b": [np.int64(2), float("nan")]})
-    {'a': 0.5, 'b': [2, None]}
-    """
-    if isinstance(value, Mapping):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_jsonable(v) for v in value]
-    if hasattr(value, "tolist") and callable(value.tolist):  # numpy scalars and arrays
-        return to_jsonable(value.tolist())
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    return str(value)
 
 
 def dataset_sha256(dataset: Iterable[Mapping[str, Any]]) -> str:
