@@ -52,3 +52,24 @@ def test_index_names_are_safe_and_distinct(tmp_path: Path):
     assert index_name("org/name with spaces") == "org__name_with_spaces"
     assert len(index_name("x" * 300)) <= 80
     assert EmbeddedBackend.index_name("org/data", "text") == "org__data.text"
+
+
+def test_line_start_check_agrees_with_the_pattern() -> None:
+    """The numpy check of line starts gives the regex's answer on every text, odd whitespace included."""
+    import random
+
+    from genbench.contamination.sources import _lines_start_objects
+    from genbench.data.jsonl import NON_OBJECT_LINE
+
+    rng = random.Random(0)
+    alphabet = [b"{", b"}", b"\n", b" ", b"\t", b"\r", b"\x0b", b"\x0c", b"a", b"1", b"[", b'"']
+    verdicts = set()
+    for _ in range(20_000):
+        text = b"".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        expected = NON_OBJECT_LINE.search(text) is None
+        assert _lines_start_objects(text, NON_OBJECT_LINE) == expected, text
+        verdicts.add(expected)
+    assert verdicts == {True, False}
+    assert _lines_start_objects(b'{"a": 1}\n\n{"a": 2}\n', NON_OBJECT_LINE)
+    assert not _lines_start_objects(b'{"a": 1}\nnull\n', NON_OBJECT_LINE)
+    assert not _lines_start_objects(b'{"a": 1}\n  7\n', NON_OBJECT_LINE)

@@ -214,7 +214,7 @@ def _read_file(path: Path, kind: str, split: str) -> tuple[pa.Table, str]:
                     # Does every line start an object (see NON_OBJECT_LINE)? The start of a line cut by the block
                     # boundary is carried over, so that `^` only ever matches real line starts.
                     text = line_start + block
-                    objects_only = NON_OBJECT_LINE.search(text) is None
+                    objects_only = _lines_start_objects(text, NON_OBJECT_LINE)
                     line_start = text[text.rfind(b"\n") + 1 :][:1024]
     except OSError as exc:
         raise ContaminationError(f"Could not read {path}: {exc}") from exc
@@ -232,6 +232,26 @@ def _read_file(path: Path, kind: str, split: str) -> tuple[pa.Table, str]:
 
         table = read_jsonl(path, split=split).data.table
     return table, digest.hexdigest()
+
+
+_LINE_START_OK = np.zeros(256, dtype=bool)
+_LINE_START_OK[[ord("{"), ord("\n")]] = True
+
+
+def _lines_start_objects(text: bytes, non_object_line: Any) -> bool:
+    """Whether no line of ``text`` matches ``non_object_line`` (``data.jsonl.NON_OBJECT_LINE``), fast.
+
+    Where every line starts with ``{`` or is empty, that pattern cannot match; numpy checks those first bytes
+    several times faster than the regex scans the text. Any other first byte (a space, or a line that is not an
+    object) is left to the regex itself, so the answer is always the pattern's.
+    """
+    if not text:
+        return True
+    raw = np.frombuffer(text, dtype=np.uint8)
+    starts = np.flatnonzero(raw[:-1] == ord("\n")) + 1
+    if _LINE_START_OK[raw[0]] and _LINE_START_OK[raw[starts]].all():
+        return True
+    return non_object_line.search(text) is None
 
 
 def _read_jsonl_fast(path: Path, lines: int) -> pa.Table | None:

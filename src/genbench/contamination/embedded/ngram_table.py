@@ -81,6 +81,16 @@ def table_dir(index_path: Path, n: int) -> Path:
     return index_path / "tables" / f"ngram-{n}"
 
 
+def _compact(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """``values[keep]`` in place, chunk by chunk: no second full-size array (entries only move towards the start)."""
+    filled = 0
+    for chunk_start in range(0, len(values), _CHUNK):
+        kept = values[chunk_start : chunk_start + _CHUNK][keep[chunk_start : chunk_start + _CHUNK]]
+        values[filled : filled + len(kept)] = kept
+        filled += len(kept)
+    return values[:filled]
+
+
 def build_table(index_path: Path, tokens: np.ndarray, offsets: np.ndarray, n: int, *, hash_bits: int = 64) -> Path:
     """Build and store the table of ``n``-grams of an index, atomically; returns its folder.
 
@@ -97,19 +107,21 @@ def build_table(index_path: Path, tokens: np.ndarray, offsets: np.ndarray, n: in
     for back in range(1, n):
         ends = offsets[1:] - back
         valid[ends[ends >= offsets[:-1]]] = False
-    keys_parts = []
-    for chunk_start in range(0, max(total - n + 1, 0), _CHUNK):
-        chunk_stop = min(chunk_start + _CHUNK, total - n + 1)
+    # Filled in place (no list of parts concatenated into a second copy): the keys are the largest array here.
+    windows = max(total - n + 1, 0)
+    keys = np.empty(int(np.count_nonzero(valid[:windows])), dtype=np.uint64)
+    filled = 0
+    for chunk_start in range(0, windows, _CHUNK):
+        chunk_stop = min(chunk_start + _CHUNK, windows)
         hashes = _all_window_hashes(tokens[chunk_start : chunk_stop + n - 1], n, hash_bits)
         positions = np.arange(chunk_start, chunk_stop, dtype=np.uint64)
         keep = valid[chunk_start:chunk_stop]
         hashes = hashes[keep]
         hashes &= ~position_mask
         hashes |= positions[keep]
-        keys_parts.append(hashes)
+        keys[filled : filled + len(hashes)] = hashes
+        filled += len(hashes)
     del valid
-    keys = np.concatenate(keys_parts) if keys_parts else np.zeros(0, dtype=np.uint64)
-    del keys_parts
     keys.sort()
 
     unit_dtype = np.int32 if units_count < 2**31 else np.int64
@@ -139,7 +151,8 @@ def build_table(index_path: Path, tokens: np.ndarray, offsets: np.ndarray, n: in
     duplicate = followers[same_ngram & (units[followers] == units[followers - 1])]
     keep = np.ones(len(keys), dtype=bool)
     keep[duplicate] = False
-    keys, units = keys[keep], units[keep]
+    del followers, same_ngram, duplicate
+    keys, units = _compact(keys, keep), _compact(units, keep)
 
     target = table_dir(index_path, n)
     target.parent.mkdir(parents=True, exist_ok=True)

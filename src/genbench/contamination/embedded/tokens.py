@@ -32,6 +32,9 @@ _WORD_BYTES = "abcdefghijklmnopqrstuvwxyz0123456789_"
 _ASCII_TABLE = str.maketrans(
     {i: (chr(i) if chr(i) in _WORD_BYTES or chr(i) == _ASCII_SEPARATOR else " ") for i in range(128)}
 )
+# The same mapping on bytes, applied after bytes.lower() (for ASCII text the same as str.lower()): bytes.translate
+# is one table lookup per byte, several times faster than str.lower().translate() on the text.
+_ASCII_BYTES_TABLE = bytes(ord(_ASCII_TABLE[i]) for i in range(128)) + b" " * 128
 _SPACE = ord(" ")
 _KEY_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 
@@ -136,7 +139,7 @@ class Vocabulary:
         joined = _ASCII_JOIN.join(texts)
         if joined.count(_ASCII_SEPARATOR) != max(len(texts) - 1, 0) or not texts:
             return self._encode_any(texts, grow)  # a text holds the separator byte itself
-        data = joined.lower().translate(_ASCII_TABLE).encode("ascii") + b" " * 8
+        data = joined.encode("ascii").lower().translate(_ASCII_BYTES_TABLE) + b" " * 8
         raw = np.frombuffer(data, dtype=np.uint8)
         in_token = np.zeros(len(raw) + 1, dtype=bool)
         in_token[1:] = raw != _SPACE
