@@ -252,18 +252,24 @@ def _compute(
     previous_end[:, 0] = -1
     previous_end[:, 1:] = np.maximum.accumulate(end_positions, axis=1)[:, :-1]
 
-    cumulative_relevant = np.zeros((num_queries, width + 1))
-    np.cumsum(ranked_relevant, axis=1, out=cumulative_relevant[:, 1:])
-    relevant_to_end = cumulative_relevant[:, 1:]
+    # Integer counts (exact) on the full width; the float work below runs only on the few groups of ties that
+    # hold a relevant document, the only ones whose AP and DCG terms are not zero.
+    cumulative_relevant = np.zeros((num_queries, width + 1), dtype=np.int32)
+    np.cumsum(ranked_relevant, axis=1, dtype=np.int32, out=cumulative_relevant[:, 1:])
     relevant_before_group = np.take_along_axis(cumulative_relevant, previous_end + 1, axis=1)
+    group_relevant = cumulative_relevant[:, 1:] - relevant_before_group
+    rows, ends = np.nonzero(group_end & (group_relevant > 0))
+    starts = previous_end[rows, ends] + 1
+    hits_in_group = group_relevant[rows, ends].astype(np.float64)
+    relevant_to_end = cumulative_relevant[rows, ends + 1].astype(np.float64)
 
     has_relevant = total_relevant > 0
-    denominator = np.where(has_relevant, total_relevant, 1.0)[:, None]
+    denominator = np.where(has_relevant, total_relevant, 1.0)[rows]
 
     # AP as sklearn integrates the precision-recall step function: one term per threshold (group of ties).
-    precision = relevant_to_end / (positions + 1)
-    recall_step = relevant_to_end / denominator - relevant_before_group / denominator
-    average_precision = np.where(group_end, recall_step * precision, 0.0).sum(axis=1)
+    precision = relevant_to_end / (ends + 1)
+    recall_step = relevant_to_end / denominator - (relevant_to_end - hits_in_group) / denominator
+    average_precision = np.bincount(rows, weights=recall_step * precision, minlength=num_queries)
     average_precision = np.where(has_relevant, average_precision, 0.0)
 
     # NDCG@k with tie-averaged gains; the discount is sklearn's, 0 from rank k on.
@@ -272,9 +278,9 @@ def _compute(
     discount[at_k:] = 0
     discount_cumsum = np.zeros(discount.shape[0] + 1)
     np.cumsum(discount, out=discount_cumsum[1:])
-    group_gain = (relevant_to_end - relevant_before_group) / (positions - previous_end)
-    group_discount = discount_cumsum[1 : width + 1] - discount_cumsum[previous_end + 1]
-    dcg = np.where(group_end, group_gain * group_discount, 0.0).sum(axis=1)
+    group_gain = hits_in_group / (ends - starts + 1)
+    group_discount = discount_cumsum[ends + 1] - discount_cumsum[starts]
+    dcg = np.bincount(rows, weights=group_gain * group_discount, minlength=num_queries)
     ideal_hits = np.minimum(total_relevant, at_k).astype(np.intp)
     ideal_dcg = discount_cumsum[ideal_hits]
     ndcg = np.where(ideal_dcg > 0, dcg / np.where(ideal_dcg > 0, ideal_dcg, 1.0), 0.0)
