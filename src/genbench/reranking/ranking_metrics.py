@@ -172,15 +172,22 @@ def _to_padded(scores: Any, labels: Any, mask: Any) -> tuple[np.ndarray, np.ndar
             bad = int(np.flatnonzero(lengths_s != lengths_l)[0])
             raise ValueError(f"query {bad}: {lengths_s[bad]} scores but {lengths_l[bad]} labels")
         lengths = score_mask.sum(axis=1).astype(np.intp)
-    valid = np.arange(scores2d.shape[1]) < lengths[:, None]
     if scores2d.dtype.kind not in "biuf":
         raise ValueError(f"scores must be numeric, got dtype {scores2d.dtype}")
+    full = bool((lengths == scores2d.shape[1]).all())
+    valid = None if full else np.arange(scores2d.shape[1]) < lengths[:, None]
     if scores2d.dtype.kind == "f":
-        check_no_nan(scores2d[valid])
-    label_values = labels2d[valid]
-    if label_values.dtype != bool and not np.isin(label_values, (0, 1)).all():
+        check_no_nan(scores2d if valid is None else scores2d[valid])
+    label_values = labels2d if valid is None else labels2d[valid]
+    if label_values.dtype.kind in "iu" and label_values.size:
+        # min/max are two cheap passes; np.isin would sort.
+        labels_ok = label_values.min() >= 0 and label_values.max() <= 1
+    else:
+        labels_ok = label_values.dtype == bool or bool(np.isin(label_values, (0, 1)).all())
+    if not labels_ok:
         raise ValueError("labels must be 0/1 (or booleans)")
-    return scores2d, (labels2d.astype(bool) & valid), lengths
+    relevant = labels2d.astype(bool)
+    return scores2d, (relevant if valid is None else relevant & valid), lengths
 
 
 def check_no_nan(scores: np.ndarray) -> None:
@@ -232,9 +239,12 @@ def _compute(
 
     order = _descending_order(scores2d, lengths)
     positions = np.arange(width)
+    full = bool((lengths == width).all())
     valid = positions < lengths[:, None]
     ranked_scores = np.take_along_axis(scores2d, order, axis=1)
-    ranked_relevant = np.take_along_axis(labels2d, order, axis=1) & valid
+    ranked_relevant = np.take_along_axis(labels2d, order, axis=1)
+    if not full:
+        ranked_relevant &= valid
 
     # MRR@k: the first relevant document among the top k of the argsort order.
     top = ranked_relevant[:, :at_k]
@@ -243,11 +253,15 @@ def _compute(
 
     # Groups of tied scores: a position ends a group when the next one is padding or scores differently.
     next_differs = np.ones((num_queries, width), dtype=bool)
-    next_differs[:, :-1] = (ranked_scores[:, :-1] != ranked_scores[:, 1:]) | ~valid[:, 1:]
-    group_end = valid & next_differs
+    np.not_equal(ranked_scores[:, :-1], ranked_scores[:, 1:], out=next_differs[:, :-1])
+    if full:
+        group_end = next_differs
+    else:
+        next_differs[:, :-1] |= ~valid[:, 1:]
+        group_end = valid & next_differs
     # For each group end, the end of the group before it (-1 for the first group); looked up with a shift of one
     # in arrays that start with a zero column.
-    end_positions = np.where(group_end, positions, -1)
+    end_positions = np.where(group_end, positions.astype(np.int32), np.int32(-1))
     previous_end = np.empty_like(end_positions)
     previous_end[:, 0] = -1
     previous_end[:, 1:] = np.maximum.accumulate(end_positions, axis=1)[:, :-1]
