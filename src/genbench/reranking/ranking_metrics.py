@@ -172,15 +172,22 @@ def _to_padded(scores: Any, labels: Any, mask: Any) -> tuple[np.ndarray, np.ndar
             bad = int(np.flatnonzero(lengths_s != lengths_l)[0])
             raise ValueError(f"query {bad}: {lengths_s[bad]} scores but {lengths_l[bad]} labels")
         lengths = score_mask.sum(axis=1).astype(np.intp)
-    valid = np.arange(scores2d.shape[1]) < lengths[:, None]
     if scores2d.dtype.kind not in "biuf":
         raise ValueError(f"scores must be numeric, got dtype {scores2d.dtype}")
+    full = bool((lengths == scores2d.shape[1]).all())
+    valid = None if full else np.arange(scores2d.shape[1]) < lengths[:, None]
     if scores2d.dtype.kind == "f":
-        check_no_nan(scores2d[valid])
-    label_values = labels2d[valid]
-    if label_values.dtype != bool and not np.isin(label_values, (0, 1)).all():
+        check_no_nan(scores2d if valid is None else scores2d[valid])
+    label_values = labels2d if valid is None else labels2d[valid]
+    if label_values.dtype.kind in "iu" and label_values.size:
+        # min/max are two cheap passes; np.isin would sort.
+        labels_ok = label_values.min() >= 0 and label_values.max() <= 1
+    else:
+        labels_ok = label_values.dtype == bool or bool(np.isin(label_values, (0, 1)).all())
+    if not labels_ok:
         raise ValueError("labels must be 0/1 (or booleans)")
-    return scores2d, (labels2d.astype(bool) & valid), lengths
+    relevant = labels2d.astype(bool)
+    return scores2d, (relevant if valid is None else relevant & valid), lengths
 
 
 def check_no_nan(scores: np.ndarray) -> None:
@@ -232,9 +239,12 @@ def _compute(
 
     order = _descending_order(scores2d, lengths)
     positions = np.arange(width)
+    full = bool((lengths == width).all())
     valid = positions < lengths[:, None]
     ranked_scores = np.take_along_axis(scores2d, order, axis=1)
-    ranked_relevant = np.take_along_axis(labels2d, order, axis=1) & valid
+    ranked_relevant = np.take_along_axis(labels2d, order, axis=1)
+    if not full:
+        ranked_relevant &= valid
 
     # MRR@k: the first relevant document among the top k of the argsort order.
     top = ranked_relevant[:, :at_k]
@@ -243,27 +253,37 @@ def _compute(
 
     # Groups of tied scores: a position ends a group when the next one is padding or scores differently.
     next_differs = np.ones((num_queries, width), dtype=bool)
-    next_differs[:, :-1] = (ranked_scores[:, :-1] != ranked_scores[:, 1:]) | ~valid[:, 1:]
-    group_end = valid & next_differs
+    np.not_equal(ranked_scores[:, :-1], ranked_scores[:, 1:], out=next_differs[:, :-1])
+    if full:
+        group_end = next_differs
+    else:
+        next_differs[:, :-1] |= ~valid[:, 1:]
+        group_end = valid & next_differs
     # For each group end, the end of the group before it (-1 for the first group); looked up with a shift of one
     # in arrays that start with a zero column.
-    end_positions = np.where(group_end, positions, -1)
+    end_positions = np.where(group_end, positions.astype(np.int32), np.int32(-1))
     previous_end = np.empty_like(end_positions)
     previous_end[:, 0] = -1
     previous_end[:, 1:] = np.maximum.accumulate(end_positions, axis=1)[:, :-1]
 
-    cumulative_relevant = np.zeros((num_queries, width + 1))
-    np.cumsum(ranked_relevant, axis=1, out=cumulative_relevant[:, 1:])
-    relevant_to_end = cumulative_relevant[:, 1:]
+    # Integer counts (exact) on the full width; the float work below runs only on the few groups of ties that
+    # hold a relevant document, the only ones whose AP and DCG terms are not zero.
+    cumulative_relevant = np.zeros((num_queries, width + 1), dtype=np.int32)
+    np.cumsum(ranked_relevant, axis=1, dtype=np.int32, out=cumulative_relevant[:, 1:])
     relevant_before_group = np.take_along_axis(cumulative_relevant, previous_end + 1, axis=1)
+    group_relevant = cumulative_relevant[:, 1:] - relevant_before_group
+    rows, ends = np.nonzero(group_end & (group_relevant > 0))
+    starts = previous_end[rows, ends] + 1
+    hits_in_group = group_relevant[rows, ends].astype(np.float64)
+    relevant_to_end = cumulative_relevant[rows, ends + 1].astype(np.float64)
 
     has_relevant = total_relevant > 0
-    denominator = np.where(has_relevant, total_relevant, 1.0)[:, None]
+    denominator = np.where(has_relevant, total_relevant, 1.0)[rows]
 
     # AP as sklearn integrates the precision-recall step function: one term per threshold (group of ties).
-    precision = relevant_to_end / (positions + 1)
-    recall_step = relevant_to_end / denominator - relevant_before_group / denominator
-    average_precision = np.where(group_end, recall_step * precision, 0.0).sum(axis=1)
+    precision = relevant_to_end / (ends + 1)
+    recall_step = relevant_to_end / denominator - (relevant_to_end - hits_in_group) / denominator
+    average_precision = np.bincount(rows, weights=recall_step * precision, minlength=num_queries)
     average_precision = np.where(has_relevant, average_precision, 0.0)
 
     # NDCG@k with tie-averaged gains; the discount is sklearn's, 0 from rank k on.
@@ -272,9 +292,9 @@ def _compute(
     discount[at_k:] = 0
     discount_cumsum = np.zeros(discount.shape[0] + 1)
     np.cumsum(discount, out=discount_cumsum[1:])
-    group_gain = (relevant_to_end - relevant_before_group) / (positions - previous_end)
-    group_discount = discount_cumsum[1 : width + 1] - discount_cumsum[previous_end + 1]
-    dcg = np.where(group_end, group_gain * group_discount, 0.0).sum(axis=1)
+    group_gain = hits_in_group / (ends - starts + 1)
+    group_discount = discount_cumsum[ends + 1] - discount_cumsum[starts]
+    dcg = np.bincount(rows, weights=group_gain * group_discount, minlength=num_queries)
     ideal_hits = np.minimum(total_relevant, at_k).astype(np.intp)
     ideal_dcg = discount_cumsum[ideal_hits]
     ndcg = np.where(ideal_dcg > 0, dcg / np.where(ideal_dcg > 0, ideal_dcg, 1.0), 0.0)
