@@ -1,7 +1,8 @@
 """The child of :mod:`genbench.registry_jsonnet`: evaluates config files and answers one JSON line per file.
 
 Run as a script by its path (``python registry_jsonnet_worker.py MEMORY_MB``), with a list of absolute config paths
-as JSON on stdin. It imports only ``json``, ``os`` and ``sys`` besides the jsonnet extension, so it starts fast.
+as JSON on stdin. It imports only ``json``, ``os``, ``sys`` and the import callback of
+:mod:`genbench.config.jsonnet_worker` besides the jsonnet extension, so it starts fast.
 Each answer is ``[path, ok, value]``, in the order asked, so the parent knows where a child that died stopped.
 """
 
@@ -9,25 +10,12 @@ import json
 import os
 import sys
 
+# The one confined import callback, shared with the config loader's worker (a sibling script that imports only the
+# standard library); this script runs by its path, so its package is not importable and the folder is added.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "config"))
+from jsonnet_worker import confined_import_callback  # noqa: E402
+
 DEFAULT_MEMORY_MB = 512
-
-
-def _confined_callback(root: str):
-    """An import callback reading only files inside ``root`` (the config's directory)."""
-
-    def callback(importing_dir: str, rel: str) -> tuple[str, bytes]:
-        target = os.path.realpath(os.path.join(importing_dir, rel))
-        if os.path.commonpath([root, target]) != root:
-            raise RuntimeError(f"imports are confined to the task directory {root}; {rel!r} is outside it")
-        if not os.path.isfile(target):
-            raise RuntimeError(f"no such file {target}")
-        with open(target, "rb") as handle:
-            content = handle.read()
-        if b"\x00" in content:
-            raise RuntimeError(f"{target} contains a NUL byte")
-        return target, content
-
-    return callback
 
 
 def _limit_memory(megabytes: int) -> None:
@@ -60,7 +48,8 @@ def _main() -> None:
                 text = handle.read().decode("utf-8")
             if "\x00" not in text:
                 root = os.path.dirname(path)
-                value = json.loads(jsonnet.evaluate_snippet(path, text, import_callback=_confined_callback(root)))
+                callback = confined_import_callback(root)
+                value = json.loads(jsonnet.evaluate_snippet(path, text, import_callback=callback))
                 ok = True
         except (OSError, UnicodeDecodeError, RuntimeError, ValueError):
             pass  # the parent loads this one alone and reports its error
