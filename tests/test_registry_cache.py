@@ -12,17 +12,7 @@ import pytest
 from genbench import registry_cache, registry_jsonnet
 from genbench.config import loading as config_loading
 from genbench.listing import task_records
-
-CONFIG = {
-    "name": "Tiny",
-    "description": "A tiny task.",
-    "keywords": ["test"],
-    "authors": ["Tester"],
-    "data_source": {"type": "manual", "test": "test.jsonl"},
-    "task_type": "free_form",
-    "evaluation_metrics": [{"hf_id": "exact_match", "best_score": 1.0}],
-    "preparation_strategies": {"prompt_based_testing": {"prompt_builder": {}}},
-}
+from tests.tiny_tasks import CONFIG
 
 
 @pytest.fixture
