@@ -25,8 +25,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from genbench.errors import (
-    ConfigProblem,
-    GenbenchConfigWarning,
     InvalidTaskIdError,
     TaskDefinitionError,
     TaskNotFoundError,
@@ -171,34 +169,34 @@ def _raw_config(task_dir: Path) -> Any:
     return evaluate_jsonnet(path=task_dir / "config.jsonnet")
 
 
-def is_task_dict_dir(task_dir: Path, raw_config: Any = None) -> bool:
+def is_task_dict_dir(task_dir: Path, raw_config: Any = None, *, warn: bool = True) -> bool:
     """Whether a task directory is a TaskDict.
 
     Without ``task.py`` it is. With a ``task.py`` and subtask directories it is too when its config lists
     ``subtasks_order`` or has none of a task's own fields (``task_type``, ``data_source``, ``has_train_set``, ...;
     :func:`genbench.config.loading.is_task_dict_config`), as the original framework's tasks have it; the stray
-    ``task.py`` is then ignored with a :class:`GenbenchConfigWarning`.
+    ``task.py`` is then ignored with a :class:`~genbench.errors.GenbenchConfigWarning`
+    (:func:`genbench.config.loading.stray_task_py_warning`, which the gate's config check reports too).
 
     Args:
         task_dir: The task directory.
         raw_config: The evaluated ``config.jsonnet``, if already at hand (else it is evaluated when needed).
+        warn: Emit the warning about a stray ``task.py`` (loading does; a mere question about the directory, such
+            as the gate's planning, does not).
     """
     if not (task_dir / "task.py").is_file():
         return True
     if not subtask_dirs(task_dir):
         return False
-    from genbench.config.loading import is_task_dict_config  # the rule the review's config checks use too
+    # The rule and the warning the review's config check uses too.
+    from genbench.config.loading import is_task_dict_config, stray_task_py_warning
 
     raw = _raw_config(task_dir) if raw_config is None else raw_config
     if not is_task_dict_config(raw, task_dir):
         return False
-    reason = "its config lists subtasks_order" if "subtasks_order" in raw else "its config has no task fields"
-    problem = ConfigProblem(
-        "",
-        f"ignored: {task_dir.name} is a task with subtasks ({reason}). "
-        "Remove this task.py, or move it into a subtask directory.",
-    )
-    warnings.warn(GenbenchConfigWarning.from_problem(str(task_dir / "task.py"), problem), stacklevel=2)
+    stray = stray_task_py_warning(task_dir, raw)
+    if warn and stray is not None:
+        warnings.warn(stray, stacklevel=2)
     return True
 
 

@@ -212,7 +212,12 @@ def test_collect_config_warnings_covers_a_task_dict_and_its_subtasks(tmp_path):
         ("dict_task", ""),
         ("second", "colour"),
     ]
-    assert "its task.py is ignored" in str(found[1])
+    # The loader's own warning, with the loader's text, naming the task.py it ignores.
+    assert str(found[1]) == (
+        f"{root / 'task.py'}: ignored: dict_task is a task with subtasks (its config lists subtasks_order). "
+        "Remove this task.py, or move it into a subtask directory."
+    )
+    assert [w.field for w in collect_config_warnings(root, subtasks=False)] == ["data_source", ""]
 
 
 def test_collect_config_warnings_raises_for_a_config_that_does_not_load(tmp_path):

@@ -73,6 +73,18 @@ def test_a_task_dict_checks_every_subtask(make_task_dict):
     assert "41 checks: 39 passed, 2 skipped" in result.output
 
 
+def test_a_stray_task_py_next_to_subtasks_fails_the_config_check(make_task_dict):
+    """The loader ignores it with a GenbenchConfigWarning; the trusted config check fails on that warning."""
+    task_dir = make_task_dict()
+    (task_dir / "task.py").write_text("from genbench import Task\n\n\nclass Stray(Task):\n    pass\n")
+    result = invoke("test-task", "-i", "tiny_dict")
+    assert result.exit_code == 1
+    assert "FAILED tiny_dict / config: config.jsonnet is valid" in result.output
+    assert f"{task_dir / 'task.py'}: ignored: tiny_dict is a task with subtasks" in result.output
+    assert "Remove this task.py, or move it into a subtask directory." in result.output
+    assert "41 checks: 38 passed, 2 skipped, 1 failed" in result.output
+
+
 def test_an_unknown_task_is_one_error_line(make_task):
     make_task()
     result = invoke("test-task", "-i", "tinny")

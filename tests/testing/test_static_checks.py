@@ -116,6 +116,21 @@ def test_task_dict_config_is_checked_with_its_own_schema(make_task_dict):
         check_config(task_dir)
 
 
+def test_task_dict_config_fails_on_the_loaders_stray_task_py_warning_without_importing_it(make_task_dict):
+    """The loader's own warning (not the config's) fails the trusted check too, with the loader's text."""
+    task_dir = make_task_dict()
+    (task_dir / "task.py").write_text("raise SystemExit('the trusted config check imported task.py')\n")
+    with pytest.warns(GenbenchConfigWarning) as loading:
+        assert list(load_task("tiny_dict")) == ["first", "second"]
+    (loader_warning,) = [str(w.message) for w in loading if "task.py" in str(w.message)]
+    assert loader_warning.startswith(f"{task_dir / 'task.py'}: ignored: tiny_dict is a task with subtasks")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the check reports; it emits nothing of its own
+        with pytest.raises(TaskCheckFailure, match="loads, but with 1 warning") as info:
+            check_config(task_dir, task_dict=True)
+    assert loader_warning in str(info.value)
+
+
 # ---------------------------------------------------------------------------------------------------------- doc
 TEMPLATE_DOC = f"# My task\n\n{DOC_TEMPLATE_MARKER}\n\n" + "Explain your task here. " * 20
 

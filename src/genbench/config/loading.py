@@ -130,8 +130,42 @@ def is_task_dict_config(raw: Any, task_dir: Path) -> bool:
     return isinstance(raw, dict) and ("subtasks_order" in raw or not _TASK_ONLY_FIELDS & set(raw))
 
 
-def collect_config_warnings(path: str | Path, *, task_dict: bool | None = None) -> list[GenbenchConfigWarning]:
-    """Every :class:`~genbench.errors.GenbenchConfigWarning` that loading a task's configs gives, without warning.
+def stray_task_py_warning(task_dir: Path, raw: Any) -> GenbenchConfigWarning | None:
+    """The warning for the ``task.py`` of a task with subtasks, which loading ignores; None without one.
+
+    The one text of this warning: :func:`genbench.loading.is_task_dict_dir` emits it when it loads such a task,
+    :func:`collect_config_warnings` returns it for the gate.
+
+    Args:
+        task_dir: A directory already known to be a task with subtasks.
+        raw: Its evaluated ``config.jsonnet``.
+    """
+    task_py = task_dir / "task.py"
+    if not task_py.is_file():
+        return None
+    keys = set(raw) if isinstance(raw, dict) else set()
+    if "subtasks_order" in keys:
+        reason = "its config lists subtasks_order"
+    elif not _TASK_ONLY_FIELDS & keys:
+        reason = "its config has no task fields"
+    else:
+        reason = "it has subtask directories"
+    problem = ConfigProblem(
+        "",
+        f"ignored: {task_dir.name} is a task with subtasks ({reason}). "
+        "Remove this task.py, or move it into a subtask directory.",
+    )
+    return GenbenchConfigWarning.from_problem(str(task_py), problem)
+
+
+def collect_config_warnings(
+    path: str | Path, *, task_dict: bool | None = None, subtasks: bool = True
+) -> list[GenbenchConfigWarning]:
+    """Every :class:`~genbench.errors.GenbenchConfigWarning` that loading a task gives for its files, without
+    warning and without importing any of its code.
+
+    That is the config's own warnings and, for a task with subtasks, the loader's warning about a stray ``task.py``
+    next to the subtask directories (:func:`stray_task_py_warning`).
 
     The gate (``genbench-cli test-task``, the review) fails one check per returned warning.
 
@@ -139,6 +173,8 @@ def collect_config_warnings(path: str | Path, *, task_dict: bool | None = None) 
         path: A task directory or its ``config.jsonnet``. For a task with subtasks, the subtasks' configs are
             checked too (in directory-name order), after the TaskDict's own.
         task_dict: Whether the directory is a task with subtasks; None: decide as :func:`is_task_dict_config`.
+        subtasks: For a task with subtasks, also check the subtasks' configs (the gate checks each subtask on its
+            own, so it leaves them out).
 
     Returns:
         The warnings, in file then line order; each has ``file``, ``field``, ``line`` and ``problem``
@@ -159,15 +195,11 @@ def collect_config_warnings(path: str | Path, *, task_dict: bool | None = None) 
         _, problems = check_task_config(raw, file=file, source=source)
         return [GenbenchConfigWarning.from_problem(file, p) for p in problems]
     _, problems = check_task_dict_config(raw, file=file, source=source)
-    if (task_dir / "task.py").is_file():
-        problems.append(
-            ConfigProblem(
-                "",
-                "the directory has subtask directories, so it is a task with subtasks and its task.py is ignored: "
-                "delete task.py (or move it into a subtask)",
-            )
-        )
     found = [GenbenchConfigWarning.from_problem(file, p) for p in problems]
-    for sub_dir in sorted(d for d in task_dir.iterdir() if d.is_dir() and (d / CONFIG_FILE).is_file()):
-        found += collect_config_warnings(sub_dir, task_dict=False)
+    stray = stray_task_py_warning(task_dir, raw)
+    if stray is not None:
+        found.append(stray)
+    if subtasks:
+        for sub_dir in sorted(d for d in task_dir.iterdir() if d.is_dir() and (d / CONFIG_FILE).is_file()):
+            found += collect_config_warnings(sub_dir, task_dict=False)
     return found

@@ -50,7 +50,7 @@ def looks_like_task_dict(task_dir: Path) -> bool:
     """
     from genbench.loading import is_task_dict_dir
 
-    return is_task_dict_dir(Path(task_dir)) and bool(_subtask_dirs(Path(task_dir)))
+    return is_task_dict_dir(Path(task_dir), warn=False) and bool(_subtask_dirs(Path(task_dir)))
 
 
 def _is_task_dict(task_dir: Path, task_dict: bool | None) -> bool:
@@ -99,32 +99,34 @@ def check_config(task_dir: Path, *, task_dict: bool | None = None) -> None:
     """``config.jsonnet`` passes the strict schema: every problem of the file is reported at once.
 
     Lenient at the door, strict at the gate: every :class:`~genbench.errors.GenbenchConfigWarning` that loading the
-    config gives (something the loader accepts, such as a legacy form or an unknown key, that a new submission should
-    write differently) fails this check, with the warning's message. Legacy spellings that are still accepted with a
-    ``DeprecationWarning`` (e.g. ``instruction`` for ``instruction_zero_shot``) give a :class:`TaskCheckWarning`.
+    task gives for its files (something the loader accepts, such as a legacy form, an unknown key or a stray
+    ``task.py`` next to subtask directories, that a new submission should write differently) fails this check, with
+    the warning's message (:func:`genbench.config.collect_config_warnings`; no task code is imported). A
+    ``DeprecationWarning`` saying something "is deprecated" gives a :class:`TaskCheckWarning`.
 
     Raises:
         TaskCheckFailure: the config is invalid (syntax errors with line and column, unknown keys, wrong types,
             missing fields, inconsistent combinations), or loading it gave a ``GenbenchConfigWarning``.
         TaskCheckSkipped: there is no ``config.jsonnet`` (reported by ``required_files``).
     """
-    from genbench.config.loading import load_task_config, load_task_dict_config
+    from genbench.config.loading import collect_config_warnings
 
     path = Path(task_dir) / "config.jsonnet"
     if not path.is_file():
         raise TaskCheckSkipped("there is no config.jsonnet (see the required_files check)")
-    load = load_task_dict_config if _is_task_dict(Path(task_dir), task_dict) else load_task_config
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            load(jsonnet_path=path)
+            # Every warning loading the task gives for its files (the config's, a stray task.py's), computed here
+            # without importing any of the task's code; each subtask's config is checked by its own config check.
+            found = collect_config_warnings(path, task_dict=_is_task_dict(Path(task_dir), task_dict), subtasks=False)
         except ConfigError as error:
             raise TaskCheckFailure(
                 f"config.jsonnet is invalid ({plural(len(error.problems), 'problem')}):\n{error}\n"
                 "Fix each problem listed above; docs/config.md describes every field and its expected form "
                 "(`genbench-cli schema` prints the JSON Schema for editor completion)."
             ) from None
-    strict = config_warning_messages(caught)
+    strict = list(dict.fromkeys([str(warning) for warning in found] + config_warning_messages(caught)))
     if strict:
         raise TaskCheckFailure(
             f"config.jsonnet loads, but with {plural(len(strict), 'warning')} that a submitted task may not have:\n"
