@@ -11,6 +11,7 @@ import pytest
 
 from genbench import TaskConfig
 from genbench.config import collect_config_warnings, load_task_config, load_task_dict_config
+from genbench.config.schema import EvaluationMetricConfig
 from genbench.errors import ConfigError, GenbenchConfigWarning
 
 BASE = {
@@ -77,6 +78,45 @@ def test_extra_metric_keys_are_kept_but_not_passed_to_compute(tmp_path):
     metric = config.evaluation_metrics[0]
     assert metric.model_extra == {"average": "macro"}
     assert metric.compute_extra_kwargs is None  # the original passed only compute_extra_kwargs to compute
+
+
+@pytest.mark.parametrize(
+    ("entry", "key", "fix"),
+    [
+        (
+            {"hf_id": "f1", "average": "macro"},
+            "average",
+            'to pass it to the metric\'s compute, write compute_extra_kwargs: {average: "macro"}',
+        ),
+        ({"hf_id": "accuracy", "best_scor": 1.0}, "best_scor", "did you mean `best_score`?"),
+        (
+            {"hf_id": "accuracy", "input_prefix": "Q: "},
+            "input_prefix",
+            "it belongs in `preparation_strategies.prompt_based_testing.prompt_builder`: move it there",
+        ),
+    ],
+)
+def test_a_metric_entry_validated_alone_warns_as_the_loader_does_and_keeps_the_key(tmp_path, entry, key, fix):
+    path = write_config(tmp_path, task_type="multiple_choice", evaluation_metrics=[entry])
+    (loader_message,) = load_warning_texts(path)
+    with pytest.warns(GenbenchConfigWarning) as caught:
+        metric = EvaluationMetricConfig.model_validate(entry)
+    (warning,) = caught
+    assert metric.model_extra == {key: entry[key]} and metric.compute_extra_kwargs is None  # lenient: accepted
+    assert str(warning.message) == f"<config>: {key}: unknown field, kept on the config, but not used; {fix}"
+    assert warning.message.field == key
+    # The loader's text is the same, with the file, line and the entry's path in front.
+    assert loader_message.endswith(
+        f"evaluation_metrics.0.{key}: unknown field, kept on the config, but not used; {fix}"
+    )
+
+
+def test_the_loader_warns_once_per_unknown_metric_key(tmp_path):
+    path = write_config(tmp_path, evaluation_metrics=[{"hf_id": "exact_match", "ignore_case": True}])
+    assert len(load_warning_texts(path)) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a known entry validates without any warning
+        EvaluationMetricConfig.model_validate({"hf_id": "exact_match", "compute_extra_kwargs": {"ignore_case": True}})
 
 
 def test_legacy_metric_forms_of_the_seed_guide_load_as_exact_match(tmp_path):

@@ -9,8 +9,8 @@ import types
 import pytest
 
 from genbench.config.schema import EvaluationMetricConfig
-from genbench.errors import MetricError
-from genbench.metrics import BUILTIN_METRICS, compute_metric, metric_key_prefix, registry
+from genbench.errors import GenbenchConfigWarning, MetricError
+from genbench.metrics import BUILTIN_METRICS, compute_metric, evaluate_predictions, metric_key_prefix, registry
 
 
 def test_builtin_ids():
@@ -52,6 +52,29 @@ def test_unknown_option_names_the_metric_and_the_accepted_ones():
     message = str(info.value)
     assert "'accuracy'" in message and "'average'" in message and "'bogus'" in message
     assert "normalize, sample_weight" in message
+
+
+def test_unknown_keys_of_a_metric_mapping_warn_and_are_not_passed_to_compute():
+    """Lenient as the loader: accepted with its GenbenchConfigWarning; as in the original, only compute_extra_kwargs
+    reach compute (so ignore_case here does not apply)."""
+    with pytest.warns(
+        GenbenchConfigWarning,
+        match=r"ignore_case: unknown field, kept on the config, but not used; "
+        r"to pass it to the metric's compute, write compute_extra_kwargs: \{ignore_case: true\}",
+    ):
+        assert compute_metric({"hf_id": "exact_match", "ignore_case": True}, ["Paris"], ["paris"]) == {
+            "exact_match": 0.0
+        }
+    with pytest.warns(GenbenchConfigWarning, match=r"compute_extra_kwarg: .*did you mean `compute_extra_kwargs`\?"):
+        compute_metric({"hf_id": "exact_match", "compute_extra_kwarg": {"ignore_case": True}}, ["a"], ["a"])
+    with pytest.warns(GenbenchConfigWarning, match=r"ignore_case: unknown field, kept on the config"):
+        result = evaluate_predictions(
+            predictions=[{"target": "Paris"}],
+            gold=[{"input": "Capital of France?", "target": "paris"}],
+            task_type="free_form",
+            metrics=[{"hf_id": "exact_match", "ignore_case": True}],
+        )
+    assert result == {"hf_exact_match__exact_match": 0.0}
 
 
 def test_library_errors_become_metric_errors():

@@ -16,8 +16,6 @@ they are *not* passed to the metric (the original did not pass them either: only
 from __future__ import annotations
 
 import copy
-import difflib
-import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -25,6 +23,7 @@ from pydantic import BaseModel
 
 from genbench.config.locate import locate
 from genbench.config.schema import (
+    FIELD_HOMES,
     ContaminationCheckConfig,
     CrossEncoderClassificationMetricConfig,
     CrossEncoderCorrelationMetricConfig,
@@ -38,6 +37,7 @@ from genbench.config.schema import (
     TaskConfig,
     TaskDictConfig,
 )
+from genbench.config.unknown_fields import compute_kwargs_hint, unknown_field_message
 from genbench.errors import ConfigProblem
 
 # Spellings used by the original framework's documentation and tests, and the field that replaced each.
@@ -52,16 +52,6 @@ _METRIC_MODELS: dict[str, type[BaseModel]] = {
     "cross_encoder_classification": CrossEncoderClassificationMetricConfig,
     "cross_encoder_correlation": CrossEncoderCorrelationMetricConfig,
 }
-# Where each field of a task config lives, to tell an author who put one at the wrong level where it belongs.
-_SECTIONS: dict[str, type[BaseModel]] = {
-    "": TaskConfig,
-    "data_source": DataSourceConfig,
-    "preparation_strategies": PreparationStrategiesConfig,
-    "preparation_strategies.finetuning": FinetuningStrategyConfig,
-    "preparation_strategies.prompt_based_testing": PromptBasedTestingConfig,
-    "preparation_strategies.prompt_based_testing.prompt_builder": PromptBuilderConfig,
-}
-_HOME_OF_FIELD = {name: section for section, model in reversed(list(_SECTIONS.items())) for name in model.model_fields}
 
 
 class _Collector:
@@ -87,17 +77,12 @@ class _Collector:
         allowed = list(allowed)
         for key in [k for k in node if k not in allowed]:
             field = f"{base}.{key}" if base else key
-            suggestion = difflib.get_close_matches(key, allowed, n=1, cutoff=0.75)
-            home = _HOME_OF_FIELD.get(key)
+            home = FIELD_HOMES.get(key)
             advice = hint(key, node[key]) if callable(hint) else hint
-            if suggestion:
-                fix = f"did you mean `{suggestion[0]}`?"
-            elif home is not None and home != base:
-                fix = f"it belongs in `{home or 'the top level'}`: move it there"
-            else:
-                fix = advice or "delete it (see docs/config.md or `genbench-cli schema` for the allowed fields)"
-            kept = "kept on the config, but not used" if keep else "ignored"
-            self.add(field, f"unknown field, {kept}; {fix}")
+            self.add(
+                field,
+                unknown_field_message(key, allowed, kept=keep, home=None if home == base else home, advice=advice),
+            )
             if not keep:
                 del node[key]
 
@@ -172,12 +157,7 @@ def _relax_metrics(doc: dict[str, Any], found: _Collector) -> None:
         if model is None:
             continue  # an unknown type is an error, reported by the schema
         keep = model is EvaluationMetricConfig
-        found.unknown_keys(metric, model.model_fields, base, keep=keep, hint=_compute_kwargs_hint if keep else "")
-
-
-def _compute_kwargs_hint(key: str, value: Any) -> str:
-    shown = json.dumps(value) if len(json.dumps(value)) <= 40 else "..."
-    return f"to pass it to the metric's compute, write compute_extra_kwargs: {{{key}: {shown}}}"
+        found.unknown_keys(metric, model.model_fields, base, keep=keep, hint=compute_kwargs_hint if keep else "")
 
 
 def _relax_strategies(doc: dict[str, Any], found: _Collector) -> None:

@@ -7,6 +7,7 @@ Fields, defaults and meanings are those of the original GenBench ``TaskConfig``;
 
 from __future__ import annotations
 
+import warnings
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -19,14 +20,21 @@ from pydantic import (
     StrictInt,
     StrictStr,
     Tag,
+    ValidationInfo,
     field_validator,
+    model_validator,
 )
 
 from genbench.api import TaskType
+from genbench.config.unknown_fields import compute_kwargs_hint, unknown_field_message
+from genbench.errors import ConfigProblem, GenbenchConfigWarning
 
 ID_PATTERN = r"^[a-z0-9_]+$"
 SHA256_PATTERN = r"^[0-9a-f]{64}$"
 SPLIT_NAMES = ("train", "validation", "test")
+
+# Validation context key set by the loader, which has reported the unknown keys already (with file and line).
+UNKNOWN_KEYS_REPORTED = "genbench_unknown_keys_reported"
 
 NonEmptyStr = Annotated[StrictStr, Field(min_length=1)]
 Number = StrictFloat | StrictInt
@@ -83,7 +91,19 @@ class EvaluationMetricConfig(_KeepsExtras):
     """One evaluation metric: a Hugging Face ``evaluate`` id, served by a built-in twin where one exists.
 
     Unknown keys of an entry (``average: 'macro'``) are kept in ``model_extra`` but not passed to the metric, as in
-    the original framework; ``compute_extra_kwargs`` is what reaches its ``compute``.
+    the original framework; ``compute_extra_kwargs`` is what reaches its ``compute``. Each is reported with the
+    loader's :class:`~genbench.errors.GenbenchConfigWarning` (field, problem, fix), also when the entry is validated
+    by itself (``EvaluationMetricConfig.model_validate``, ``compute_metric`` with a mapping).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     metric = EvaluationMetricConfig.model_validate({"hf_id": "f1", "average": "macro"})
+    >>> metric.model_extra
+    {'average': 'macro'}
+    >>> print(caught[0].message)
+    <config>: average: unknown field, kept on the config, but not used; to pass it to the metric's compute, write \
+compute_extra_kwargs: {average: "macro"}
     """
 
     type: Literal["hf"] = Field(
@@ -104,6 +124,21 @@ class EvaluationMetricConfig(_KeepsExtras):
         description="Extra keyword arguments for the metric's compute, e.g. {average: 'macro'} or "
         "{ignore_case: true}.",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _warn_unknown_keys(cls, data: Any, info: ValidationInfo) -> Any:
+        if isinstance(data, dict) and not (info.context or {}).get(UNKNOWN_KEYS_REPORTED):
+            for key in [k for k in data if k not in cls.model_fields]:
+                message = unknown_field_message(
+                    str(key),
+                    cls.model_fields,
+                    kept=True,
+                    home=FIELD_HOMES.get(str(key)),
+                    advice=compute_kwargs_hint(str(key), data[key]),
+                )
+                warnings.warn(GenbenchConfigWarning.from_problem(None, ConfigProblem(str(key), message)), stacklevel=2)
+        return data
 
 
 class CrossEncoderRerankingMetricConfig(_Strict):
@@ -371,3 +406,16 @@ class TaskDictConfig(_KeepsExtras):
     subtasks_order: list[Annotated[StrictStr, Field(pattern=ID_PATTERN)]] | None = Field(
         default=None, description="Order of the subtasks; default: sorted subdirectory names."
     )
+
+
+_SECTIONS: dict[str, type[BaseModel]] = {
+    "": TaskConfig,
+    "data_source": DataSourceConfig,
+    "preparation_strategies": PreparationStrategiesConfig,
+    "preparation_strategies.finetuning": FinetuningStrategyConfig,
+    "preparation_strategies.prompt_based_testing": PromptBasedTestingConfig,
+    "preparation_strategies.prompt_based_testing.prompt_builder": PromptBuilderConfig,
+}
+FIELD_HOMES = {name: section for section, model in reversed(list(_SECTIONS.items())) for name in model.model_fields}
+"""Where each field of a task config lives (dotted section, ``""`` the top level), to tell an author who put one at
+the wrong level where it belongs."""

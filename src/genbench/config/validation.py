@@ -25,6 +25,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from genbench.config.locate import locate
+from genbench.config.schema import UNKNOWN_KEYS_REPORTED
 from genbench.errors import ConfigError, ConfigProblem
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -145,7 +146,8 @@ def check_document(
     errors: list[ConfigProblem] = []
     result = None
     try:
-        result = model.model_validate(document)
+        # The unknown keys are reported above (relax), with file and line: the schema does not warn again.
+        result = model.model_validate(document, context={UNKNOWN_KEYS_REPORTED: True})
     except ValidationError as exc:
         for field, msg in _merge_union_errors([dict(e) for e in exc.errors(include_url=False)]):
             errors.append(ConfigProblem(field, msg, locate(source, field)))
