@@ -189,3 +189,45 @@ def test_import_genbench_loads_no_heavy_library():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+# The names imported from genbench.loading by genbench's modules, tests and docs, and by the original framework's
+# helpers (genbench.utils.tasks imports load_task from it), with the module that defines each since the split.
+LOADING_NAMES = {
+    "PACKAGE_TASKS_DIR": "task_roots",
+    "TASKS_PATH_ENV": "task_roots",
+    "task_roots": "task_roots",
+    "ID_PATTERN": "task_directories",
+    "discover_tasks": "task_directories",
+    "get_task_dir": "task_directories",
+    "is_task_dict_dir": "task_directories",
+    "scan_task_dirs": "task_directories",
+    "split_task_id": "task_directories",
+    "_split_id": "task_directories:split_task_id",
+    "subtask_dirs": "task_directories",
+    "_subtask_dirs": "task_directories:subtask_dirs",
+    "_subtask_order": "task_directories:subtask_order",
+    "_load_task_class": "task_classes:load_task_class",
+    "_load_task_dict": "task_classes:load_task_dict",
+    "load_config": "loading",
+    "load_task": "loading",
+}
+
+
+@pytest.mark.parametrize(("name", "home"), sorted(LOADING_NAMES.items()))
+def test_loading_keeps_its_import_paths(name, home):
+    import importlib
+
+    import genbench.loading
+
+    module, _, attribute = home.partition(":")
+    assert getattr(genbench.loading, name) is getattr(importlib.import_module(f"genbench.{module}"), attribute or name)
+
+
+def test_the_registry_modules_stay_small():
+    """The split by concept that keeps each module of the registry under the 300-line guideline."""
+    import genbench.loading
+    from genbench import task_classes, task_directories
+
+    for module in (genbench.loading, task_classes, task_directories):
+        assert len(Path(module.__file__).read_text(encoding="utf-8").splitlines()) < 300, module.__name__
