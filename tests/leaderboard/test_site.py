@@ -151,6 +151,35 @@ def test_later_results_of_a_model_replace_its_earlier_settings(results_root: Pat
     assert cell.evaluations[0]["metrics"]["hf_accuracy__accuracy"]["value"] == 0.123
 
 
+def test_models_sharing_a_spec_get_unique_labels_naming_what_differs(results_root: Path, tmp_path: Path) -> None:
+    shutil.copytree(results_root / "runs", tmp_path / "runs")
+    (path,) = (tmp_path / "runs").rglob("category_membership.json")
+    document = json.loads(path.read_text())
+    spec = document["model"]["spec"]
+    variants = {"warm": ({"temperature": "0.7"}, "rev-b"), "cold": ({"temperature": "0"}, "rev-b")}
+    for name, (args, revision) in variants.items():
+        document["model"]["args"], document["model"]["revision"] = args, revision
+        (path.parent / f"{name}.json").write_text(json.dumps(document))
+    board = collect([tmp_path / "runs"])
+    labels = sorted(model.label for model in board.models.values())
+    original_revision = json.loads(path.read_text())["model"]["revision"] or "unknown"  # the run had no arguments
+    assert labels == sorted(
+        [
+            f"{spec} (revision {original_revision}, temperature unset)",
+            f"{spec} (revision rev-b, temperature=0)",
+            f"{spec} (revision rev-b, temperature=0.7)",
+        ]
+    )
+    site = build_leaderboard([tmp_path / "runs"], tmp_path / "site")
+    rows = [cell for cell in Page(site.index).cells if cell.startswith(spec)]
+    assert sorted(rows) == labels  # one row per model, each told apart from the others
+    task_page = (tmp_path / "site" / "tasks" / "category_membership.html").read_text()
+    assert all(task_page.count(f">{label}</a>") == 3 for label in labels)  # 0, 1 and 2 shots of each model
+    assert Page(tmp_path / "site" / "tasks" / "category_membership.html").points == 9  # three series, not one
+    # A model alone with its spec keeps the spec as its label.
+    assert [m.label for m in collect([results_root / "runs"]).models.values()] == [spec]
+
+
 def test_text_from_results_files_is_escaped(results_root: Path, tmp_path: Path) -> None:
     shutil.copytree(results_root / "runs", tmp_path / "runs")
     (path,) = (tmp_path / "runs").rglob("category_membership.json")

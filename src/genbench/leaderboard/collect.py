@@ -27,6 +27,11 @@ class ModelEntry:
     args: dict[str, str]
     revision: str | None
     description: str | None
+    label: str = ""
+    """The model's name on the pages, unique on its leaderboard (:func:`label_models`); its spec until then."""
+
+    def __post_init__(self) -> None:
+        self.label = self.label or self.spec
 
     @property
     def slug(self) -> str:
@@ -126,7 +131,47 @@ def collect(directories: Iterable[str | Path]) -> Leaderboard:
         cell.files.append(path)
         cell.created = document["created"]
     _check_fingerprints(board)
+    label_models(board.models.values())
     return board
+
+
+def label_models(models: Iterable[ModelEntry]) -> None:
+    """Give every model a label unique among ``models``: its spec, and where other models share the spec, what tells
+    them apart (the revision, the arguments whose values differ: ``hf:gpt2 (revision abc123, temperature=0.7)``).
+
+    Two results of one spec with other arguments or another revision are different rows, so they must not look the
+    same; a model alone with its spec keeps the spec as its label. Should two labels still be equal (a value with
+    ``, `` in it can mimic another), each of those gets a short hash of its whole entry.
+
+    >>> a = ModelEntry("k1", "hf:gpt2", "hf", {"temperature": "0"}, "abc", None)
+    >>> b = ModelEntry("k2", "hf:gpt2", "hf", {"temperature": "0.7"}, "abc", None)
+    >>> c = ModelEntry("k3", "hf:gpt2", "hf", {}, "def", None)
+    >>> label_models([a, b, c]); [m.label for m in (a, b, c)]
+    ['hf:gpt2 (revision abc, temperature=0)', 'hf:gpt2 (revision abc, temperature=0.7)', 'hf:gpt2 (revision def, \
+temperature unset)']
+    """
+    models = list(models)
+    by_spec: dict[str, list[ModelEntry]] = {}
+    for model in models:
+        by_spec.setdefault(model.spec, []).append(model)
+    for spec, group in by_spec.items():
+        if len(group) == 1:
+            group[0].label = spec
+            continue
+        differing_revision = len({m.revision for m in group}) > 1
+        keys = sorted({key for m in group for key in m.args})
+        differing = [key for key in keys if len({m.args.get(key) for m in group}) > 1]
+        for model in group:
+            parts = [f"revision {model.revision or 'unknown'}"] if differing_revision else []
+            parts += [f"{k}={model.args[k]}" if k in model.args else f"{k} unset" for k in differing]
+            model.label = f"{spec} ({', '.join(parts)})"
+    by_label: dict[str, list[ModelEntry]] = {}
+    for model in models:
+        by_label.setdefault(model.label, []).append(model)
+    for group in by_label.values():
+        if len(group) > 1:
+            for model in group:
+                model.label += f" #{hashlib.sha256(model.key.encode()).hexdigest()[:8]}"
 
 
 def _task_entry(board: Leaderboard, document: dict[str, Any], path: Path) -> TaskEntry:

@@ -60,7 +60,7 @@ def overview_shots(board: Leaderboard, task: TaskEntry, preferred: int) -> int |
 
 def index_page(board: Leaderboard, preferred_shots: int) -> str:
     tasks = sorted(board.tasks.values(), key=lambda t: t.task_id)
-    models = sorted(board.models.values(), key=lambda m: m.spec)
+    models = sorted(board.models.values(), key=lambda m: m.label)
     shown = {t.task_id: overview_shots(board, t, preferred_shots) for t in tasks}
     header = ['<th class="sortable" data-type="text">Model</th>']
     for task in tasks:
@@ -71,7 +71,7 @@ def index_page(board: Leaderboard, preferred_shots: int) -> str:
         )
     rows = []
     for model in models:
-        cells = [td(f'<a href="models/{escape(model.slug)}.html">{escape(model.spec)}</a>', model.spec)]
+        cells = [td(f'<a href="models/{escape(model.slug)}.html">{escape(model.label)}</a>', model.label)]
         for task in tasks:
             cell = board.cells.get((model.key, task.task_id))
             evaluation = cell.evaluations.get(shown[task.task_id]) if cell else None
@@ -97,7 +97,7 @@ def index_page(board: Leaderboard, preferred_shots: int) -> str:
 
 def task_page(board: Leaderboard, task: TaskEntry, card_html: str) -> str:
     cells = [(board.models[m], cell) for (m, t), cell in board.cells.items() if t == task.task_id]
-    cells.sort(key=lambda item: item[0].spec)
+    cells.sort(key=lambda item: item[0].label)
     metric_names: list[str] = []
     for _, cell in cells:
         for evaluation in cell.evaluations.values():
@@ -118,7 +118,7 @@ def task_page(board: Leaderboard, task: TaskEntry, card_html: str) -> str:
     for model, cell in cells:
         for shots, evaluation in sorted(cell.evaluations.items(), key=lambda kv: -1 if kv[0] is None else kv[0]):
             row = [
-                td(f'<a href="../models/{escape(model.slug)}.html">{escape(model.spec)}</a>', model.spec),
+                td(f'<a href="../models/{escape(model.slug)}.html">{escape(model.label)}</a>', model.label),
                 td(escape(shots_label(shots)), "" if shots is None else str(shots)),
                 td(str(evaluation["num_examples"]), str(evaluation["num_examples"])),
             ]
@@ -128,7 +128,7 @@ def task_page(board: Leaderboard, task: TaskEntry, card_html: str) -> str:
             value = number(metric["value"]) if metric else None
             if value is not None:
                 ci = metric.get("ci") if metric else None
-                series.setdefault(model.spec, {})[shots] = (value, (ci[0], ci[1]) if ci else None)
+                series.setdefault(model.label, {})[shots] = (value, (ci[0], ci[1]) if ci else None)
     chart = score_vs_shots_svg(series, primary or "primary metric")
     fingerprint = task.fingerprint["sha256"]
     body = (
@@ -179,9 +179,9 @@ def model_page(board: Leaderboard, model: ModelEntry) -> str:
         ]
     )
     body = (
-        f'<h1>{escape(model.spec)}</h1><table class="gb-board">{facts_html}</table>'
+        f'<h1>{escape(model.label)}</h1><table class="gb-board">{facts_html}</table>'
         f'<h2>Results</h2><table class="gb-board" id="gb-model-results"><thead><tr>{header}</tr></thead><tbody>'
         + "".join(rows)
         + "</tbody></table>"
     )
-    return page(f"{model.spec} · genbench leaderboard", body, root="../")
+    return page(f"{model.label} · genbench leaderboard", body, root="../")
