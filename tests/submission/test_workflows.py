@@ -19,6 +19,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = REPO_ROOT / ".github" / "workflows"
 REVIEW = WORKFLOWS / "task-review.yml"
 CI = WORKFLOWS / "ci.yml"
+CI_RUN = REPO_ROOT / ".ci" / "run"
 SUMMARY_SCRIPT = REPO_ROOT / ".github" / "scripts" / "task_review_summary.py"
 
 # Expressions allowed inside `run:` scripts: values the workflow itself defines.
@@ -195,10 +196,79 @@ def test_the_static_job_runs_no_task_code():
     assert calls and all("--no-task-code" in call for call in calls)
 
 
-def test_ci_job_runs_tests_docs_and_quality():
-    scripts = "\n".join(step.get("run", "") for _, step in steps(load(CI)))
-    for command in ("make test", "make docs", "make check-quality"):
-        assert command in scripts
+def test_ci_job_runs_the_ci_entry_point_and_the_quality_and_type_checks():
+    workflow = load(CI)
+    test_job = workflow["jobs"]["test"]
+    # The test job runs .ci/run (chromium for the browser test, the suite, the docs built strictly), not a subset.
+    assert [step["run"] for step in test_job["steps"] if "run" in step] == [".ci/run"]
+    ci_run = CI_RUN.read_text(encoding="utf-8").splitlines()
+    assert ci_run[-2:] == ["make test", "make docs"]
+    quality = "\n".join(step.get("run", "") for step in workflow["jobs"]["quality"]["steps"])
+    assert "make check-quality" in quality and "make typecheck" in quality
+
+
+def test_ci_entry_point_is_executable_and_looks_for_the_browsers_of_the_browser_test():
+    from tests.leaderboard.test_browser import BROWSERS
+
+    assert os.access(CI_RUN, os.X_OK)
+    assert f"for name in {' '.join(BROWSERS)}; do" in CI_RUN.read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def ci_checkout(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A copy of .ci/run in a checkout whose PATH holds stand-ins for make, apt-get, sudo and id, each logging its
+    command line: ``(script, bin directory, log)``."""
+    (tmp_path / "repo" / ".ci").mkdir(parents=True)
+    script = tmp_path / "repo" / ".ci" / "run"
+    shutil.copy2(CI_RUN, script)
+    bin_dir, log = tmp_path / "bin", tmp_path / "calls.log"
+    bin_dir.mkdir()
+    for tool in ("bash", "dirname", "env"):
+        (bin_dir / tool).symlink_to(shutil.which(tool))
+    stand_ins = {
+        "make": f'echo "make $*" >> {log}',
+        "apt-get": f'echo "apt-get $* DEBIAN_FRONTEND=${{DEBIAN_FRONTEND:-}}" >> {log}; exit ${{APT_STATUS:-0}}',
+        "sudo": f'echo "sudo $1" >> {log}; shift; exec "$@"',
+        "id": "echo 1001",
+    }
+    for name, body in stand_ins.items():
+        (bin_dir / name).write_text(f"#!{shutil.which('bash')}\n{body}\n")
+        (bin_dir / name).chmod(0o755)
+    return script, bin_dir, log
+
+
+def run_ci(script: Path, bin_dir: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(bin_dir / "bash"), str(script)],
+        env={"PATH": str(bin_dir), **env},
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_ci_entry_point_installs_chromium_with_sudo_when_no_browser_is_there(ci_checkout):
+    script, bin_dir, log = ci_checkout
+    done = run_ci(script, bin_dir)
+    assert done.returncode == 0, done.stderr
+    assert log.read_text().splitlines() == [
+        "sudo -n",
+        "apt-get update -qq DEBIAN_FRONTEND=",
+        "sudo -n",
+        "apt-get install -y -qq chromium DEBIAN_FRONTEND=noninteractive",
+        "make test",
+        "make docs",
+    ]
+
+
+def test_ci_entry_point_keeps_the_runners_browser_and_survives_a_failed_install(ci_checkout):
+    script, bin_dir, log = ci_checkout
+    done = run_ci(script, bin_dir, APT_STATUS="100")
+    assert done.returncode == 0 and "could not install chromium" in done.stderr
+    assert log.read_text().splitlines()[-2:] == ["make test", "make docs"]
+    log.unlink()
+    (bin_dir / "google-chrome").symlink_to(bin_dir / "id")  # GitHub's runners have Google Chrome
+    assert run_ci(script, bin_dir).returncode == 0
+    assert log.read_text().splitlines() == ["make test", "make docs"]
 
 
 @pytest.mark.skipif(shutil.which("actionlint") is None, reason="actionlint is not installed (no PyPI package here)")
