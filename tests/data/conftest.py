@@ -33,6 +33,7 @@ class FakeServer:
     # | "chunked-cut" (chunked body cut after its first line, without the final chunk)
     # | "no-length" (the body without Content-Length, ended by closing the connection)
     # | "html" (an HTML error page with status 200) | "endless" (valid lines forever) | "drip" (1 byte per 50 ms)
+    # | "header-drip" (the headers 1 byte per 50 ms for ~3 s, then the body)
     # | "<fault>-once" (that fault for the first request, then the file).
     faults: dict[str, str] = field(default_factory=dict)
     requests: list[str] = field(default_factory=list)
@@ -141,12 +142,27 @@ def _drip(handler: _Handler, body: bytes) -> None:
             time.sleep(0.05)
 
 
+def _header_drip(handler: _Handler, body: bytes) -> None:
+    """The status line, then one byte of a long header every 50 ms for ~3 s, then the whole body at once."""
+    handler.wfile.write(b"HTTP/1.0 200 OK\r\nContent-Type: application/jsonl\r\n")
+    handler.wfile.flush()
+    with contextlib.suppress(OSError):  # the client hangs up at its limit
+        handler.wfile.write(b"X-Slow: ")
+        for _ in range(60):  # bounded: the server ends by itself
+            handler.wfile.write(b"a")
+            handler.wfile.flush()
+            time.sleep(0.05)
+        handler.wfile.write(b"\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+    handler.close_connection = True
+
+
 _STREAMING_FAULTS = {
     "chunked-cut": _chunked_cut,
     "no-length": _no_length,
     "html": _html,
     "endless": _endless,
     "drip": _drip,
+    "header-drip": _header_drip,
 }
 
 

@@ -117,6 +117,27 @@ def test_slow_drip_stops_at_the_time_limit(http_server, genbench_cache, tmp_path
     assert_nothing_cached(genbench_cache, url)
 
 
+def test_headers_dripping_stop_at_the_time_limit(http_server, genbench_cache, tmp_path, monkeypatch):
+    # Each header byte comes well within the per-read wait, so only the total deadline can stop this download;
+    # without it the download would succeed after ~3 s (the server then sends the whole BODY).
+    monkeypatch.setenv("GENBENCH_DOWNLOAD_TIMEOUT", "0.5")
+    url = http_server.serve("test.jsonl", BODY)
+    http_server.faults["/test.jsonl"] = "header-drip"
+    with pytest.raises(
+        DataLoadError, match=r"stopped after 0.5 s \(\$GENBENCH_DOWNLOAD_TIMEOUT\) before the response headers were"
+    ) as info:
+        fetch(url, base_dir=tmp_path)
+    assert_names_url_cache_and_refetch(str(info.value), url)
+    assert_nothing_cached(genbench_cache, url)
+
+
+def test_a_header_drip_within_the_time_limit_downloads(http_server, tmp_path, monkeypatch):
+    monkeypatch.setenv("GENBENCH_DOWNLOAD_TIMEOUT", "60")
+    url = http_server.serve("test.jsonl", BODY)
+    http_server.faults["/test.jsonl"] = "header-drip"
+    assert fetch(url, base_dir=tmp_path).read_bytes() == BODY
+
+
 @pytest.mark.parametrize(
     ("variable", "value"),
     [

@@ -3,8 +3,11 @@
 A download stops with a :class:`~genbench.errors.DataLoadError` when the body grows past
 ``$GENBENCH_MAX_DOWNLOAD_BYTES`` (default 5 GiB) or the whole transfer takes longer than
 ``$GENBENCH_DOWNLOAD_TIMEOUT`` seconds (default 3600); a server that sends nothing for 60 seconds (or for the
-total timeout, when it is shorter) is given up on too. So an endless body or a 1 byte/s drip ends with an error
-instead of filling the disk or hanging forever.
+time left, when it is shorter) is given up on too. The total deadline holds from the first byte of the connection
+to the last of the body: every socket operation (connecting, sending the request, reading the status line and
+headers, reading the body) waits at most for the time left, so a server that drips its headers one byte at a time
+is stopped as surely as one that drips its body. So an endless body or a 1 byte/s drip ends with an error instead of
+filling the disk or hanging forever.
 
 A body is complete only when it ends cleanly: exactly ``Content-Length`` bytes when the server declares it, the
 final chunk of a chunked body, or (for a server that declares neither) an orderly close of the connection.
@@ -18,7 +21,7 @@ import hashlib
 import os
 import time
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, Any
 
 from genbench.errors import DataLoadError
 
@@ -110,11 +113,13 @@ def download(uri: str, out: IO[bytes], *, limits: DownloadLimits, progress_label
         uri, headers={"User-Agent": f"genbench/{__version__}", "Accept-Encoding": "identity"}
     )
     try:
-        response = urllib.request.urlopen(request, timeout=min(IDLE_TIMEOUT_S, limits.timeout_s))
+        response = _deadline_opener(deadline).open(request, timeout=_wait_for(deadline))
     except urllib.error.HTTPError as exc:
         exc.close()
         raise DataLoadError(f"Could not download {uri}: HTTP {exc.code} {exc.reason}.") from None
     except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
+        if _timed_out(exc) and time.monotonic() >= deadline:
+            raise _too_slow(uri, limits, 0, "before the response headers were complete") from None
         raise _unreachable(uri, exc) from exc
 
     with response:
@@ -139,6 +144,8 @@ def download(uri: str, out: IO[bytes], *, limits: DownloadLimits, progress_label
                     # read1 returns what one socket read gives, so the deadline is checked even on a drip.
                     chunk = response.read1(_CHUNK_BYTES)
                 except (http.client.HTTPException, OSError) as exc:  # TimeoutError is an OSError
+                    if _timed_out(exc) and time.monotonic() >= deadline:
+                        raise _too_slow(uri, limits, size, "") from None
                     raise DataLoadError(
                         f"Download of {uri} was interrupted after {size} bytes ({_describe(exc)})."
                     ) from exc
@@ -155,10 +162,7 @@ def download(uri: str, out: IO[bytes], *, limits: DownloadLimits, progress_label
                 if bar is not None:
                     bar.update(len(chunk))
                 if time.monotonic() > deadline:
-                    raise DataLoadError(
-                        f"Download of {uri} stopped after {limits.timeout_s:g} s (${TIMEOUT_ENV}) with {size} bytes "
-                        "received: the server is too slow or the body never ends."
-                    )
+                    raise _too_slow(uri, limits, size, "")
         finally:
             if bar is not None:
                 bar.close()
@@ -167,6 +171,89 @@ def download(uri: str, out: IO[bytes], *, limits: DownloadLimits, progress_label
             f"Download of {uri} is truncated: received {size} of {declared_size} bytes (the connection closed early)."
         )
     return DownloadResult(hasher.hexdigest(), size, declared_size, content_type)
+
+
+def _too_slow(uri: str, limits: DownloadLimits, size: int, when: str) -> DataLoadError:
+    where = f" {when}" if when else f" with {size} bytes received"
+    return DataLoadError(
+        f"Download of {uri} stopped after {limits.timeout_s:g} s (${TIMEOUT_ENV}){where}: the server is too slow "
+        "or the body never ends."
+    )
+
+
+def _timed_out(exc: BaseException) -> bool:
+    """Whether an error (or the one urllib wrapped in ``URLError.reason``) is a socket timeout."""
+    return isinstance(exc, TimeoutError) or isinstance(getattr(exc, "reason", None), TimeoutError)
+
+
+def _wait_for(deadline: float) -> float:
+    """How long the next socket operation may wait: the time left, at most :data:`IDLE_TIMEOUT_S`.
+
+    Raises:
+        TimeoutError: the deadline has passed.
+    """
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError("the download's time limit has passed")
+    return min(left, IDLE_TIMEOUT_S)
+
+
+def _deadline_opener(deadline: float) -> Any:
+    """A urllib opener (proxies, redirects and TLS as usual) whose connections wait at most until ``deadline``.
+
+    urllib gives a connection one fixed timeout per socket operation, so a server that sends one byte of its headers
+    every few seconds would never trip it; here each read of the status line, headers and body first sets the
+    socket's timeout to the time left (:func:`_wait_for`). The standard handlers are kept and only their connection
+    class is wrapped, since urllib has no hook for the socket reads of a response.
+    """
+    import http.client
+    import io
+    import urllib.request
+
+    class DeadlineReader(io.RawIOBase):
+        """The response's socket reads, each within the time left."""
+
+        def __init__(self, sock: Any) -> None:
+            super().__init__()
+            self._sock = sock
+            self._raw = sock.makefile("rb", buffering=0)  # counts as a user of the socket, as http.client's does
+
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, buffer: Any) -> int | None:
+            self._sock.settimeout(_wait_for(deadline))
+            read: int | None = self._raw.readinto(buffer)
+            return read
+
+        def close(self) -> None:
+            self._raw.close()
+            super().close()
+
+    class DeadlineResponse(http.client.HTTPResponse):
+        def __init__(self, sock: Any, *args: Any, **kwargs: Any) -> None:
+            super().__init__(sock, *args, **kwargs)
+            self.fp.close()
+            self.fp = io.BufferedReader(DeadlineReader(sock))
+
+    def with_deadline(connection_class: type[http.client.HTTPConnection]) -> Any:
+        def connect(host: str, **kwargs: Any) -> http.client.HTTPConnection:
+            kwargs["timeout"] = _wait_for(deadline)  # connecting, the TLS handshake and sending the request
+            connection = connection_class(host, **kwargs)
+            connection.response_class = DeadlineResponse
+            return connection
+
+        return connect
+
+    class DeadlineHTTPHandler(urllib.request.HTTPHandler):
+        def do_open(self, http_class: Any, req: Any, **kwargs: Any) -> Any:
+            return super().do_open(with_deadline(http_class), req, **kwargs)
+
+    class DeadlineHTTPSHandler(urllib.request.HTTPSHandler):
+        def do_open(self, http_class: Any, req: Any, **kwargs: Any) -> Any:
+            return super().do_open(with_deadline(http_class), req, **kwargs)
+
+    return urllib.request.build_opener(DeadlineHTTPHandler, DeadlineHTTPSHandler)
 
 
 def _describe(exc: BaseException) -> str:
