@@ -46,7 +46,7 @@ from genbench.contamination.scoring import (
 )
 from genbench.contamination.sources import UnitSpec, index_name, is_local
 from genbench.contamination.testsets import TestSet, task_test_sets
-from genbench.contamination.token_keys import TokenKeys, unit_token_keys
+from genbench.contamination.token_keys import TokenKeys, span_token_keys
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -69,8 +69,7 @@ class _NotPlain(Exception):
 @dataclass
 class _Block:
     number: int
-    row_start: int
-    lines: int
+    rows: int  # rows of a table block (JSONL blocks count their own lines)
     data: bytes | None = None  # JSONL bytes (plain path)
     table: Any = None  # an Arrow table (any other source)
 
@@ -99,6 +98,7 @@ class _Best:
 
 @dataclass
 class _BlockResult:
+    rows: int
     units: int
     tokens: int
     unit_type: Any
@@ -198,11 +198,11 @@ def _scan_dataset(
     if is_local(path, "file") and path.suffix.lower() == ".jsonl":
         digest = _Digest()
         try:
-            bests, units, tokens = _run_blocks(_jsonl_blocks(path, digest), spec, queries, mode, top_k, progress, name)
+            blocks = _jsonl_blocks(path, digest)
+            bests, rows, units, tokens = _run_blocks(blocks, spec, queries, mode, top_k, progress, name)
         except _NotPlain:
             pass
         else:
-            rows = digest.rows
             source = {
                 "name": name,
                 "kind": "jsonl",
@@ -215,7 +215,7 @@ def _scan_dataset(
     from genbench.contamination.sources import load_training_dataset
 
     loaded = load_training_dataset(name, split)
-    bests, units, tokens = _run_blocks(_table_blocks(loaded), spec, queries, mode, top_k, progress, name)
+    bests, _, units, tokens = _run_blocks(_table_blocks(loaded), spec, queries, mode, top_k, progress, name)
     return _manifest(name, loaded.source_info(), spec, units, tokens, loaded.num_rows), bests
 
 
@@ -237,11 +237,10 @@ def _manifest(
 
 
 class _Digest:
-    """SHA-256 of the bytes read (the fingerprint ``load_training_dataset`` gives a file), and the rows seen."""
+    """SHA-256 of the bytes read (the fingerprint ``load_training_dataset`` gives a file)."""
 
     def __init__(self) -> None:
         self.sha = hashlib.sha256()
-        self.rows = 0
 
     def update(self, data: bytes) -> None:
         self.sha.update(data)
@@ -252,8 +251,7 @@ class _Digest:
 
 def _jsonl_blocks(path: Path, digest: _Digest) -> Iterator[_Block]:
     """The file's lines in blocks of about :data:`BLOCK_BYTES`, each ending at a line end; hashes every byte."""
-    digest.rows = 0
-    row, number, carry = 0, 0, b""
+    number, carry = 0, b""
     try:
         with open(path, "rb") as handle:
             while chunk := handle.read(BLOCK_BYTES):
@@ -264,21 +262,18 @@ def _jsonl_blocks(path: Path, digest: _Digest) -> Iterator[_Block]:
                     carry = data
                     continue
                 block, carry = (data[:cut], data[cut:]) if cut < len(data) else (data, b"")
-                lines = block.count(b"\n")
-                yield _Block(number, row, lines, data=block)
-                row, number = row + lines, number + 1
+                yield _Block(number, 0, data=block)
+                number += 1
     except OSError as exc:
         raise ContaminationError(f"Could not read {path}: {exc}") from exc
     if carry:
-        yield _Block(number, row, 1, data=carry)
-        row += 1
-    digest.rows = row
+        yield _Block(number, 0, data=carry)
 
 
 def _table_blocks(loaded: Any) -> Iterator[_Block]:
     for number, start in enumerate(range(0, loaded.num_rows, BLOCK_ROWS)):
         stop = min(start + BLOCK_ROWS, loaded.num_rows)
-        yield _Block(number, start, stop - start, table=loaded.slice(start, stop))
+        yield _Block(number, stop - start, table=loaded.slice(start, stop))
 
 
 def _run_blocks(
@@ -289,10 +284,14 @@ def _run_blocks(
     top_k: int,
     progress: bool,
     name: str,
-) -> tuple[list[_Best], int, int]:
-    """Process the blocks on :data:`THREADS` threads, merging their results in block order."""
+) -> tuple[list[_Best], int, int, int]:
+    """Process the blocks on :data:`THREADS` threads, merging their results in block order.
+
+    Returns:
+        The kept pairs per test set, and the rows, units and tokens seen.
+    """
     kept = [_empty_best(len(q.test_set.fields)) for q in queries]
-    units = tokens = 0
+    rows = units = tokens = 0
     unit_type: Any = None
     bar = None
     if progress:
@@ -304,24 +303,27 @@ def _run_blocks(
         try:
 
             def merge(result: _BlockResult) -> None:
-                nonlocal units, tokens, unit_type
+                nonlocal rows, units, tokens, unit_type
                 if unit_type is None:
                     unit_type = result.unit_type
                 elif result.unit_type is not None and result.unit_type != unit_type:
                     raise _NotPlain  # blocks disagree on the column's type: the careful reader decides
                 for number, best in enumerate(result.best):
                     best.pairs.unit += units
+                    best.rows += rows
                     best.matched_units = [local + units for local in best.matched_units]
+                    best.matched_rows = [local + rows for local in best.matched_rows]
                     kept[number] = _merge_best(kept[number], best, top_k)
+                rows += result.rows
                 units += result.units
                 tokens += result.tokens
+                if bar is not None:
+                    bar.update(result.rows)
 
             for block in blocks:
                 pending.append(pool.submit(_process_block, block, spec, queries, mode, top_k))
                 while len(pending) > THREADS:
                     merge(pending.pop(0).result())
-                if bar is not None:
-                    bar.update(block.lines)
             while pending:
                 merge(pending.pop(0).result())
         finally:
@@ -329,22 +331,25 @@ def _run_blocks(
                 future.cancel()
             if bar is not None:
                 bar.close()
-    return kept, units, tokens
+    return kept, rows, units, tokens
 
 
 # ---------------------------------------------------------------------------------------------- one block
-def _parse_plain(data: bytes, lines: int) -> pa.Table:
+def _parse_plain(data: bytes, spec: UnitSpec) -> pa.Table:
     """The block's rows, when it is plainly one JSON object per line; else :class:`_NotPlain`."""
     import pyarrow as pa
     import pyarrow.json as paj
 
-    from genbench.contamination.units import lines_start_objects
+    from genbench.contamination.units import explicit_schema, plain_object_lines
 
-    if not lines_start_objects(data):
+    lines = plain_object_lines(data)
+    if lines is None:
         raise _NotPlain
+    schema = explicit_schema(spec)
+    parse = paj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore") if schema else None
     try:
         options = paj.ReadOptions(use_threads=False, block_size=len(data) + 1)
-        table = paj.read_json(pa.BufferReader(data), read_options=options)
+        table = paj.read_json(pa.BufferReader(data), read_options=options, parse_options=parse)
         table.validate(full=True)  # pyarrow does not check the UTF-8 inside strings while parsing
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OSError) as exc:
         raise _NotPlain from exc
@@ -354,26 +359,26 @@ def _parse_plain(data: bytes, lines: int) -> pa.Table:
 
 
 def _process_block(block: _Block, spec: UnitSpec, queries: list[_Query], mode: SearchMode, top_k: int) -> _BlockResult:
-    from genbench.contamination.units import unit_columns
+    from genbench.contamination.units import unit_spans
 
-    table = _parse_plain(block.data, block.lines) if block.data is not None else block.table
+    table = _parse_plain(block.data, spec) if block.data is not None else block.table
     try:
-        texts, rows, turns, unit_type = unit_columns(table, spec)
+        units = unit_spans(table, spec)
     except ContaminationError as exc:
         if block.data is not None:  # e.g. the field is missing from this block only: the careful reader decides
             raise _NotPlain from exc
         raise
-    rows += block.row_start
-    keys = unit_token_keys(texts)
+    keys = span_token_keys(units.data, units.starts, units.ends)
     unit_tokens: dict[int, list[str]] = {}
 
     def tokens_of(unit: int) -> list[str]:
         if unit not in unit_tokens:
-            unit_tokens[unit] = tokenize(texts[unit].as_py() or "")
+            unit_tokens[unit] = tokenize(units.text(unit))
         return unit_tokens[unit]
 
-    best = [_block_best(query, keys, tokens_of, rows, turns, mode, top_k) for query in queries]
-    return _BlockResult(len(texts), len(keys.keys), unit_type if block.data is not None else None, best)
+    best = [_block_best(query, keys, tokens_of, units.rows, units.turns, mode, top_k) for query in queries]
+    unit_type = units.column_type if block.data is not None else None
+    return _BlockResult(table.num_rows, len(units), len(keys.keys), unit_type, best)
 
 
 def _block_best(

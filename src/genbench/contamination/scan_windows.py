@@ -30,6 +30,10 @@ shares its hash's top bits, so few windows reach the binary search."""
 def window_hashes(keys: np.ndarray, size: int, hash_bits: int = 64) -> np.ndarray:
     """The hash of every window of ``size`` consecutive keys (``len(keys) - size + 1`` of them).
 
+    The hash is ``seed * M**size + sum(key[o] * M**(size - 1 - o))`` (mod 2**64), finalised. It is computed by
+    doubling (windows of 1, 2, 4, ... keys combined), about ``log2(size)`` passes over the block instead of
+    ``size``; :func:`row_hashes` computes the same value row by row.
+
     Args:
         keys: Token keys (``uint64``).
         size: Window size.
@@ -38,11 +42,31 @@ def window_hashes(keys: np.ndarray, size: int, hash_bits: int = 64) -> np.ndarra
     count = len(keys) - size + 1
     if count <= 0:
         return np.zeros(0, dtype=np.uint64)
-    hashes = np.full(count, _SEED, dtype=np.uint64)
-    for offset in range(size):
-        hashes *= _MULTIPLIER
-        hashes += keys[offset : offset + count]
-    return _finish(hashes, hash_bits)
+    result: np.ndarray | None = None
+    covered = 0  # keys in `result`'s windows
+    power, span = keys, 1  # windows of `span` keys
+    remaining = size
+    while True:
+        if remaining & 1:
+            if result is None:
+                result = power[: len(keys) - size + 1 + (size - covered - span)].copy()
+            else:
+                length = len(keys) - size + 1 + (size - covered - span)
+                result = result[:length] * _power(span) + power[covered : covered + length]
+            covered += span
+        remaining >>= 1
+        if not remaining:
+            break
+        power = power[:-span] * _power(span) + power[span:]
+        span *= 2
+    assert result is not None and covered == size
+    result = result[:count] + np.uint64(int(_SEED) * int(_power(size)) % (1 << 64))
+    return _finish(result, hash_bits)
+
+
+def _power(exponent: int) -> np.uint64:
+    """``M ** exponent`` modulo 2**64."""
+    return np.uint64(pow(int(_MULTIPLIER), exponent, 1 << 64))
 
 
 def row_hashes(rows: np.ndarray, hash_bits: int = 64) -> np.ndarray:
@@ -55,11 +79,8 @@ def row_hashes(rows: np.ndarray, hash_bits: int = 64) -> np.ndarray:
 
 
 def _finish(hashes: np.ndarray, hash_bits: int) -> np.ndarray:
-    """MurmurHash3's 64-bit finaliser, in place, then the high ``hash_bits`` bits kept."""
-    hashes ^= hashes >> _SHIFT
+    """Spread the bits (one multiply and a shift: enough for the filter and the search, which never trust it)."""
     hashes *= _MIX1
-    hashes ^= hashes >> _SHIFT
-    hashes *= _MIX2
     hashes ^= hashes >> _SHIFT
     if hash_bits < 64:
         hashes &= np.uint64(((1 << hash_bits) - 1) << (64 - hash_bits))

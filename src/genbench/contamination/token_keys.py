@@ -1,18 +1,20 @@
-"""64-bit keys of the analyzer's tokens, straight from Arrow string arrays: the one-shot scan's tokeniser.
+"""64-bit keys of the analyzer's tokens, straight from the bytes of an Arrow buffer: the one-shot scan's tokeniser.
 
 The scan (:mod:`~genbench.contamination.scan`) never needs token ids, only a way to tell tokens apart quickly: each
 token gets a 64-bit *key*. A token of at most 8 bytes (UTF-8) *is* its key (its bytes, little-endian, zero-padded):
 equal keys mean equal tokens. A longer token's key is a hash of its bytes, so equal keys only suggest equal tokens;
 the scan compares the strings of such tokens before it counts a match (:attr:`TokenKeys.lengths` tells which).
 
-Pure-ASCII texts (most of English data) are tokenised on the bytes of the Arrow buffer with numpy, with no Python
+The texts are byte ranges of one buffer (the data buffer of an Arrow string array, where the texts of a column lie
+one after another). Pure-ASCII texts (most of English data) are tokenised on those bytes with numpy, with no Python
 string per text or per token: one ``bytes.translate`` lower-cases and maps every byte that is not a word character
-to a space, and tokens are the runs between spaces. Other texts go through the analyzer itself
-(:func:`~genbench.contamination.analysis.tokenize_joined`). Both give the tokens of
-:func:`~genbench.contamination.analysis.tokenize` (the tests check it on random text).
+to a space, bytes outside the texts are masked, and tokens are the runs of word bytes (a text's start always starts
+a token). Other texts go through the analyzer itself (:func:`~genbench.contamination.analysis.tokenize_joined`).
+Both give the tokens of :func:`~genbench.contamination.analysis.tokenize` (the tests check it on random text).
+Nothing here makes pyarrow import pandas (building an array or a scalar from Python values would).
 
->>> import pyarrow as pa
->>> keys = unit_token_keys(pa.array(["Hi, THERE!", "", "héllo there"]))
+>>> data = "Hi, THERE!?héllo there".encode()
+>>> keys = span_token_keys(data, np.array([0, 10, 10]), np.array([10, 10, len(data)]))
 >>> keys.first.tolist(), bool(keys.keys[1] == keys.keys[3]), bool(keys_of_tokens(["hi"])[0][0] == keys.keys[0])
 ([0, 2, 2, 4], True, True)
 """
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -33,10 +35,11 @@ if TYPE_CHECKING:
 PACKED_BYTES = 8
 """Tokens of at most this many bytes are their own key."""
 _SPACE = ord(" ")
+_PADDING = b" " * 9
 _WORD_BYTES = b"abcdefghijklmnopqrstuvwxyz0123456789_"
 # Lower-case and keep word bytes, every other byte a space, in one table (ASCII: bytes.lower() is str.lower()).
 _LOWER_WORDS = bytes(
-    (b if bytes([b]).lower() in _WORD_BYTES else _SPACE) if b < 128 else _SPACE
+    (b if bytes([b]) in _WORD_BYTES else _SPACE) if b < 128 else _SPACE
     for b in (ord(chr(i).lower()) if i < 128 else i for i in range(256))
 )
 _KEY_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
@@ -78,8 +81,9 @@ def span_keys(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarr
     Spans of up to 8 bytes are packed; longer spans are hashed, 8 bytes at a time, with their length.
     """
     lengths = ends - starts
-    windows = np.lib.stride_tricks.as_strided(raw, shape=(max(len(raw) - 7, 0), 8), strides=(1, 1))
-    keys = np.ascontiguousarray(windows[starts]).view("<u8").ravel()
+    # Every byte offset viewed as the start of a little-endian uint64 (unaligned, no copy).
+    words = np.ndarray(shape=(max(len(raw) - 7, 0),), dtype="<u8", buffer=raw, strides=(1,))
+    keys = words[starts]
     keys &= _KEY_MASKS[np.minimum(lengths, PACKED_BYTES)]
     long = np.flatnonzero(lengths > PACKED_BYTES)
     if len(long):
@@ -88,22 +92,13 @@ def span_keys(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarr
         position, remaining = starts[long].copy(), lengths[long].copy()
         active = np.arange(len(long))
         while len(active):
-            words = np.ascontiguousarray(windows[position[active]]).view("<u8").ravel()
-            words &= _KEY_MASKS[np.minimum(remaining[active], PACKED_BYTES)]
-            hashes[active] = (hashes[active] ^ words) * _LONG_MULTIPLIER
+            chunk = words[position[active]] & _KEY_MASKS[np.minimum(remaining[active], PACKED_BYTES)]
+            hashes[active] = (hashes[active] ^ chunk) * _LONG_MULTIPLIER
             position[active] += PACKED_BYTES
             remaining[active] -= PACKED_BYTES
             active = active[remaining[active] > 0]
         keys[long] = _mix(hashes)
     return keys
-
-
-def _spaced_spans(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Starts and ends of the runs of non-space bytes of ``raw`` (which ends with a space)."""
-    in_token = np.zeros(len(raw) + 1, dtype=bool)
-    in_token[1:] = raw != _SPACE
-    edges = np.flatnonzero(in_token[1:] != in_token[:-1])
-    return edges[0::2], edges[1::2]
 
 
 def keys_of_tokens(tokens: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -115,36 +110,83 @@ def keys_of_tokens(tokens: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """
     if not tokens:
         return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
-    raw = np.frombuffer(" ".join(tokens).encode("utf-8") + b" " * 9, dtype=np.uint8)
-    starts, ends = _spaced_spans(raw)
+    raw = np.frombuffer(" ".join(tokens).encode("utf-8") + _PADDING, dtype=np.uint8)
+    in_token = np.zeros(len(raw) + 1, dtype=bool)
+    in_token[1:] = raw != _SPACE
+    edges = np.flatnonzero(in_token[1:] != in_token[:-1])
+    starts, ends = edges[0::2], edges[1::2]
     return span_keys(raw, starts, ends), ends - starts
 
 
-def _ascii_keys(texts: pa.Array) -> TokenKeys:
-    """The byte path: ASCII texts joined with spaces in Arrow, tokens cut with numpy."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
+def _byte_mask(size: int, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """``True`` on the bytes inside the (sorted, disjoint) ranges ``[starts, ends)``."""
+    change = np.zeros(size + 1, dtype=np.int8)
+    np.add.at(change, starts, 1)
+    np.add.at(change, ends, -1)
+    return np.cumsum(change[:-1], dtype=np.int8) > 0
 
-    count = len(texts)
-    one_list = pa.ListArray.from_arrays(pa.array([0, count], type=pa.int32()), texts)
-    joined = pc.binary_join(one_list, " ")[0].as_buffer()
-    data = (joined.to_pybytes() if joined is not None else b"").translate(_LOWER_WORDS) + b" " * 9
-    raw = np.frombuffer(data, dtype=np.uint8)
-    starts, ends = _spaced_spans(raw)
-    # Where each text starts in the joined bytes: its offset plus one space per text before it.
-    offsets = np.frombuffer(texts.buffers()[1], dtype=np.int32, count=count + 1, offset=texts.offset * 4)
-    text_starts = offsets[:-1].astype(np.int64) - int(offsets[0]) + np.arange(count, dtype=np.int64)
-    first = np.empty(count + 1, dtype=np.int64)
-    first[:-1] = np.searchsorted(starts, text_starts)
-    first[-1] = len(starts)
-    return TokenKeys(span_keys(raw, starts, ends), ends - starts, first)
+
+def span_token_keys(data: Any, starts: np.ndarray, ends: np.ndarray) -> TokenKeys:
+    """The token keys of the texts ``data[starts[i]:ends[i]]`` (UTF-8; ranges sorted and disjoint).
+
+    Args:
+        data: The bytes (``bytes`` or a ``pyarrow.Buffer``).
+        starts: Where each text starts.
+        ends: Where each text ends.
+    """
+    starts = np.asarray(starts, dtype=np.int64)
+    ends = np.asarray(ends, dtype=np.int64)
+    count = len(starts)
+    if count == 0:
+        return TokenKeys(np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64))
+    raw_bytes = data if isinstance(data, bytes) else memoryview(data).tobytes()
+    lowered = raw_bytes.translate(_LOWER_WORDS) + _PADDING
+    raw = np.frombuffer(lowered, dtype=np.uint8)
+    original = np.frombuffer(raw_bytes, dtype=np.uint8)
+    other = np.zeros(count, dtype=bool)
+    high = np.flatnonzero(original >= 128)
+    if len(high):  # texts holding non-ASCII bytes take the analyzer's path
+        owner = np.searchsorted(starts, high, side="right") - 1
+        inside = (owner >= 0) & (high < ends[np.maximum(owner, 0)])
+        other[np.unique(owner[inside])] = True
+    ascii_rows = np.flatnonzero(~other)
+    in_token = raw != _SPACE
+    covers_all = starts[0] == 0 and ends[-1] == len(raw_bytes) and np.array_equal(starts[1:], ends[:-1])
+    if len(ascii_rows) < count or not covers_all:
+        # Bytes between or outside the ASCII texts (other texts, other messages) are not tokens.
+        in_token[: len(raw_bytes)] &= _byte_mask(len(raw_bytes), starts[ascii_rows], ends[ascii_rows])
+    token_starts, token_ends = _runs(in_token, starts[ascii_rows])
+    first = np.empty(len(ascii_rows) + 1, dtype=np.int64)
+    first[:-1] = np.searchsorted(token_starts, starts[ascii_rows])
+    first[-1] = len(token_starts)
+    ascii_part = TokenKeys(span_keys(raw, token_starts, token_ends), token_ends - token_starts, first)
+    if len(ascii_rows) == count:
+        return ascii_part
+    other_rows = np.flatnonzero(other)
+    texts = [raw_bytes[s:e].decode("utf-8") for s, e in zip(starts[other_rows].tolist(), ends[other_rows].tolist())]
+    return _in_text_order([(ascii_rows, ascii_part), (other_rows, _analyzer_keys(texts))], count)
+
+
+def _runs(in_token: np.ndarray, text_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Starts and ends of the runs of ``True`` (``in_token`` ends with ``False``), split where a text starts."""
+    edges = np.flatnonzero(in_token[1:] != in_token[:-1]) + 1
+    if in_token[0]:
+        edges = np.concatenate([[0], edges])
+    starts, ends = edges[0::2], edges[1::2]
+    # A text that starts right after a word byte of the text before it (no separator between them) starts a token.
+    joined = text_starts[(text_starts > 0) & in_token[text_starts] & in_token[np.maximum(text_starts - 1, 0)]]
+    if len(joined):
+        joined = np.unique(joined)  # an empty text and the next one start at the same byte
+        starts = np.insert(starts, np.searchsorted(starts, joined), joined)
+        ends = np.insert(ends, np.searchsorted(ends, joined), joined)
+    return starts, ends
 
 
 def _analyzer_keys(texts: list[str]) -> TokenKeys:
     """The analyzer's path, for any text."""
     tokens = tokenize_joined(texts) if texts else []
     separators = [number for number, token in enumerate(tokens) if token == SEPARATOR]
-    counts = np.diff(np.array([-1, *separators, len(tokens)], dtype=np.int64)) - 1 if texts else np.zeros(0, int)
+    counts = np.diff(np.array([-1, *separators, len(tokens)], dtype=np.int64)) - 1
     kept = [token for token in tokens if token != SEPARATOR] if separators else tokens
     keys, lengths = keys_of_tokens(kept)
     first = np.zeros(len(texts) + 1, dtype=np.int64)
@@ -152,39 +194,43 @@ def _analyzer_keys(texts: list[str]) -> TokenKeys:
     return TokenKeys(keys, lengths, first)
 
 
-def unit_token_keys(texts: pa.Array) -> TokenKeys:
-    """The token keys of every text of an Arrow string array (nulls count as empty texts).
-
-    ASCII texts take the byte path; the others the analyzer's, and the two are put back in text order.
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if not pa.types.is_string(texts.type):
-        texts = pc.cast(texts, pa.string())
-    texts = pc.fill_null(texts, "")
-    if len(texts) == 0:
-        return TokenKeys(np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64))
-    is_ascii = pc.string_is_ascii(texts)
-    if pc.all(is_ascii).as_py():
-        return _ascii_keys(texts)
-    ascii_mask = is_ascii.to_numpy(zero_copy_only=False)
-    ascii_rows, other_rows = np.flatnonzero(ascii_mask), np.flatnonzero(~ascii_mask)
-    parts = [
-        _ascii_keys(texts.take(pa.array(ascii_rows))),
-        _analyzer_keys(texts.take(pa.array(other_rows)).to_pylist()),
-    ]
-    # Put the two groups' tokens back in text order.
-    counts = np.empty(len(texts), dtype=np.int64)
-    source_start = np.empty(len(texts), dtype=np.int64)
+def _in_text_order(parts: list[tuple[np.ndarray, TokenKeys]], count: int) -> TokenKeys:
+    """Put the tokens of groups of texts (rows, keys) back in text order."""
+    counts = np.empty(count, dtype=np.int64)
+    source_start = np.empty(count, dtype=np.int64)
     base = 0
-    for rows, part in zip((ascii_rows, other_rows), parts, strict=True):
+    for rows, part in parts:
         counts[rows] = np.diff(part.first)
         source_start[rows] = part.first[:-1] + base
         base += len(part.keys)
-    first = np.zeros(len(texts) + 1, dtype=np.int64)
+    first = np.zeros(count + 1, dtype=np.int64)
     np.cumsum(counts, out=first[1:])
     gather = np.arange(int(first[-1]), dtype=np.int64) + np.repeat(source_start - first[:-1], counts)
-    keys = np.concatenate([part.keys for part in parts])[gather]
-    lengths = np.concatenate([part.lengths for part in parts])[gather]
+    keys = np.concatenate([part.keys for _, part in parts])[gather]
+    lengths = np.concatenate([part.lengths for _, part in parts])[gather]
     return TokenKeys(keys, lengths, first)
+
+
+def string_spans(texts: pa.Array) -> tuple[Any, np.ndarray, np.ndarray]:
+    """The data buffer of an Arrow string array and each string's byte range in it (nulls are empty)."""
+    import pyarrow as pa
+
+    if not pa.types.is_string(texts.type):
+        raise TypeError(f"a string array is needed, not {texts.type}")
+    validity, offsets_buffer, data = texts.buffers()
+    count, offset = len(texts), texts.offset
+    if count == 0 or data is None:
+        empty = np.zeros(count, dtype=np.int64)
+        return b"", empty, empty.copy()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int32, count=count + 1, offset=offset * 4).astype(np.int64)
+    starts, ends = offsets[:-1], offsets[1:].copy()
+    if validity is not None:
+        valid = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")[offset : offset + count]
+        ends[valid == 0] = starts[valid == 0]
+    return data, starts, ends
+
+
+def unit_token_keys(texts: pa.Array) -> TokenKeys:
+    """The token keys of every text of an Arrow string array (nulls count as empty texts)."""
+    data, starts, ends = string_spans(texts)
+    return span_token_keys(data, starts, ends)

@@ -1,14 +1,16 @@
-"""Training units as Arrow columns: the texts of a table's units, with the row and turn of each.
+"""Training units as byte ranges of Arrow buffers: the texts of a table's units, with the row and turn of each.
 
 What a unit is (a message passing the filter, or a row's text field) is described in
-:mod:`~genbench.contamination.sources`; this module cuts an Arrow table into units without making a Python string
-per unit, for the one-shot scan.
+:mod:`~genbench.contamination.sources`. For the one-shot scan this module finds the units of a table without a
+Python string per unit: each unit is a byte range of its column's data buffer, found with numpy on the Arrow
+buffers (list offsets, validity bitmaps, string offsets). Columns of other types than strings (a text field holding
+numbers or lists) are converted with pyarrow.compute first, as :mod:`~genbench.contamination.sources` does.
 
->>> import pyarrow as pa
->>> table = pa.table({"messages": [[{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Yo"},
-...                                 {"role": "user", "content": "Bye"}]]})
->>> texts, rows, turns, _ = unit_columns(table, UnitSpec())
->>> texts.to_pylist(), rows.tolist(), turns.tolist()
+>>> import pyarrow.json as paj, pyarrow as pa
+>>> table = paj.read_json(pa.BufferReader(b'{"messages": [{"role": "user", "content": "Hi"}, '
+...                                       b'{"role": "assistant", "content": "Yo"}, {"role": "user", "content": "Bye"}]}'))
+>>> units = unit_spans(table, UnitSpec())
+>>> [units.text(u) for u in range(len(units))], units.rows.tolist(), units.turns.tolist()
 (['Hi', 'Bye'], [0, 0], [0, 2])
 """
 
@@ -19,10 +21,38 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from genbench.contamination.sources import UnitSpec, _as_text, check_unit_spec
+from genbench.contamination.sources import UnitSpec, check_unit_spec
+from genbench.contamination.token_keys import string_spans
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+
+@dataclass
+class UnitSpans:
+    """The units of a table.
+
+    Attributes:
+        data: The bytes holding the texts (a ``pyarrow.Buffer`` or ``bytes``).
+        starts: Where each unit's text starts in ``data``.
+        ends: Where it ends.
+        rows: The row of each unit in the table.
+        turns: The message position of each unit in its row (``-1`` for a text field).
+        column_type: The type of the column the units come from.
+    """
+
+    data: Any
+    starts: np.ndarray
+    ends: np.ndarray
+    rows: np.ndarray
+    turns: np.ndarray
+    column_type: Any
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def text(self, unit: int) -> str:
+        return bytes(memoryview(self.data)[int(self.starts[unit]) : int(self.ends[unit])]).decode("utf-8")
 
 
 @dataclass
@@ -33,63 +63,110 @@ class _Rows:
     schema: Any
 
 
-def unit_columns(
-    table: pa.Table, spec: UnitSpec, name: str = "the training data"
-) -> tuple[pa.Array, np.ndarray, np.ndarray, pa.DataType]:
-    """The units of ``table``: their texts (a string array), rows (in the table), turns, and the column's type.
+def unit_spans(table: pa.Table, spec: UnitSpec, name: str = "the training data") -> UnitSpans:
+    """The units of ``table``.
 
     Raises:
         ContaminationError: the table lacks the field ``spec`` names, or it holds the wrong type.
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     check_unit_spec(_Rows(name, table.schema), spec)  # type: ignore[arg-type]
     column_name = spec.text_field if spec.text_field is not None else spec.messages_field
     assert column_name is not None
     column = table.column(column_name)
-    texts: list[pa.Array] = []
-    rows: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
-    turns: list[np.ndarray] = [np.zeros(0, dtype=np.int32)]
-    row_offset = 0
-    for chunk in column.chunks:  # chunk by chunk: combining chunks would copy the table
-        if spec.text_field is not None:
-            texts.append(_as_text(chunk))
-            rows.append(np.arange(len(chunk), dtype=np.int64) + row_offset)
-            turns.append(np.full(len(chunk), -1, dtype=np.int32))
-        else:
-            chunk_texts, chunk_rows, chunk_turns = _message_columns(chunk, spec)
-            texts.append(chunk_texts)
-            rows.append(chunk_rows + row_offset)
-            turns.append(chunk_turns)
-        row_offset += len(chunk)
-    joined = pa.concat_arrays(texts) if texts else pa.array([], type=pa.string())
-    if not pa.types.is_string(joined.type):
-        joined = pc.cast(joined, pa.string())
-    return joined, np.concatenate(rows), np.concatenate(turns), column.type
+    chunk = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    if spec.text_field is not None:
+        texts = chunk if pa.types.is_string(chunk.type) else _as_string(chunk)
+        data, starts, ends = string_spans(texts)
+        rows = np.arange(len(texts), dtype=np.int64)
+        return UnitSpans(data, starts, ends, rows, np.full(len(texts), -1, dtype=np.int32), column.type)
+    return _message_spans(chunk, spec, column.type)
 
 
-def _message_columns(lists: pa.Array, spec: UnitSpec) -> tuple[pa.Array, np.ndarray, np.ndarray]:
-    import pyarrow.compute as pc
+def _as_string(array: pa.Array) -> pa.Array:
+    from genbench.contamination.sources import _as_text
 
-    messages = lists.flatten()
-    parents = pc.list_parent_indices(lists).to_numpy(zero_copy_only=False).astype(np.int64)
-    positions = np.arange(len(parents), dtype=np.int64)
-    first_of_row = np.ones(len(parents), dtype=bool)
-    first_of_row[1:] = parents[1:] != parents[:-1]
-    turns = positions - np.maximum.accumulate(np.where(first_of_row, positions, 0))
-    keep = messages.is_valid()
+    return _as_text(array)
+
+
+def _valid(array: pa.Array) -> np.ndarray:
+    """The array's validity as booleans."""
+    bitmap = array.buffers()[0]
+    if bitmap is None:
+        return np.ones(len(array), dtype=bool)
+    bits = np.unpackbits(np.frombuffer(bitmap, dtype=np.uint8), bitorder="little")
+    return bits[array.offset : array.offset + len(array)].astype(bool)
+
+
+def _equals(texts: pa.Array, value: str) -> np.ndarray:
+    """Whether each string equals ``value`` (nulls never do)."""
+    data, starts, ends = string_spans(texts)
+    wanted = np.frombuffer(value.encode("utf-8"), dtype=np.uint8)
+    equal = (ends - starts) == len(wanted)
+    equal &= _valid(texts)
+    if len(wanted) and equal.any():
+        raw = np.frombuffer(data, dtype=np.uint8)
+        candidates = np.flatnonzero(equal)
+        same = (raw[starts[candidates, None] + np.arange(len(wanted))] == wanted).all(axis=1)
+        equal[candidates[~same]] = False
+    return equal
+
+
+def _message_spans(lists: pa.Array, spec: UnitSpec, column_type: Any) -> UnitSpans:
+    import pyarrow as pa
+
+    offsets = np.frombuffer(lists.buffers()[1], dtype=np.int32, count=len(lists) + 1, offset=lists.offset * 4)
+    offsets = offsets.astype(np.int64)
+    messages = lists.values
+    first, last = int(offsets[0]), int(offsets[-1])
+    messages = messages.slice(first, last - first)
+    keep = _valid(messages)
+    # Messages under a null list are not messages (Arrow lets a null list keep a range of values).
+    row = np.searchsorted(offsets, np.arange(first, last, dtype=np.int64), side="right") - 1
+    keep &= _valid(lists)[row]
+    texts = messages.field(spec.query_field)
     if spec.filter is not None:
         key, value = spec.filter
-        keep = pc.and_(keep, pc.fill_null(pc.equal(_as_text(messages.field(key)), value), False))
-    keep_np = keep.to_numpy(zero_copy_only=False)
-    texts = _as_text(messages.field(spec.query_field).filter(keep))
-    return texts, parents[keep_np], turns[keep_np].astype(np.int32)
+        values = messages.field(key)
+        keep &= _equals(values if pa.types.is_string(values.type) else _as_string(values), value)
+    if not pa.types.is_string(texts.type):
+        texts = _as_string(texts)
+    data, starts, ends = string_spans(texts)
+    kept = np.flatnonzero(keep)
+    rows = row[kept]
+    turns = (kept + first - offsets[rows]).astype(np.int32)
+    return UnitSpans(data, starts[kept], ends[kept], rows, turns, column_type)
 
 
-def lines_start_objects(data: bytes) -> bool:
-    """Whether every line of ``data`` opens a JSON object (see ``data.jsonl.NON_OBJECT_LINE``), fast."""
-    from genbench.contamination.sources import _lines_start_objects
-    from genbench.data.jsonl import NON_OBJECT_LINE
+def plain_object_lines(data: bytes) -> int | None:
+    """The number of lines of ``data`` when every line starts with ``{`` (plainly one object per line), else ``None``.
 
-    return _lines_start_objects(data, NON_OBJECT_LINE)
+    Such bytes are safe for pyarrow's JSON reader (which crashes the process on a line ``null``: see
+    ``data.jsonl.NON_OBJECT_LINE``); anything else (blank lines, leading spaces) is left to the careful reader.
+
+    >>> plain_object_lines(b'{"a": 1}\\n{"a": 2}'), plain_object_lines(b'{"a": 1}\\n\\n'), plain_object_lines(b"null\\n")
+    (2, None, None)
+    """
+    if not data:
+        return 0
+    raw = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero(raw == ord("\n"))
+    starts = ends + 1
+    if len(starts) and starts[-1] == len(raw):
+        starts = starts[:-1]
+    if raw[0] != ord("{") or not (raw[starts] == ord("{")).all():
+        return None
+    return len(starts) + 1
+
+
+def explicit_schema(spec: UnitSpec) -> pa.Schema | None:
+    """The only columns the units of ``spec`` need, typed, for pyarrow's JSON reader (``None`` for a text field,
+    whose type varies: strings, numbers or lists)."""
+    import pyarrow as pa
+
+    if spec.text_field is not None or spec.messages_field is None:
+        return None
+    keys = dict.fromkeys([spec.query_field, *([spec.filter[0]] if spec.filter else [])])
+    message = pa.struct([(key, pa.string()) for key in keys])
+    return pa.schema([(spec.messages_field, pa.list_(message))])
