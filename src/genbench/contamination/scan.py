@@ -37,7 +37,7 @@ from genbench.contamination.analysis import apply_threshold, tokenize
 from genbench.contamination.api import ContaminationReport, training_datasets
 from genbench.contamination.backend import InstanceResult, Match, SearchMode, SearchResult
 from genbench.contamination.errors import ContaminationError
-from genbench.contamination.scan_windows import QueryTokens, WindowLookup, WindowMatches
+from genbench.contamination.scan_windows import QueryTokens, WindowLookup
 from genbench.contamination.scoring import (
     PairScores,
     exact_pair_scores,
@@ -52,8 +52,8 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 PathLike = str | os.PathLike[str]
-BLOCK_BYTES = 2 << 20
-"""Bytes of JSONL read per block (a longer line makes a longer block)."""
+BLOCK_BYTES = 1 << 20
+"""Bytes of JSONL read per block (a longer line makes a longer block); pyarrow's reader needs about 5 times that."""
 BLOCK_ROWS = 20_000
 """Rows per block when the data is read through ``load_training_dataset``."""
 THREADS = 2
@@ -198,11 +198,12 @@ def _scan_dataset(
     if is_local(path, "file") and path.suffix.lower() == ".jsonl":
         digest = _Digest()
         try:
-            blocks = _jsonl_blocks(path, digest)
-            bests, rows, units, tokens = _run_blocks(blocks, spec, queries, mode, top_k, progress, name)
+            bests, rows, units, tokens = _run_blocks(
+                _jsonl_blocks(path, digest), spec, queries, mode, top_k, progress, name
+            )
         except _NotPlain:
-            pass
-        else:
+            units = 0
+        if units:  # without units the loader's path says why (a missing field, the filter values seen)
             source = {
                 "name": name,
                 "kind": "jsonl",
@@ -212,20 +213,17 @@ def _scan_dataset(
                 "rows": rows,
             }
             return _manifest(name, source, spec, units, tokens, rows), bests
-    from genbench.contamination.sources import load_training_dataset
+    from genbench.contamination.sources import load_training_dataset, no_units_error
 
     loaded = load_training_dataset(name, split)
     bests, _, units, tokens = _run_blocks(_table_blocks(loaded), spec, queries, mode, top_k, progress, name)
+    if units == 0:
+        raise no_units_error(loaded, spec)
     return _manifest(name, loaded.source_info(), spec, units, tokens, loaded.num_rows), bests
 
 
-def _manifest(
-    name: str, source: dict[str, Any], spec: UnitSpec, units: int, tokens: int, rows: int
-) -> dict[str, Any]:
-    if rows == 0:
-        raise ContaminationError(f"The dataset {name!r} (split {source['split']!r}) is empty: there is nothing to scan.")
-    if units == 0:
-        raise ContaminationError(f"The dataset {name!r} has no training units ({spec.describe()}).")
+def _manifest(name: str, source: dict[str, Any], spec: UnitSpec, units: int, tokens: int, rows: int) -> dict[str, Any]:
+    """What the report says of a scanned dataset (shaped like an index manifest, ``backend: scan``)."""
     return {
         "name": f"{index_name(name)}.text",
         "backend": "scan",
@@ -321,8 +319,8 @@ def _run_blocks(
                     bar.update(result.rows)
 
             for block in blocks:
-                pending.append(pool.submit(_process_block, block, spec, queries, mode, top_k))
-                while len(pending) > THREADS:
+                pending.append(pool.submit(_process_block, block, spec, queries, mode, top_k, name))
+                while len(pending) >= THREADS:  # at most THREADS blocks in memory at once
                     merge(pending.pop(0).result())
             while pending:
                 merge(pending.pop(0).result())
@@ -349,7 +347,9 @@ def _parse_plain(data: bytes, spec: UnitSpec) -> pa.Table:
     parse = paj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore") if schema else None
     try:
         options = paj.ReadOptions(use_threads=False, block_size=len(data) + 1)
-        table = paj.read_json(pa.BufferReader(data), read_options=options, parse_options=parse)
+        # The system allocator gives the parser's scratch memory back; the default pool would keep it.
+        pool = pa.system_memory_pool()
+        table = paj.read_json(pa.BufferReader(data), read_options=options, parse_options=parse, memory_pool=pool)
         table.validate(full=True)  # pyarrow does not check the UTF-8 inside strings while parsing
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OSError) as exc:
         raise _NotPlain from exc
@@ -358,12 +358,14 @@ def _parse_plain(data: bytes, spec: UnitSpec) -> pa.Table:
     return table
 
 
-def _process_block(block: _Block, spec: UnitSpec, queries: list[_Query], mode: SearchMode, top_k: int) -> _BlockResult:
+def _process_block(
+    block: _Block, spec: UnitSpec, queries: list[_Query], mode: SearchMode, top_k: int, name: str
+) -> _BlockResult:
     from genbench.contamination.units import unit_spans
 
     table = _parse_plain(block.data, spec) if block.data is not None else block.table
     try:
-        units = unit_spans(table, spec)
+        units = unit_spans(table, spec, name)
     except ContaminationError as exc:
         if block.data is not None:  # e.g. the field is missing from this block only: the careful reader decides
             raise _NotPlain from exc
@@ -409,7 +411,10 @@ def _block_best(
 
         def contains(fields: np.ndarray, units: np.ndarray) -> np.ndarray:
             return np.array(
-                [_holds(tokens_of(u), query.tokens.tokens[f]) for f, u in zip(fields.tolist(), units.tolist())],
+                [
+                    _holds(tokens_of(u), query.tokens.tokens[f])
+                    for f, u in zip(fields.tolist(), units.tolist(), strict=True)
+                ],
                 dtype=bool,
             )
 
@@ -445,7 +450,9 @@ def _long_verifier(lookup: WindowLookup, query: _Query, keys: TokenKeys, tokens_
     def verify(positions: np.ndarray, grams: np.ndarray) -> np.ndarray:
         units = np.searchsorted(keys.first, positions, side="right") - 1
         keep = np.zeros(len(positions), dtype=bool)
-        for row, (position, gram, unit) in enumerate(zip(positions.tolist(), grams.tolist(), units.tolist())):
+        for row, (position, gram, unit) in enumerate(
+            zip(positions.tolist(), grams.tolist(), units.tolist(), strict=True)
+        ):
             query_field, start = lookup.representative(gram)
             local = position - int(keys.first[unit])
             window = query.tokens.tokens[query_field][start : start + lookup.size]

@@ -119,11 +119,14 @@ def keys_of_tokens(tokens: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _byte_mask(size: int, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """``True`` on the bytes inside the (sorted, disjoint) ranges ``[starts, ends)``."""
-    change = np.zeros(size + 1, dtype=np.int8)
-    np.add.at(change, starts, 1)
-    np.add.at(change, ends, -1)
-    return np.cumsum(change[:-1], dtype=np.int8) > 0
+    """``True`` on the bytes inside the (sorted, disjoint) ranges ``[starts, ends)``: alternating runs of ``False``
+    (before each range) and ``True`` (the range), laid out by ``np.repeat``."""
+    bounds = np.empty(2 * len(starts) + 2, dtype=np.int64)
+    bounds[0], bounds[-1] = 0, size
+    bounds[1:-1:2], bounds[2:-1:2] = starts, ends
+    flags = np.zeros(len(bounds) - 1, dtype=bool)
+    flags[1::2] = True
+    return np.repeat(flags, np.diff(bounds))
 
 
 def span_token_keys(data: Any, starts: np.ndarray, ends: np.ndarray) -> TokenKeys:
@@ -163,7 +166,10 @@ def span_token_keys(data: Any, starts: np.ndarray, ends: np.ndarray) -> TokenKey
     if len(ascii_rows) == count:
         return ascii_part
     other_rows = np.flatnonzero(other)
-    texts = [raw_bytes[s:e].decode("utf-8") for s, e in zip(starts[other_rows].tolist(), ends[other_rows].tolist())]
+    texts = [
+        raw_bytes[s:e].decode("utf-8")
+        for s, e in zip(starts[other_rows].tolist(), ends[other_rows].tolist(), strict=True)
+    ]
     return _in_text_order([(ascii_rows, ascii_part), (other_rows, _analyzer_keys(texts))], count)
 
 

@@ -7,8 +7,9 @@ buffers (list offsets, validity bitmaps, string offsets). Columns of other types
 numbers or lists) are converted with pyarrow.compute first, as :mod:`~genbench.contamination.sources` does.
 
 >>> import pyarrow.json as paj, pyarrow as pa
->>> table = paj.read_json(pa.BufferReader(b'{"messages": [{"role": "user", "content": "Hi"}, '
-...                                       b'{"role": "assistant", "content": "Yo"}, {"role": "user", "content": "Bye"}]}'))
+>>> line = (b'{"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Yo"}, '
+...         b'{"role": "user", "content": "Bye"}]}')
+>>> table = paj.read_json(pa.BufferReader(line))
 >>> units = unit_spans(table, UnitSpec())
 >>> [units.text(u) for u in range(len(units))], units.rows.tolist(), units.turns.tolist()
 (['Hi', 'Bye'], [0, 0], [0, 2])
@@ -145,8 +146,10 @@ def plain_object_lines(data: bytes) -> int | None:
     Such bytes are safe for pyarrow's JSON reader (which crashes the process on a line ``null``: see
     ``data.jsonl.NON_OBJECT_LINE``); anything else (blank lines, leading spaces) is left to the careful reader.
 
-    >>> plain_object_lines(b'{"a": 1}\\n{"a": 2}'), plain_object_lines(b'{"a": 1}\\n\\n'), plain_object_lines(b"null\\n")
-    (2, None, None)
+    >>> plain_object_lines(b'{"a": 1}\\n{"a": 2}'), plain_object_lines(b'{"a": 1}\\n\\n')
+    (2, None)
+    >>> plain_object_lines(b"null\\n") is None
+    True
     """
     if not data:
         return 0
