@@ -20,9 +20,9 @@ import pyarrow.json as paj
 import pytest
 
 from genbench.contamination import ContaminationError, TestSet, build_index, decontaminate, search
-from genbench.contamination import scan as scan_module
+from genbench.contamination import oneshot as scan_module
 from genbench.contamination.analysis import tokenize
-from genbench.contamination.scan import scan
+from genbench.contamination.oneshot import scan
 from genbench.contamination.sources import UnitSpec
 from genbench.contamination.token_keys import keys_of_tokens, span_token_keys, unit_token_keys
 from genbench.contamination.units import plain_object_lines, unit_spans
@@ -280,7 +280,7 @@ def test_scanning_plain_jsonl_keeps_pandas_out(tmp_path):
     code = (
         "import sys\n"
         "from genbench.contamination import TestSet\n"
-        "from genbench.contamination.scan import scan\n"
+        "from genbench.contamination.oneshot import scan\n"
         f"report = scan({str(train)!r}, test_sets=[TestSet.from_texts('t', {user_texts[:3]!r})], ngram_size=2)\n"
         "assert report.results[0].score > 0\n"
         "print('pandas' in sys.modules)\n"
