@@ -153,11 +153,13 @@ def span_token_keys(data: Any, starts: np.ndarray, ends: np.ndarray) -> TokenKey
         inside = (owner >= 0) & (high < ends[np.maximum(owner, 0)])
         other[np.unique(owner[inside])] = True
     ascii_rows = np.flatnonzero(~other)
-    in_token = raw != _SPACE
+    # in_token[i + 1]: byte i is a word byte of an ASCII text; a False before and after bounds every run.
+    in_token = np.zeros(len(raw) + 1, dtype=bool)
+    np.not_equal(raw, _SPACE, out=in_token[1:])
     covers_all = starts[0] == 0 and ends[-1] == len(raw_bytes) and np.array_equal(starts[1:], ends[:-1])
     if len(ascii_rows) < count or not covers_all:
         # Bytes between or outside the ASCII texts (other texts, other messages) are not tokens.
-        in_token[: len(raw_bytes)] &= _byte_mask(len(raw_bytes), starts[ascii_rows], ends[ascii_rows])
+        in_token[1 : len(raw_bytes) + 1] &= _byte_mask(len(raw_bytes), starts[ascii_rows], ends[ascii_rows])
     token_starts, token_ends = _runs(in_token, starts[ascii_rows])
     first = np.empty(len(ascii_rows) + 1, dtype=np.int64)
     first[:-1] = np.searchsorted(token_starts, starts[ascii_rows])
@@ -174,13 +176,12 @@ def span_token_keys(data: Any, starts: np.ndarray, ends: np.ndarray) -> TokenKey
 
 
 def _runs(in_token: np.ndarray, text_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Starts and ends of the runs of ``True`` (``in_token`` ends with ``False``), split where a text starts."""
-    edges = np.flatnonzero(in_token[1:] != in_token[:-1]) + 1
-    if in_token[0]:
-        edges = np.concatenate([[0], edges])
+    """Starts and ends of the runs of word bytes (``in_token[i + 1]`` for byte ``i``; it begins and ends with
+    ``False``), split where a text starts."""
+    edges = np.flatnonzero(in_token[1:] != in_token[:-1])
     starts, ends = edges[0::2], edges[1::2]
     # A text that starts right after a word byte of the text before it (no separator between them) starts a token.
-    joined = text_starts[(text_starts > 0) & in_token[text_starts] & in_token[np.maximum(text_starts - 1, 0)]]
+    joined = text_starts[(text_starts > 0) & in_token[text_starts + 1] & in_token[text_starts]]
     if len(joined):
         joined = np.unique(joined)  # an empty text and the next one start at the same byte
         starts = np.insert(starts, np.searchsorted(starts, joined), joined)
