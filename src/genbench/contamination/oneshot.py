@@ -249,23 +249,24 @@ class _Digest:
 
 def _jsonl_blocks(path: Path, digest: _Digest) -> Iterator[_Block]:
     """The file's lines in blocks of about :data:`BLOCK_BYTES`, each ending at a line end; hashes every byte."""
-    number, carry = 0, b""
+    number, carry = 0, []
     try:
         with open(path, "rb") as handle:
             while chunk := handle.read(BLOCK_BYTES):
                 digest.update(chunk)
-                data = carry + chunk if carry else chunk
-                cut = data.rfind(b"\n") + 1
-                if cut == 0:
-                    carry = data
+                cut = chunk.rfind(b"\n") + 1
+                if cut == 0:  # a line longer than a block: keep reading
+                    carry.append(chunk)
                     continue
-                block, carry = (data[:cut], data[cut:]) if cut < len(data) else (data, b"")
+                # One copy at most: the carried start of a line joined to this chunk's complete lines.
+                block = b"".join([*carry, chunk[:cut]]) if carry else (chunk if cut == len(chunk) else chunk[:cut])
+                carry = [chunk[cut:]] if cut < len(chunk) else []
                 yield _Block(number, 0, data=block)
                 number += 1
     except OSError as exc:
         raise ContaminationError(f"Could not read {path}: {exc}") from exc
     if carry:
-        yield _Block(number, 0, data=carry)
+        yield _Block(number, 0, data=b"".join(carry))
 
 
 def _table_blocks(loaded: Any) -> Iterator[_Block]:

@@ -17,6 +17,7 @@ numbers or lists) are converted with pyarrow.compute first, as :mod:`~genbench.c
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -153,16 +154,16 @@ def plain_object_lines(data: bytes) -> int | None:
     """
     if not data:
         return 0
-    raw = np.frombuffer(data, dtype=np.uint8)
-    ends = np.flatnonzero(raw == ord("\n"))
-    starts = ends + 1
-    if len(starts) and starts[-1] == len(raw):
-        starts = starts[:-1]
-    if raw[0] != ord("{") or not (raw[starts] == ord("{")).all():
+    newlines = data.count(b"\n")
+    lines = newlines if data.endswith(b"\n") else newlines + 1
+    # Every line but the first starts after a newline: all those newlines (the last one excepted when it ends the
+    # data) must be followed by "{" (bytes.count is a fast search, no array of positions).
+    if data[:1] != b"{" or data.count(b"\n{") != lines - 1:
         return None
-    return len(starts) + 1
+    return lines
 
 
+@functools.lru_cache(maxsize=16)
 def explicit_schema(spec: UnitSpec) -> pa.Schema | None:
     """The only columns the units of ``spec`` need, typed, for pyarrow's JSON reader (``None`` for a text field,
     whose type varies: strings, numbers or lists)."""
