@@ -1,4 +1,4 @@
-"""Contamination: genbench's embedded n-gram index and search against a straightforward streaming baseline.
+"""Contamination: genbench's one-shot scan, and its embedded index + search, against a streaming baseline.
 
 Usage::
 
@@ -18,9 +18,11 @@ per (instance, unit). Its memory is that of the test set, not of the corpus.
 
 Measured, each side ``--runs`` times, in a fresh process per run:
 
-* one shot: genbench's ``build_index`` (JSONL read, tokenisation, shards, merge) + ``search`` (which builds the
-  n-gram table); the baseline's one pass. Whole process (interpreter and imports included) and in-process figures,
-  peak RSS of the index build and of the search (Linux: the peak is reset between them);
+* one shot: genbench's ``scan`` (one streaming pass, no index kept: the one-shot path); genbench's ``build_index``
+  (JSONL read, tokenisation, shards, merge) + ``search`` (which builds the n-gram table), for indexes that are
+  searched again; the baseline's one pass. Whole process (interpreter and imports included) and in-process
+  figures, peak RSS of the whole scan process, of the index build and of the search (Linux: the peak is reset
+  between them);
 * search many: a 10,000-instance test set against the existing index of the large corpus (n-gram table built), in
   process, with its peak RSS.
 
@@ -191,6 +193,27 @@ def phase_genbench(directory: Path, train: str, index_dir: str, n: int, tests: i
     }
 
 
+def phase_scan(directory: Path, train: str, n: int, tests: int, out: str) -> dict[str, Any]:
+    """One shot with genbench's streaming scan (no index)."""
+    started = time.perf_counter()
+    from genbench.contamination import TestSet, scan
+
+    texts = _test_texts(directory, tests)
+    imported = time.perf_counter()
+    report = scan(str(directory / train), test_sets=[TestSet.from_texts("bench", texts)], ngram_size=n)
+    scanned = time.perf_counter()
+    result = report.results[0]
+    best = [(i.raw_score, i.matches[0].unit_id if i.matches else -1) for i in result.instances]
+    Path(out).write_text(json.dumps(best))
+    manifest = next(iter(report.manifests.values()))
+    return {
+        "import_s": imported - started,
+        "inside_s": scanned - imported,
+        "peak_mb": _peak_rss_mb(),
+        "tokens": manifest["counts"]["tokens"],
+    }
+
+
 def phase_search_many(directory: Path, train: str, index_dir: str, n: int, tests: int) -> dict[str, Any]:
     """Search an existing index (n-gram table present) with a large test set."""
     from genbench.contamination import TestSet, search
@@ -266,23 +289,30 @@ def _compare(ours_file: Path, theirs_file: Path) -> int:
 
 def one_shot(work: Path, train: str, n: int, tests: int, runs: int) -> dict[str, Any]:
     """``runs`` one-shot checks of each side on ``train``; outputs compared on every run."""
-    ours_runs, base_runs = [], []
+    scan_runs, index_runs, base_runs = [], [], []
     for run in range(runs):
+        base_runs.append(_run_phase(["baseline", str(work), train, str(n), str(tests), str(work / "theirs.json")]))
+        scan_runs.append(_run_phase(["scan", str(work), train, str(n), str(tests), str(work / "scanned.json")]))
+        checked = _compare(work / "scanned.json", work / "theirs.json")
         index_dir = work / f"indexes-{train}-{run}"
-        ours_runs.append(
+        index_runs.append(
             _run_phase(["genbench", str(work), train, str(index_dir), str(n), str(tests), str(work / "ours.json")])
         )
         shutil.rmtree(index_dir, ignore_errors=True)
-        base_runs.append(_run_phase(["baseline", str(work), train, str(n), str(tests), str(work / "theirs.json")]))
-        checked = _compare(work / "ours.json", work / "theirs.json")
-    tokens = ours_runs[0]["tokens"]
-    ours = {
-        "whole_process": summary([r["whole_s"] for r in ours_runs]),
-        "in_process": summary([r["inside_s"] for r in ours_runs]),
-        "build_in_process": summary([r["build_s"] for r in ours_runs]),
-        "search_in_process": summary([r["search_s"] for r in ours_runs]),
-        "build_peak_mb": max(r["build_peak_mb"] for r in ours_runs),
-        "search_peak_mb": max((r["search_peak_mb"] or 0.0) for r in ours_runs) or None,
+        _compare(work / "ours.json", work / "theirs.json")
+    tokens = scan_runs[0]["tokens"]
+    scanned = {
+        "whole_process": summary([r["whole_s"] for r in scan_runs]),
+        "in_process": summary([r["inside_s"] for r in scan_runs]),
+        "peak_mb": max(r["peak_mb"] for r in scan_runs),
+    }
+    indexed = {
+        "whole_process": summary([r["whole_s"] for r in index_runs]),
+        "in_process": summary([r["inside_s"] for r in index_runs]),
+        "build_in_process": summary([r["build_s"] for r in index_runs]),
+        "search_in_process": summary([r["search_s"] for r in index_runs]),
+        "build_peak_mb": max(r["build_peak_mb"] for r in index_runs),
+        "search_peak_mb": max((r["search_peak_mb"] or 0.0) for r in index_runs) or None,
     }
     baseline = {
         "whole_process": summary([r["whole_s"] for r in base_runs]),
@@ -293,34 +323,40 @@ def one_shot(work: Path, train: str, n: int, tests: int, runs: int) -> dict[str,
         "train_tokens": tokens,
         "test_instances": tests,
         "identical_instances": checked,
-        "genbench": ours,
+        "scan": scanned,
+        "index_and_search": indexed,
         "baseline": baseline,
         "ratios": {
-            "whole_process": ratio(baseline["whole_process"], ours["whole_process"]),
-            "in_process": ratio(baseline["in_process"], ours["in_process"]),
+            "scan_whole_process": ratio(baseline["whole_process"], scanned["whole_process"]),
+            "scan_in_process": ratio(baseline["in_process"], scanned["in_process"]),
+            "index_whole_process": ratio(baseline["whole_process"], indexed["whole_process"]),
+            "index_in_process": ratio(baseline["in_process"], indexed["in_process"]),
         },
         "train_tokens_per_s": {
-            "genbench_whole_process": tokens / ours["whole_process"]["median"],
+            "scan_whole_process": tokens / scanned["whole_process"]["median"],
+            "index_whole_process": tokens / indexed["whole_process"]["median"],
             "baseline_whole_process": tokens / baseline["whole_process"]["median"],
         },
     }
 
 
 def _print_one_shot(label: str, figures: dict[str, Any]) -> None:
-    ours, base = figures["genbench"], figures["baseline"]
+    scanned, indexed, base = figures["scan"], figures["index_and_search"], figures["baseline"]
+    ratios = figures["ratios"]
     print(f"one shot, {label}: {figures['train_tokens']:,} train tokens, {figures['test_instances']:,} tests")
-    print(row("genbench, whole process (build + search)", ours["whole_process"]))
-    print(row("genbench, in process (build + search)", ours["in_process"]))
-    print(row("  of which index build", ours["build_in_process"]))
-    print(row("  of which search (n-gram table built)", ours["search_in_process"]))
+    print(row("genbench scan, whole process", scanned["whole_process"]))
+    print(row("genbench scan, in process", scanned["in_process"]))
+    print(row("genbench index + search, whole process", indexed["whole_process"]))
+    print(row("  of which index build", indexed["build_in_process"]))
+    print(row("  of which search (n-gram table built)", indexed["search_in_process"]))
     print(row("baseline, whole process", base["whole_process"]))
     print(row("baseline, in process", base["in_process"]))
     print(
-        f"  median ratios (baseline / genbench): whole process {figures['ratios']['whole_process']:.2f}x, in process "
-        f"{figures['ratios']['in_process']:.2f}x; genbench "
-        f"{figures['train_tokens_per_s']['genbench_whole_process'] / 1e6:.1f}M "
-        f"train tokens/s; peak RSS: genbench build {ours['build_peak_mb']:.0f} MiB, search "
-        f"{ours['search_peak_mb'] or float('nan'):.0f} MiB, baseline {base['peak_mb']:.0f} MiB; identical on all "
+        f"  median ratios (baseline / genbench): scan {ratios['scan_whole_process']:.2f}x whole process, "
+        f"{ratios['scan_in_process']:.2f}x in process; index + search {ratios['index_whole_process']:.2f}x whole "
+        f"process; scan {figures['train_tokens_per_s']['scan_whole_process'] / 1e6:.1f}M train tokens/s; peak RSS: "
+        f"scan {scanned['peak_mb']:.0f} MiB, index build {indexed['build_peak_mb']:.0f} MiB, search "
+        f"{indexed['search_peak_mb'] or float('nan'):.0f} MiB, baseline {base['peak_mb']:.0f} MiB; identical on all "
         f"{figures['identical_instances']} instances"
     )
 
@@ -341,6 +377,8 @@ def main() -> None:
         name, directory, train, *rest = options.phase
         if name == "genbench":
             result = phase_genbench(Path(directory), train, rest[0], int(rest[1]), int(rest[2]), rest[3])
+        elif name == "scan":
+            result = phase_scan(Path(directory), train, int(rest[0]), int(rest[1]), rest[2])
         elif name == "search-many":
             result = phase_search_many(Path(directory), train, rest[0], int(rest[1]), int(rest[2]))
         else:

@@ -38,7 +38,7 @@ def files(tmp_path: Path, write_jsonl, chat) -> dict[str, Path]:
     return {"train": train, "eval": evaluation, "idx": tmp_path / "idx", "out": tmp_path / "out"}
 
 
-@pytest.mark.parametrize("command", [[], ["index"], ["search"], ["list"]])
+@pytest.mark.parametrize("command", [[], ["index"], ["search"], ["scan"], ["list"]])
 def test_help(runner: CliRunner, command: list[str]):
     result = runner.invoke(contamination, [*command, "--help"])
     assert result.exit_code == 0, result.output
@@ -97,6 +97,37 @@ def test_index_and_search_with_either_option_spelling(runner, files, spelling):
     assert "http" not in page  # self-contained: no external assets
     decontaminated = next(out.glob("*_decontaminated.jsonl")).read_text().splitlines()
     assert len(decontaminated) == 2 and "boiling" not in "".join(decontaminated)
+
+
+def test_scan_writes_what_index_and_search_write(runner, files, tmp_path):
+    """`scan` (no index) gives the files of `index` + `search`, byte for byte apart from the creation time."""
+    _index(runner, files)
+    common = ["--dataset", str(files["eval"]), "--split", "train", "--field", "instruction", "input",
+              "--ngram_size", "3", "--match_threshold", "0.4", "--top_k", "2", "--decontaminate", "--no-progress"]  # fmt: skip
+    searched = runner.invoke(
+        contamination,
+        ["search", "--train_dataset_names", str(files["train"]), "--index-dir", str(files["idx"]),
+         "--output_dir", str(tmp_path / "searched"), *common],
+    )  # fmt: skip
+    scanned = runner.invoke(
+        contamination,
+        ["scan", "--train-dataset-names", str(files["train"]), "--output_dir", str(tmp_path / "scanned"), *common],
+    )  # fmt: skip
+    assert scanned.exit_code == 0, scanned.output
+    assert scanned.output == searched.output.replace(str(tmp_path / "searched"), str(tmp_path / "scanned"))
+    assert "kept 2 + removed 1 = 3 rows" in scanned.output
+    for path in sorted((tmp_path / "searched").iterdir()):
+        ours = (tmp_path / "scanned" / path.name).read_text()
+        theirs = path.read_text()
+        if path.suffix == ".json":
+            ours, theirs = (json.loads(text) for text in (ours, theirs))
+            for report in (ours, theirs):
+                report.pop("created")
+                for index in report["indexes"].values():
+                    index["counts"].pop("vocabulary", None)  # the index counts its vocabulary, a scan has none
+        assert ours == theirs, path.name
+    result = runner.invoke(contamination, ["scan", "--output_dir", str(tmp_path / "x")])
+    assert result.exit_code == 2 and "--train_dataset_names" in result.output
 
 
 def test_html_escapes_queries(runner, files):

@@ -115,11 +115,145 @@ def _progress_option(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
+def _test_set_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--dataset``, ``--split``, ``--field`` and ``--task``: the test sets to look up."""
+    for decorator in reversed(
+        [
+            _option(
+                "dataset",
+                type=NAME,
+                multiple=True,
+                help="Test dataset (file, folder or cached Hub id); default: every registry task.",
+            ),
+            _option("split", type=NAME, default="test", show_default=True, help="Split of the test datasets."),
+            _option("field", type=NAME, multiple=True, help="Field(s) of the test datasets to look up."),
+            _option("task", type=NAME, multiple=True, help="Registry task ids to check (instead of all tasks)."),
+        ]
+    ):
+        command = decorator(command)
+    return command
+
+
+def _match_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--ngram_size``, ``--match_threshold``, ``--output_dir``, ``--top_k`` and ``--decontaminate``."""
+    for decorator in reversed(
+        [
+            _option("ngram_size", type=POSITIVE_INT, help="N-gram match of this size (default: exact match)."),
+            _option(
+                "match_threshold",
+                type=THRESHOLD,
+                help="Instance score 1 above this (strictly), else 0: a number in [0, 1].",
+            ),
+        ]
+    ):
+        command = decorator(command)
+    return command
+
+
+def _report_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    for decorator in reversed(
+        [
+            _option("output_dir", type=click.Path(file_okay=False), required=True, help="Folder for the results."),
+            _option("top_k", type=POSITIVE_INT, default=1, show_default=True, help="Matches reported per instance."),
+            _option("decontaminate", is_flag=True, help="Also write each training dataset without the matched rows."),
+        ]
+    ):
+        command = decorator(command)
+    return command
+
+
+_PAST = {"index": "indexed", "scan": "scanned"}
+
+
+def _unit_options(command: Callable[..., Any], verb: str) -> Callable[..., Any]:
+    """``--messages_field``, ``--query_filter``, ``--query_field`` and ``--text_field``: what a training unit is."""
+    for decorator in reversed(
+        [
+            _option(
+                "messages_field",
+                type=NAME,
+                default="messages",
+                show_default=True,
+                help="Field holding the chat messages.",
+            ),
+            _option(
+                "query_filter",
+                default="role:user",
+                show_default=True,
+                help=f"key:value a message must have to be {_PAST[verb]} ('' for every message).",
+            ),
+            _option("query_field", type=NAME, default="content", show_default=True, help="Key of a message's text."),
+            _option(
+                "text_field",
+                type=NAME,
+                help=f"{verb.capitalize()} this text field, one unit per row, instead of messages.",
+            ),
+        ]
+    ):
+        command = decorator(command)
+    return command
+
+
+def _check_test_set_options(dataset: tuple[str, ...], field: tuple[str, ...], task: tuple[str, ...]) -> None:
+    if dataset and not field:
+        raise click.UsageError("Give the test datasets' field(s) to look up with --field.")
+    if dataset and task:
+        raise click.UsageError("Give test datasets (--dataset) or registry tasks (--task), not both.")
+
+
+def _test_sets(dataset: tuple[str, ...], split: str, field: tuple[str, ...], task: tuple[str, ...]) -> list[Any]:
+    from genbench.contamination import dataset_test_set, task_test_sets
+
+    if dataset:
+        return [dataset_test_set(name, split=split, fields=list(field)) for name in dataset]
+    return task_test_sets(list(task) if task else None)
+
+
+def _check_decontaminate(
+    decontaminate: bool, ngram_size: int | None, match_threshold: float | None, index_type: str = "text"
+) -> None:
+    from genbench.contamination.backend import SearchMode
+
+    mode = SearchMode.create(index_type=index_type, ngram_size=ngram_size, match_threshold=match_threshold)
+    if decontaminate and not mode.can_decontaminate:
+        raise click.UsageError(
+            f"--decontaminate after an {mode.describe()} needs --match_threshold (which scores count as a match)."
+        )
+
+
+def _write_report(report: Any, output_dir: str, decontaminate: bool, search_size: int | None = None) -> None:
+    """Write the report's files, print the contamination table, decontaminate if asked."""
+    from genbench.contamination import decontaminate as decontaminate_data
+
+    written = report.write(output_dir)
+    table = report.table()
+    names = list(dict.fromkeys(result.test_set for result in report.results))
+    click.echo(f"Contamination scores ({report.mode.describe()}):")
+    for source, scores in table.items():
+        click.echo(f"  {source}")
+        for name in names:
+            click.echo(f"    {name}: {scores[name]:.4f}")
+    cut = sum(result.truncated for result in report.results)
+    if cut:
+        click.echo(
+            f"Warning: {cut} instances reached --search_size {search_size} hits (flagged truncated): their scores "
+            "may be too low."
+        )
+    click.echo(f"Wrote {len(written)} files to {output_dir} (contamination_report.tsv, report.html, per-pair JSONL).")
+    if decontaminate:
+        for summary in decontaminate_data(report, output_dir):
+            click.echo(
+                f"{summary.dataset}: kept {summary.kept} + removed {summary.removed} = {summary.total} rows "
+                f"-> {summary.output}"
+            )
+
+
 @click.group("contamination")
 def contamination() -> None:
     """Check test sets for contamination by training data, and decontaminate training data.
 
-    First index the training data (`index`), then search test sets in it (`search`).
+    First index the training data (`index`), then search test sets in it (`search`); or check once, keeping no
+    index (`scan`).
 
     Example: genbench-cli contamination index --dataset train.jsonl && genbench-cli contamination search
     --train_dataset_names train.jsonl --ngram_size 8 --match_threshold 0.5 --output_dir out
@@ -149,15 +283,7 @@ def contamination() -> None:
 @_option(
     "model", type=NAME, help="Sentence-transformers model of a vector index (default: all-MiniLM-L6-v2, offline)."
 )
-@_option("messages_field", type=NAME, default="messages", show_default=True, help="Field holding the chat messages.")
-@_option(
-    "query_filter",
-    default="role:user",
-    show_default=True,
-    help="key:value a message must have to be indexed ('' for every message).",
-)
-@_option("query_field", type=NAME, default="content", show_default=True, help="Key of a message's text.")
-@_option("text_field", type=NAME, help="Index this text field, one unit per row, instead of messages.")
+@functools.partial(_unit_options, verb="index")
 @_option(
     "max_batch_tokens",
     type=POSITIVE_INT,
@@ -242,21 +368,8 @@ def index(
     type=click.Path(dir_okay=False),
     help="Training config YAML whose dataset_mixer lists the training datasets.",
 )
-@_option(
-    "dataset",
-    type=NAME,
-    multiple=True,
-    help="Test dataset (file, folder or cached Hub id); default: every registry task.",
-)
-@_option("split", type=NAME, default="test", show_default=True, help="Split of the test datasets.")
-@_option("field", type=NAME, multiple=True, help="Field(s) of the test datasets to look up.")
-@_option("task", type=NAME, multiple=True, help="Registry task ids to check (instead of all tasks).")
-@_option("ngram_size", type=POSITIVE_INT, help="N-gram match of this size (default: exact match).")
-@_option(
-    "match_threshold",
-    type=THRESHOLD,
-    help="Instance score 1 above this (strictly), else 0: a number in [0, 1].",
-)
+@_test_set_options
+@_match_options
 @_option(
     "index_type",
     type=click.Choice(["text", "vector"]),
@@ -265,9 +378,7 @@ def index(
     help="Search text indexes or vector (embedding) indexes.",
 )
 @_option("model", type=NAME, help="Model of the vector indexes (default: the index's).")
-@_option("output_dir", type=click.Path(file_okay=False), required=True, help="Folder for the results.")
-@_option("top_k", type=POSITIVE_INT, default=1, show_default=True, help="Matches reported per instance.")
-@_option("decontaminate", is_flag=True, help="Also write each training dataset without the matched rows.")
+@_report_options
 @_index_dir_option
 @_backend_options
 @_option(
@@ -306,23 +417,13 @@ def search(
     progress: bool,
 ) -> None:
     """Search test sets in training data indexes; write per-instance matches and the contamination table."""
-    from genbench.contamination import dataset_test_set, task_test_sets
-    from genbench.contamination import decontaminate as decontaminate_data
     from genbench.contamination import search as search_indexes
-    from genbench.contamination.backend import SearchMode
     from genbench.io import prepare_output_dir
 
     if not train_dataset_names and dataset_mixer_config is None:
         raise click.UsageError("Give --train_dataset_names or --dataset_mixer_config.")
-    if dataset and not field:
-        raise click.UsageError("Give the test datasets' field(s) to look up with --field.")
-    if dataset and task:
-        raise click.UsageError("Give test datasets (--dataset) or registry tasks (--task), not both.")
-    mode = SearchMode.create(index_type=index_type, ngram_size=ngram_size, match_threshold=match_threshold)
-    if decontaminate and not mode.can_decontaminate:
-        raise click.UsageError(
-            f"--decontaminate after an {mode.describe()} needs --match_threshold (which scores count as a match)."
-        )
+    _check_test_set_options(dataset, field, task)
+    _check_decontaminate(decontaminate, ngram_size, match_threshold, index_type)
     prepare_output_dir(output_dir)  # before the search: an unwritable folder fails now, not after the work
     chosen = _chosen_backend(
         backend,
@@ -332,14 +433,10 @@ def search(
         search_size=search_size,
         num_candidates=num_candidates,
     )
-    if dataset:
-        test_sets = [dataset_test_set(name, split=split, fields=list(field)) for name in dataset]
-    else:
-        test_sets = task_test_sets(list(task) if task else None)
     report = search_indexes(
         list(train_dataset_names),
         dataset_mixer_config=dataset_mixer_config,
-        test_sets=test_sets,
+        test_sets=_test_sets(dataset, split, field, task),
         ngram_size=ngram_size,
         match_threshold=match_threshold,
         index_type=index_type,
@@ -349,27 +446,74 @@ def search(
         progress=progress,
         backend=chosen,
     )
-    written = report.write(output_dir)
-    table = report.table()
-    names = list(dict.fromkeys(result.test_set for result in report.results))
-    click.echo(f"Contamination scores ({report.mode.describe()}):")
-    for source, scores in table.items():
-        click.echo(f"  {source}")
-        for name in names:
-            click.echo(f"    {name}: {scores[name]:.4f}")
-    cut = sum(result.truncated for result in report.results)
-    if cut:
-        click.echo(
-            f"Warning: {cut} instances reached --search_size {search_size} hits (flagged truncated): their scores "
-            "may be too low."
-        )
-    click.echo(f"Wrote {len(written)} files to {output_dir} (contamination_report.tsv, report.html, per-pair JSONL).")
-    if decontaminate:
-        for summary in decontaminate_data(report, output_dir):
-            click.echo(
-                f"{summary.dataset}: kept {summary.kept} + removed {summary.removed} = {summary.total} rows "
-                f"-> {summary.output}"
-            )
+    _write_report(report, output_dir, decontaminate, search_size)
+
+
+@contamination.command("scan", cls=_ListOptionsCommand)
+@_option(
+    "train_dataset_names",
+    type=NAME,
+    multiple=True,
+    help="Training datasets: .jsonl/.parquet file, dataset folder or cached Hub id.",
+)
+@_option(
+    "dataset_mixer_config",
+    type=click.Path(dir_okay=False),
+    help="Training config YAML whose dataset_mixer lists the training datasets.",
+)
+@_option("train_split", type=NAME, default="train", show_default=True, help="Split of the training datasets.")
+@_test_set_options
+@_match_options
+@_report_options
+@functools.partial(_unit_options, verb="scan")
+@_progress_option
+@_errors_as_messages
+def scan(
+    train_dataset_names: tuple[str, ...],
+    dataset_mixer_config: str | None,
+    train_split: str,
+    dataset: tuple[str, ...],
+    split: str,
+    field: tuple[str, ...],
+    task: tuple[str, ...],
+    ngram_size: int | None,
+    match_threshold: float | None,
+    output_dir: str,
+    top_k: int,
+    decontaminate: bool,
+    messages_field: str,
+    query_filter: str,
+    query_field: str,
+    text_field: str | None,
+    progress: bool,
+) -> None:
+    """Check test sets against training data in one streaming pass, keeping no index (exact and n-gram matches).
+
+    The same results and files as `index` then `search`; use it for a check you run once.
+    """
+    from genbench.contamination.oneshot import scan as scan_datasets
+    from genbench.io import prepare_output_dir
+
+    if not train_dataset_names and dataset_mixer_config is None:
+        raise click.UsageError("Give --train_dataset_names or --dataset_mixer_config.")
+    _check_test_set_options(dataset, field, task)
+    _check_decontaminate(decontaminate, ngram_size, match_threshold)
+    prepare_output_dir(output_dir)  # before the scan: an unwritable folder fails now, not after the work
+    report = scan_datasets(
+        list(train_dataset_names),
+        dataset_mixer_config=dataset_mixer_config,
+        split=train_split,
+        test_sets=_test_sets(dataset, split, field, task),
+        ngram_size=ngram_size,
+        match_threshold=match_threshold,
+        top_k=top_k,
+        messages_field=messages_field,
+        query_filter=query_filter or None,
+        query_field=query_field,
+        text_field=text_field,
+        progress=progress,
+    )
+    _write_report(report, output_dir, decontaminate)
 
 
 @contamination.command("list")

@@ -1,7 +1,8 @@
 """Contamination checks: how much of a test set occurs in training data, and training data without it.
 
 Index training data once (chat data by message, or a text field), then search test sets against the index by exact,
-n-gram or embedding match; every training unit is considered, so results are complete. The rules are defined once
+n-gram or embedding match; or :func:`scan` it once, keeping no index. Every training unit is considered, so results
+are complete. The rules are defined once
 in :mod:`~genbench.contamination.analysis`. Indexes are folders of files (the embedded backend, the default) or
 Elasticsearch indexes (``backend="elasticsearch"``); :mod:`~genbench.contamination.registry` names the backends.
 
@@ -33,6 +34,7 @@ from genbench.contamination.backend import (
     default_index_dir,
 )
 from genbench.contamination.errors import ContaminationError
+from genbench.contamination.oneshot import scan
 from genbench.contamination.testsets import TestSet, dataset_test_set, task_test_sets
 
 __all__ = [
@@ -51,6 +53,7 @@ __all__ = [
     "dataset_test_set",
     "decontaminate",
     "default_index_dir",
+    "scan",
     "search",
     "task_test_sets",
     "tokenize",

@@ -261,10 +261,15 @@ def top_per_instance(pairs: PairScores, k: int) -> PairScores:
     """At most ``k`` pairs per instance: highest score first, then lowest unit id (the definition's tie-break)."""
     if not len(pairs):
         return pairs
+    return pairs.take(top_per_instance_rows(pairs, k))
+
+
+def top_per_instance_rows(pairs: PairScores, k: int) -> np.ndarray:
+    """The rows :func:`top_per_instance` keeps, in its order (by instance, best first)."""
     order = np.lexsort((pairs.unit, -pairs.score, pairs.instance))
     instance = pairs.instance[order]
     first = np.ones(len(order), dtype=bool)
     first[1:] = instance[1:] != instance[:-1]
     group_start = np.maximum.accumulate(np.where(first, np.arange(len(order)), 0))
     rank = np.arange(len(order)) - group_start
-    return pairs.take(order[rank < k])
+    return order[rank < k]

@@ -499,6 +499,17 @@ def filter_values_seen(loaded: LoadedDataset, spec: UnitSpec, limit_rows: int = 
     return sorted(str(v) for v in values)[:20]
 
 
+def no_units_error(loaded: LoadedDataset, spec: UnitSpec) -> ContaminationError:
+    """The error for a dataset without a single unit, with the filter values seen when a filter is the cause."""
+    hint = ""
+    if spec.filter is not None:
+        seen = filter_values_seen(loaded, spec)
+        hint = f" No message has {spec.query_filter}" + (
+            f"; the values of {spec.filter[0]!r} are {seen}. Check --query_filter." if seen else "."
+        )
+    return ContaminationError(f"The dataset {loaded.name!r} has no training units ({spec.describe()}).{hint}")
+
+
 def iter_rows_json(loaded: LoadedDataset, batch_rows: int = 10_000) -> Iterator[tuple[int, str]]:
     """Each row as one JSON line (without the newline), in order: a JSONL source's own lines, verbatim.
 

@@ -15,7 +15,7 @@ from genbench.contamination.backend import INDEX_TYPES, Index, IndexBackend, def
 from genbench.contamination.embedded.ngram_table import HASH_VERSION
 from genbench.contamination.embedded.store import FORMAT_VERSION, read_manifest, run_build
 from genbench.contamination.errors import ContaminationError
-from genbench.contamination.sources import LoadedDataset, UnitSpec, filter_values_seen, index_name, is_local
+from genbench.contamination.sources import LoadedDataset, UnitSpec, index_name, is_local, no_units_error
 from genbench.contamination.sources import _safe as _safe_name
 from genbench.io import prepare_output_dir
 
@@ -96,15 +96,8 @@ class EmbeddedBackend(IndexBackend):
             builder = VectorShardBuilder(load_model(location), max_batch_tokens=max_batch_tokens, progress=progress)
 
         def check(counts: dict[str, Any]) -> None:
-            if counts["units"] > 0:
-                return
-            hint = ""
-            if spec.filter is not None:
-                seen = filter_values_seen(dataset, spec)
-                hint = f" No message has {spec.query_filter}" + (
-                    f"; the values of {spec.filter[0]!r} are {seen}. Check --query_filter." if seen else "."
-                )
-            raise ContaminationError(f"The dataset {dataset.name!r} has no training units ({spec.describe()}).{hint}")
+            if counts["units"] == 0:
+                raise no_units_error(dataset, spec)
 
         return run_build(
             self.index_dir,

@@ -1,0 +1,560 @@
+"""One-shot contamination checks: stream the training data past the test sets, with no index kept.
+
+:func:`scan` gives the report :func:`~genbench.contamination.api.search` gives after
+:func:`~genbench.contamination.api.build_index` (the same scores, matches, unit numbers and previews; the tests
+compare them), for exact and n-gram matches, without writing an index: it holds the test sets' windows
+(:mod:`.scan_windows`) and reads the training data once, block by block, on two threads. Its memory is that of the
+test sets and of a few blocks, whatever the size of the training data. Use it for a check you run once; build an
+index to search the same training data again and again.
+
+A plain JSONL file (one object per line) is read straight from its bytes, 2 MiB at a time, each block parsed by
+pyarrow on its own; anything else (Parquet, dataset folders, cached Hub datasets, JSONL with blank lines or other
+oddities) is read through :func:`~genbench.contamination.sources.load_training_dataset`, like an index build.
+
+>>> import tempfile, pathlib, json
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     train = pathlib.Path(tmp, "train.jsonl")
+...     _ = train.write_text(json.dumps({"messages": [{"role": "user", "content": "What is 12 + 30?"}]}) + "\\n")
+...     report = scan(str(train), test_sets=[TestSet.from_texts("sums", ["what is 12 + 30", "what is 5 + 5"])],
+...                   ngram_size=3)
+>>> [round(r.score, 4) for r in report.results], report.results[0].instances[0].matches[0].unit_text
+([0.5], 'what is 12 30')
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from genbench.contamination.analysis import apply_threshold, tokenize
+from genbench.contamination.api import ContaminationReport, training_datasets
+from genbench.contamination.backend import InstanceResult, Match, SearchMode, SearchResult
+from genbench.contamination.errors import ContaminationError
+from genbench.contamination.scan_windows import QueryTokens, WindowLookup
+from genbench.contamination.scoring import (
+    PairScores,
+    exact_pair_scores,
+    ngram_pair_scores,
+    top_per_instance_rows,
+)
+from genbench.contamination.sources import UnitSpec, index_name, is_local
+from genbench.contamination.testsets import TestSet, task_test_sets
+from genbench.contamination.token_keys import TokenKeys, span_token_keys
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+PathLike = str | os.PathLike[str]
+BLOCK_BYTES = 1 << 20
+"""Bytes of JSONL read per block (a longer line makes a longer block); pyarrow's reader needs about 5 times that."""
+BLOCK_ROWS = 20_000
+"""Rows per block when the data is read through ``load_training_dataset``."""
+THREADS = 2
+EXACT_WINDOW = 8
+"""Exact matches look fields up by windows of at most this many tokens (as the embedded index does)."""
+PREVIEW_TOKENS = 64
+
+
+class _NotPlain(Exception):
+    """The JSONL file is not plainly one object per line: read it the careful way instead."""
+
+
+@dataclass
+class _Block:
+    number: int
+    rows: int  # rows of a table block (JSONL blocks count their own lines)
+    data: bytes | None = None  # JSONL bytes (plain path)
+    table: Any = None  # an Arrow table (any other source)
+
+
+@dataclass
+class _Query:
+    """One test set, prepared: its query fields' tokens and its window lookups."""
+
+    test_set: TestSet
+    tokens: QueryTokens
+    lookups: list[WindowLookup]
+    window_counts: np.ndarray  # exact matches: windows per query field
+
+
+@dataclass
+class _Best:
+    """Kept pairs of one test set: scores and, per pair, the unit's row, turn and (first rank only) preview."""
+
+    pairs: PairScores
+    rows: np.ndarray
+    turns: np.ndarray
+    previews: list[str | None]
+    matched_units: list[np.ndarray] = field(default_factory=list)
+    matched_rows: list[np.ndarray] = field(default_factory=list)
+
+
+@dataclass
+class _BlockResult:
+    rows: int
+    units: int
+    tokens: int
+    unit_type: Any
+    best: list[_Best]
+
+
+# ---------------------------------------------------------------------------------------------- public API
+def scan(
+    train_datasets: str | Sequence[str] | None = None,
+    *,
+    dataset_mixer_config: PathLike | None = None,
+    split: str = "train",
+    test_sets: Sequence[TestSet] | None = None,
+    ngram_size: int | None = None,
+    match_threshold: float | None = None,
+    top_k: int = 1,
+    messages_field: str | None = "messages",
+    query_filter: str | None = "role:user",
+    query_field: str = "content",
+    text_field: str | None = None,
+    progress: bool = False,
+    hash_bits: int = 64,
+) -> ContaminationReport:
+    """Score test sets against training datasets in one streaming pass over each (no index is written).
+
+    Args:
+        train_datasets: Training dataset names or paths (JSONL or Parquet file, ``save_to_disk`` folder, cached Hub
+            id), as for :func:`~genbench.contamination.api.build_index`.
+        dataset_mixer_config: A training config YAML whose ``dataset_mixer`` names more training datasets.
+        split: The training split to read.
+        test_sets: The test sets; default: the test split of every task in the registry.
+        ngram_size: N-gram match of this size; without it, exact match.
+        match_threshold: Instances score 1 above it (strictly), else 0.
+        top_k: Matches reported per instance (the first is the largest match).
+        messages_field: Column of chat messages; each message passing ``query_filter`` is a unit.
+        query_filter: ``key:value`` a message must have (``role:user``); ``None`` for every message.
+        query_field: Key of a message's text.
+        text_field: Read this column, one unit per row, instead of messages.
+        progress: Show a progress bar per training dataset.
+        hash_bits: Test hook: keep only this many bits of the window hashes (forces collisions; results stay exact).
+
+    Returns:
+        The report, as :func:`~genbench.contamination.api.search` would give it; its ``manifests`` describe the
+        training datasets (``backend: scan``), so :func:`~genbench.contamination.api.decontaminate` works on it.
+
+    Raises:
+        ContaminationError: a dataset cannot be read, lacks a field, is empty or has no units; bad options.
+    """
+    mode = SearchMode.create(index_type="text", ngram_size=ngram_size, match_threshold=match_threshold)
+    if top_k < 1:
+        raise ContaminationError(f"top_k must be at least 1, got {top_k}.")
+    spec = UnitSpec(messages_field, query_filter, query_field, text_field)
+    names = training_datasets(train_datasets, dataset_mixer_config)
+    suite = list(test_sets) if test_sets is not None else task_test_sets()
+    if not suite:
+        raise ContaminationError("There are no test sets to search.")
+    queries = [_prepare(test_set, mode, hash_bits) for test_set in suite]
+    results: list[SearchResult] = []
+    manifests: dict[str, dict[str, Any]] = {}
+    for name in names:
+        manifest, bests = _scan_dataset(name, split, spec, queries, mode, top_k, progress)
+        manifests[manifest["name"]] = manifest
+        for query, best in zip(queries, bests, strict=True):
+            results.append(_search_result(manifest, query, best, mode))
+    return ContaminationReport(mode, results, manifests)
+
+
+# ---------------------------------------------------------------------------------------------- test side
+def _prepare(test_set: TestSet, mode: SearchMode, hash_bits: int) -> _Query:
+    tokens = QueryTokens.from_fields([tokenize(text) for row in test_set.rows for text in row])
+    everything = np.arange(len(tokens.counts))
+    if mode.kind == "ngram":
+        assert mode.ngram_size is not None
+        lookups = [WindowLookup(tokens, everything, mode.ngram_size, hash_bits=hash_bits)]
+        return _Query(test_set, tokens, lookups, np.zeros(0, dtype=np.int64))
+    sizes = np.minimum(tokens.counts, EXACT_WINDOW)
+    window_counts = np.where(tokens.counts > 0, tokens.counts - sizes + 1, 0)
+    lookups = [
+        WindowLookup(tokens, np.flatnonzero(sizes == size), size, hash_bits=hash_bits)
+        for size in np.unique(sizes[sizes > 0]).tolist()
+    ]
+    return _Query(test_set, tokens, lookups, window_counts)
+
+
+# ---------------------------------------------------------------------------------------------- training side
+def _scan_dataset(
+    name: str,
+    split: str,
+    spec: UnitSpec,
+    queries: list[_Query],
+    mode: SearchMode,
+    top_k: int,
+    progress: bool,
+) -> tuple[dict[str, Any], list[_Best]]:
+    """One pass over a training dataset: its manifest and, per test set, the kept pairs."""
+    path = Path(name).expanduser()
+    if is_local(path, "file") and path.suffix.lower() == ".jsonl":
+        digest = _Digest()
+        try:
+            bests, rows, units, tokens = _run_blocks(
+                _jsonl_blocks(path, digest), spec, queries, mode, top_k, progress, name
+            )
+        except _NotPlain:
+            units = 0
+        if units:  # without units the loader's path says why (a missing field, the filter values seen)
+            source = {
+                "name": name,
+                "kind": "jsonl",
+                "path": str(path.resolve()),
+                "split": split,
+                "fingerprint": digest.hexdigest(),
+                "rows": rows,
+            }
+            return _manifest(name, source, spec, units, tokens, rows), bests
+    from genbench.contamination.sources import load_training_dataset, no_units_error
+
+    loaded = load_training_dataset(name, split)
+    bests, _, units, tokens = _run_blocks(_table_blocks(loaded), spec, queries, mode, top_k, progress, name)
+    if units == 0:
+        raise no_units_error(loaded, spec)
+    return _manifest(name, loaded.source_info(), spec, units, tokens, loaded.num_rows), bests
+
+
+def _manifest(name: str, source: dict[str, Any], spec: UnitSpec, units: int, tokens: int, rows: int) -> dict[str, Any]:
+    """What the report says of a scanned dataset (shaped like an index manifest, ``backend: scan``)."""
+    return {
+        "name": f"{index_name(name)}.text",
+        "backend": "scan",
+        "index_type": "text",
+        "source": source,
+        "units_from": spec.to_dict(),
+        "counts": {"rows": rows, "units": units, "tokens": tokens},
+    }
+
+
+class _Digest:
+    """SHA-256 of the bytes read (the fingerprint ``load_training_dataset`` gives a file)."""
+
+    def __init__(self) -> None:
+        self.sha = hashlib.sha256()
+
+    def update(self, data: bytes) -> None:
+        self.sha.update(data)
+
+    def hexdigest(self) -> str:
+        return self.sha.hexdigest()
+
+
+def _jsonl_blocks(path: Path, digest: _Digest) -> Iterator[_Block]:
+    """The file's lines in blocks of about :data:`BLOCK_BYTES`, each ending at a line end; hashes every byte."""
+    number, carry = 0, []
+    try:
+        with open(path, "rb") as handle:
+            while chunk := handle.read(BLOCK_BYTES):
+                digest.update(chunk)
+                cut = chunk.rfind(b"\n") + 1
+                if cut == 0:  # a line longer than a block: keep reading
+                    carry.append(chunk)
+                    continue
+                # One copy at most: the carried start of a line joined to this chunk's complete lines.
+                block = b"".join([*carry, chunk[:cut]]) if carry else (chunk if cut == len(chunk) else chunk[:cut])
+                carry = [chunk[cut:]] if cut < len(chunk) else []
+                yield _Block(number, 0, data=block)
+                number += 1
+    except OSError as exc:
+        raise ContaminationError(f"Could not read {path}: {exc}") from exc
+    if carry:
+        yield _Block(number, 0, data=b"".join(carry))
+
+
+def _table_blocks(loaded: Any) -> Iterator[_Block]:
+    for number, start in enumerate(range(0, loaded.num_rows, BLOCK_ROWS)):
+        stop = min(start + BLOCK_ROWS, loaded.num_rows)
+        yield _Block(number, stop - start, table=loaded.slice(start, stop))
+
+
+def _run_blocks(
+    blocks: Iterator[_Block],
+    spec: UnitSpec,
+    queries: list[_Query],
+    mode: SearchMode,
+    top_k: int,
+    progress: bool,
+    name: str,
+) -> tuple[list[_Best], int, int, int]:
+    """Process the blocks on :data:`THREADS` threads, merging their results in block order.
+
+    Returns:
+        The kept pairs per test set, and the rows, units and tokens seen.
+    """
+    kept = [_empty_best(len(q.test_set.fields)) for q in queries]
+    rows = units = tokens = 0
+    unit_type: Any = None
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(desc=f"Scanning {name}", unit="row")
+    pending: list[Future[_BlockResult]] = []
+    with ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="genbench-scan") as pool:
+        try:
+
+            def merge(result: _BlockResult) -> None:
+                nonlocal rows, units, tokens, unit_type
+                if unit_type is None:
+                    unit_type = result.unit_type
+                elif result.unit_type is not None and result.unit_type != unit_type:
+                    raise _NotPlain  # blocks disagree on the column's type: the careful reader decides
+                for number, best in enumerate(result.best):
+                    best.pairs.unit += units
+                    best.rows += rows
+                    best.matched_units = [local + units for local in best.matched_units]
+                    best.matched_rows = [local + rows for local in best.matched_rows]
+                    kept[number] = _merge_best(kept[number], best, top_k)
+                rows += result.rows
+                units += result.units
+                tokens += result.tokens
+                if bar is not None:
+                    bar.update(result.rows)
+
+            for block in blocks:
+                pending.append(pool.submit(_process_block, block, spec, queries, mode, top_k, name))
+                while len(pending) >= THREADS:  # at most THREADS blocks in memory at once
+                    merge(pending.pop(0).result())
+            while pending:
+                merge(pending.pop(0).result())
+        finally:
+            for future in pending:
+                future.cancel()
+            if bar is not None:
+                bar.close()
+    return kept, rows, units, tokens
+
+
+# ---------------------------------------------------------------------------------------------- one block
+def _parse_plain(data: bytes, spec: UnitSpec) -> pa.Table:
+    """The block's rows, when it is plainly one JSON object per line; else :class:`_NotPlain`."""
+    import pyarrow as pa
+    import pyarrow.json as paj
+
+    from genbench.contamination.units import explicit_schema, plain_object_lines
+
+    lines = plain_object_lines(data)
+    if lines is None:
+        raise _NotPlain
+    schema = explicit_schema(spec)
+    parse = paj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore") if schema else None
+    try:
+        options = paj.ReadOptions(use_threads=False, block_size=len(data) + 1)
+        # The system allocator gives the parser's scratch memory back; the default pool would keep it.
+        pool = pa.system_memory_pool()
+        table = paj.read_json(pa.BufferReader(data), read_options=options, parse_options=parse, memory_pool=pool)
+        table.validate(full=True)  # pyarrow does not check the UTF-8 inside strings while parsing
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OSError) as exc:
+        raise _NotPlain from exc
+    if table.num_rows != lines or table.num_columns == 0:
+        raise _NotPlain
+    return table
+
+
+def _process_block(
+    block: _Block, spec: UnitSpec, queries: list[_Query], mode: SearchMode, top_k: int, name: str
+) -> _BlockResult:
+    from genbench.contamination.units import unit_spans
+
+    table = _parse_plain(block.data, spec) if block.data is not None else block.table
+    try:
+        units = unit_spans(table, spec, name)
+    except ContaminationError as exc:
+        if block.data is not None:  # e.g. the field is missing from this block only: the careful reader decides
+            raise _NotPlain from exc
+        raise
+    keys = span_token_keys(units.data, units.starts, units.ends)
+    unit_tokens: dict[int, list[str]] = {}
+
+    def tokens_of(unit: int) -> list[str]:
+        if unit not in unit_tokens:
+            unit_tokens[unit] = tokenize(units.text(unit))
+        return unit_tokens[unit]
+
+    best = [_block_best(query, keys, tokens_of, units.rows, units.turns, mode, top_k) for query in queries]
+    unit_type = units.column_type if block.data is not None else None
+    return _BlockResult(table.num_rows, len(units), len(keys.keys), unit_type, best)
+
+
+def _block_best(
+    query: _Query,
+    keys: TokenKeys,
+    tokens_of: Any,
+    rows: np.ndarray,
+    turns: np.ndarray,
+    mode: SearchMode,
+    top_k: int,
+) -> _Best:
+    """The top pairs of the block's units for one test set, their previews, and the matched units."""
+    n_fields = len(query.test_set.fields)
+    matches = [lookup.match(keys, _long_verifier(lookup, query, keys, tokens_of)) for lookup in query.lookups]
+    found = [m for m in matches if len(m.position)]
+    if not found:
+        return _empty_best(n_fields)
+    position = np.concatenate([m.position for m in found])
+    query_field = np.concatenate([m.query_field for m in found])
+    start = np.concatenate([m.start for m in found])
+    unit = np.searchsorted(keys.first, position, side="right") - 1
+    if mode.kind == "ngram":
+        assert mode.ngram_size is not None
+        pairs = ngram_pair_scores(
+            query_field, unit, start, n=mode.ngram_size, field_lengths=query.tokens.counts, n_fields=n_fields
+        )
+    else:
+
+        def contains(fields: np.ndarray, units: np.ndarray) -> np.ndarray:
+            return np.array(
+                [
+                    _holds(tokens_of(u), query.tokens.tokens[f])
+                    for f, u in zip(fields.tolist(), units.tolist(), strict=True)
+                ],
+                dtype=bool,
+            )
+
+        pairs = exact_pair_scores(
+            query_field,
+            unit,
+            start,
+            window_counts=query.window_counts,
+            field_lengths=query.tokens.counts,
+            n_fields=n_fields,
+            verify=contains,
+        )
+    result = _empty_best(n_fields)
+    if mode.can_decontaminate and len(pairs):
+        hit = pairs.score > mode.threshold if mode.threshold is not None else pairs.score > 0
+        result.matched_units.append(np.unique(pairs.unit[hit]))
+    top = pairs.take(top_per_instance_rows(pairs, top_k))
+    first = np.ones(len(top), dtype=bool)
+    first[1:] = top.instance[1:] != top.instance[:-1]
+    previews = [
+        _preview(tokens_of(int(top.unit[row])), _longest_span(query, top, row)) if first[row] else None
+        for row in range(len(top))
+    ]
+    result.pairs, result.rows, result.turns, result.previews = top, rows[top.unit], turns[top.unit], previews
+    if result.matched_units:
+        result.matched_rows.append(np.unique(rows[result.matched_units[0]]))
+    return result
+
+
+def _long_verifier(lookup: WindowLookup, query: _Query, keys: TokenKeys, tokens_of: Any) -> Any:
+    """Checks matches involving long tokens (hashed keys) on the token strings."""
+
+    def verify(positions: np.ndarray, grams: np.ndarray) -> np.ndarray:
+        units = np.searchsorted(keys.first, positions, side="right") - 1
+        keep = np.zeros(len(positions), dtype=bool)
+        for row, (position, gram, unit) in enumerate(
+            zip(positions.tolist(), grams.tolist(), units.tolist(), strict=True)
+        ):
+            query_field, start = lookup.representative(gram)
+            local = position - int(keys.first[unit])
+            window = query.tokens.tokens[query_field][start : start + lookup.size]
+            keep[row] = tokens_of(unit)[local : local + lookup.size] == window
+        return keep
+
+    return verify
+
+
+def _holds(unit: list[str], needle: list[str]) -> bool:
+    """Whether ``unit`` contains ``needle`` contiguously."""
+    size = len(needle)
+    first = needle[0]
+    return any(unit[i] == first and unit[i : i + size] == needle for i in range(len(unit) - size + 1))
+
+
+def _longest_span(query: _Query, pairs: PairScores, row: int) -> list[str]:
+    """The tokens of the pair's longest matched span (the first field's, among equally long)."""
+    n_fields = len(query.test_set.fields)
+    longest: list[str] = []
+    instance = int(pairs.instance[row])
+    for f in range(n_fields):
+        begin, end = int(pairs.span_start[row, f]), int(pairs.span_end[row, f])
+        if end - begin > len(longest):
+            longest = query.tokens.tokens[instance * n_fields + f][begin:end]
+    return longest
+
+
+def _preview(unit: list[str], span: list[str], width: int = PREVIEW_TOKENS) -> str:
+    """The unit's tokens around the span (all of them when short), as the embedded index shows them."""
+    begin = 0
+    if len(unit) > width and span:
+        at = next((i for i in range(len(unit) - len(span) + 1) if unit[i : i + len(span)] == span), 0)
+        begin = max(0, min(at - width // 4, len(unit) - width))
+    text = " ".join(unit[begin : begin + width])
+    return ("… " if begin else "") + text + (" …" if begin + width < len(unit) else "")
+
+
+# ---------------------------------------------------------------------------------------------- merging
+def _empty_best(n_fields: int) -> _Best:
+    none = np.zeros(0, dtype=np.int64)
+    return _Best(PairScores.empty(n_fields), none, none.copy(), [])
+
+
+def _merge_best(kept: _Best, new: _Best, top_k: int) -> _Best:
+    """The top pairs of both (``new``'s units already numbered globally)."""
+    n_fields = kept.pairs.matched.shape[1]
+    if len(new.pairs) == 0 and not new.matched_units:
+        return kept
+    both = PairScores.concat([kept.pairs, new.pairs], n_fields)
+    rows = np.concatenate([kept.rows, new.rows])
+    turns = np.concatenate([kept.turns, new.turns])
+    previews = kept.previews + new.previews
+    chosen = top_per_instance_rows(both, top_k)
+    merged = _Best(both.take(chosen), rows[chosen], turns[chosen], [previews[i] for i in chosen.tolist()])
+    merged.matched_units = kept.matched_units + new.matched_units
+    merged.matched_rows = kept.matched_rows + new.matched_rows
+    return merged
+
+
+def _search_result(manifest: dict[str, Any], query: _Query, best: _Best, mode: SearchMode) -> SearchResult:
+    test_set = query.test_set
+    n_fields = len(test_set.fields)
+    by_instance: dict[int, list[int]] = {}
+    for row, instance in enumerate(best.pairs.instance.tolist()):
+        by_instance.setdefault(instance, []).append(row)
+    source = str(manifest["source"]["name"])
+    instances = []
+    for number in range(len(test_set)):
+        matches = []
+        for rank, row in enumerate(by_instance.get(number, [])):
+            fields = []
+            for f, field_name in enumerate(test_set.fields):
+                query_field = number * n_fields + f
+                span = (int(best.pairs.span_start[row, f]), int(best.pairs.span_end[row, f]))
+                fields.append(
+                    {
+                        "field": field_name,
+                        "matched": int(best.pairs.matched[row, f]),
+                        "tokens": int(query.tokens.counts[query_field]),
+                        "span": list(span),
+                        "span_text": " ".join(query.tokens.tokens[query_field][span[0] : span[1]]),
+                    }
+                )
+            matches.append(
+                Match(
+                    int(best.pairs.unit[row]),
+                    source,
+                    int(best.rows[row]),
+                    int(best.turns[row]),
+                    float(best.pairs.score[row]),
+                    fields,
+                    best.previews[row] if rank == 0 else None,  # a block's first may have lost to another block's
+                )
+            )
+        raw = matches[0].score if matches else 0.0
+        instances.append(
+            InstanceResult(number, test_set.query(number), apply_threshold(raw, mode.threshold), raw, matches)
+        )
+    matched_units = matched_rows = None
+    if mode.can_decontaminate:
+        matched_units = np.unique(np.concatenate([np.zeros(0, dtype=np.int64), *best.matched_units]))
+        matched_rows = np.unique(np.concatenate([np.zeros(0, dtype=np.int64), *best.matched_rows]))
+    return SearchResult(manifest["name"], source, test_set.name, mode, instances, matched_units, matched_rows)
