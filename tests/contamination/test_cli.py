@@ -103,7 +103,8 @@ def test_scan_writes_what_index_and_search_write(runner, files, tmp_path):
     """`scan` (no index) gives the files of `index` + `search`, byte for byte apart from the creation time."""
     _index(runner, files)
     common = ["--dataset", str(files["eval"]), "--split", "train", "--field", "instruction", "input",
-              "--ngram_size", "3", "--match_threshold", "0.4", "--top_k", "2", "--decontaminate", "--no-progress"]  # fmt: skip
+              "--ngram_size", "3", "--match_threshold", "0.4", "--top_k", "2", "--decontaminate",
+              "--no-progress"]  # fmt: skip
     searched = runner.invoke(
         contamination,
         ["search", "--train_dataset_names", str(files["train"]), "--index-dir", str(files["idx"]),
