@@ -18,16 +18,18 @@ import math
 import numbers
 import os
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from genbench.contamination.analysis import test_set_score
+from genbench.contamination.analysis import apply_threshold, test_set_score
 from genbench.contamination.errors import ContaminationError
 
 if TYPE_CHECKING:
     import numpy as np
 
+    from genbench.contamination.scoring import PairScores
     from genbench.contamination.sources import LoadedDataset, UnitSpec
     from genbench.contamination.testsets import TestSet
 
@@ -244,6 +246,93 @@ class SearchResult:
     def truncated(self) -> int:
         """Instances whose hits reached the result cap (0 without a cap)."""
         return sum(result.truncated for result in self.instances)
+
+
+PREVIEW_WIDTH = 64
+"""Tokens of a unit shown around its largest match (``Match.unit_text``)."""
+
+
+def unit_preview(unit: Sequence[str], span: Sequence[str], width: int = PREVIEW_WIDTH) -> str:
+    """The unit's tokens around the first occurrence of ``span`` (all of them when short), as reports show them.
+
+    >>> unit_preview(["a", "b"], ["b"]), unit_preview(list("abcdefgh"), ["f"], width=4)
+    ('a b', '… e f g h')
+    """
+    begin = 0
+    if len(unit) > width and span:
+        size = len(span)
+        at = next((i for i in range(len(unit) - size + 1) if list(unit[i : i + size]) == list(span)), 0)
+        begin = max(0, min(at - width // 4, len(unit) - width))
+    text = " ".join(unit[begin : begin + width])
+    return ("… " if begin else "") + text + (" …" if begin + width < len(unit) else "")
+
+
+def text_instance_results(
+    test_set: TestSet,
+    first: int,
+    count: int,
+    fields: Sequence[Sequence[str]],
+    best: PairScores,
+    mode: SearchMode,
+    source: str,
+    origin: Callable[[int, int], tuple[int, int]],
+    preview: Callable[[int, int, list[str]], str | None],
+    truncated: np.ndarray | None = None,
+) -> list[InstanceResult]:
+    """The results of instances ``first .. first + count`` of a test set from their kept pairs (text matches).
+
+    Args:
+        test_set: The test set.
+        first: Number of the first instance; ``best.instance`` counts from it.
+        count: Instances.
+        fields: Tokens of each query field (``instance * n_fields + field``, counted from ``first``).
+        best: The kept pairs, grouped by instance, best first.
+        mode: The search mode (for the threshold).
+        source: The training dataset's name.
+        origin: ``(pair row, unit) -> (original_id, turn)``.
+        preview: ``(pair row, unit, longest matched span) -> unit_text`` for an instance's first match.
+        truncated: Per instance, whether a result cap cut its hits.
+    """
+    n_fields = len(test_set.fields)
+    by_instance: dict[int, list[int]] = {}
+    for row, instance in enumerate(best.instance.tolist()):
+        by_instance.setdefault(instance, []).append(row)
+    results = []
+    for local in range(count):
+        matches = []
+        for rank, row in enumerate(by_instance.get(local, [])):
+            unit = int(best.unit[row])
+            described = []
+            longest: list[str] = []
+            for f, name in enumerate(test_set.fields):
+                tokens = list(fields[local * n_fields + f])
+                start, end = int(best.span_start[row, f]), int(best.span_end[row, f])
+                described.append(
+                    {
+                        "field": name,
+                        "matched": int(best.matched[row, f]),
+                        "tokens": len(tokens),
+                        "span": [start, end],
+                        "span_text": " ".join(tokens[start:end]),
+                    }
+                )
+                if end - start > len(longest):
+                    longest = tokens[start:end]
+            original_id, turn = origin(row, unit)
+            shown = preview(row, unit, longest) if rank == 0 else None
+            matches.append(Match(unit, source, original_id, turn, float(best.score[row]), described, shown))
+        raw = matches[0].score if matches else 0.0
+        results.append(
+            InstanceResult(
+                first + local,
+                test_set.query(first + local),
+                apply_threshold(raw, mode.threshold),
+                raw,
+                matches,
+                bool(truncated[local]) if truncated is not None else False,
+            )
+        )
+    return results
 
 
 def matched_from_mask(

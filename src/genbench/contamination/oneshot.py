@@ -33,9 +33,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from genbench.contamination.analysis import apply_threshold, tokenize
+from genbench.contamination.analysis import tokenize
 from genbench.contamination.api import ContaminationReport, training_datasets
-from genbench.contamination.backend import InstanceResult, Match, SearchMode, SearchResult
+from genbench.contamination.backend import SearchMode, SearchResult, text_instance_results, unit_preview
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.scan_windows import QueryTokens, WindowLookup
 from genbench.contamination.scoring import (
@@ -59,7 +59,6 @@ BLOCK_ROWS = 20_000
 THREADS = 2
 EXACT_WINDOW = 8
 """Exact matches look fields up by windows of at most this many tokens (as the embedded index does)."""
-PREVIEW_TOKENS = 64
 
 
 class _NotPlain(Exception):
@@ -436,7 +435,7 @@ def _block_best(
     first = np.ones(len(top), dtype=bool)
     first[1:] = top.instance[1:] != top.instance[:-1]
     previews = [
-        _preview(tokens_of(int(top.unit[row])), _longest_span(query, top, row)) if first[row] else None
+        unit_preview(tokens_of(int(top.unit[row])), _longest_span(query, top, row)) if first[row] else None
         for row in range(len(top))
     ]
     result.pairs, result.rows, result.turns, result.previews = top, rows[top.unit], turns[top.unit], previews
@@ -482,16 +481,6 @@ def _longest_span(query: _Query, pairs: PairScores, row: int) -> list[str]:
     return longest
 
 
-def _preview(unit: list[str], span: list[str], width: int = PREVIEW_TOKENS) -> str:
-    """The unit's tokens around the span (all of them when short), as the embedded index shows them."""
-    begin = 0
-    if len(unit) > width and span:
-        at = next((i for i in range(len(unit) - len(span) + 1) if unit[i : i + len(span)] == span), 0)
-        begin = max(0, min(at - width // 4, len(unit) - width))
-    text = " ".join(unit[begin : begin + width])
-    return ("… " if begin else "") + text + (" …" if begin + width < len(unit) else "")
-
-
 # ---------------------------------------------------------------------------------------------- merging
 def _empty_best(n_fields: int) -> _Best:
     none = np.zeros(0, dtype=np.int64)
@@ -516,43 +505,19 @@ def _merge_best(kept: _Best, new: _Best, top_k: int) -> _Best:
 
 def _search_result(manifest: dict[str, Any], query: _Query, best: _Best, mode: SearchMode) -> SearchResult:
     test_set = query.test_set
-    n_fields = len(test_set.fields)
-    by_instance: dict[int, list[int]] = {}
-    for row, instance in enumerate(best.pairs.instance.tolist()):
-        by_instance.setdefault(instance, []).append(row)
     source = str(manifest["source"]["name"])
-    instances = []
-    for number in range(len(test_set)):
-        matches = []
-        for rank, row in enumerate(by_instance.get(number, [])):
-            fields = []
-            for f, field_name in enumerate(test_set.fields):
-                query_field = number * n_fields + f
-                span = (int(best.pairs.span_start[row, f]), int(best.pairs.span_end[row, f]))
-                fields.append(
-                    {
-                        "field": field_name,
-                        "matched": int(best.pairs.matched[row, f]),
-                        "tokens": int(query.tokens.counts[query_field]),
-                        "span": list(span),
-                        "span_text": " ".join(query.tokens.tokens[query_field][span[0] : span[1]]),
-                    }
-                )
-            matches.append(
-                Match(
-                    int(best.pairs.unit[row]),
-                    source,
-                    int(best.rows[row]),
-                    int(best.turns[row]),
-                    float(best.pairs.score[row]),
-                    fields,
-                    best.previews[row] if rank == 0 else None,  # a block's first may have lost to another block's
-                )
-            )
-        raw = matches[0].score if matches else 0.0
-        instances.append(
-            InstanceResult(number, test_set.query(number), apply_threshold(raw, mode.threshold), raw, matches)
-        )
+    instances = text_instance_results(
+        test_set,
+        0,
+        len(test_set),
+        query.tokens.tokens,
+        best.pairs,
+        mode,
+        source,
+        origin=lambda row, unit: (int(best.rows[row]), int(best.turns[row])),
+        # A block's first pair may have lost to another block's: only an instance's first pair shows its unit.
+        preview=lambda row, unit, longest: best.previews[row],
+    )
     matched_units = matched_rows = None
     if mode.can_decontaminate:
         matched_units = np.unique(np.concatenate([np.zeros(0, dtype=np.int64), *best.matched_units]))

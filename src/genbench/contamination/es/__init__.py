@@ -24,7 +24,7 @@ from genbench.contamination.es.connection import check_server, connect, translat
 from genbench.contamination.es.retrieval import PAGE_SIZE, QUERIES_PER_MSEARCH, Retriever
 from genbench.contamination.es.schema import document_id, index_body, index_name, is_index_name, unit_id_key
 from genbench.contamination.es.vector_index import NUM_CANDIDATES
-from genbench.contamination.sources import LoadedDataset, UnitBatch, UnitSpec, filter_values_seen, iter_unit_batches
+from genbench.contamination.sources import LoadedDataset, UnitBatch, UnitSpec, iter_unit_batches, no_units_error
 
 FORMAT = "genbench-contamination-index"
 FORMAT_VERSION = 1
@@ -249,13 +249,7 @@ class ElasticsearchBackend(IndexBackend):
         if done["units"] == 0:
             with translate_errors(f"delete the empty index {name}", self.url):
                 self.client.indices.delete(index=name)
-            hint = ""
-            if spec.filter is not None:
-                seen = filter_values_seen(dataset, spec)
-                hint = f" No message has {spec.query_filter}" + (
-                    f"; the values of {spec.filter[0]!r} are {seen}. Check --query_filter." if seen else "."
-                )
-            raise ContaminationError(f"The dataset {dataset.name!r} has no training units ({spec.describe()}).{hint}")
+            raise no_units_error(dataset, spec)
         counts: dict[str, Any] = {"rows": dataset.num_rows, "units": done["units"]}
         if index_type == "text":
             counts["tokens"] = done["tokens"]

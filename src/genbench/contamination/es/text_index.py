@@ -14,8 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from genbench.contamination.analysis import apply_threshold, tokenize
-from genbench.contamination.backend import Index, InstanceResult, Match, SearchMode, SearchResult
+from genbench.contamination.analysis import tokenize
+from genbench.contamination.backend import (
+    Index,
+    InstanceResult,
+    SearchMode,
+    SearchResult,
+    text_instance_results,
+    unit_preview,
+)
 from genbench.contamination.es.retrieval import Retriever, lookup_units
 from genbench.contamination.scoring import PairScores, ngram_pair_scores, top_per_instance
 from genbench.contamination.testsets import TestSet
@@ -24,7 +31,6 @@ if TYPE_CHECKING:
     from genbench.contamination.es import ElasticsearchBackend
 
 INSTANCES_PER_BATCH = 1024
-PREVIEW_WIDTH = 64
 
 
 def phrase(tokens: Sequence[str]) -> dict[str, Any]:
@@ -151,68 +157,21 @@ class ElasticsearchTextIndex(Index):
         truncated: np.ndarray,
         mode: SearchMode,
     ) -> list[InstanceResult]:
-        n_fields = len(test_set.fields)
         by_instance: dict[int, list[int]] = {}
         for row, instance in enumerate(best.instance.tolist()):
             by_instance.setdefault(instance, []).append(row)
         top_units = best.unit[[rows[0] for rows in by_instance.values()]] if by_instance else best.unit[:0]
         stored = lookup_units(self.backend.client, self.name, best.unit, ["original_id", "turn"], url=self.backend.url)
         texts = lookup_units(self.backend.client, self.name, top_units, ["text"], url=self.backend.url)
-        results = []
-        for local in range(count):
-            matches = []
-            for rank, row in enumerate(by_instance.get(local, [])):
-                unit = int(best.unit[row])
-                described = []
-                longest: list[str] = []
-                for f, name in enumerate(test_set.fields):
-                    tokens = fields[local * n_fields + f]
-                    start, end = int(best.span_start[row, f]), int(best.span_end[row, f])
-                    described.append(
-                        {
-                            "field": name,
-                            "matched": int(best.matched[row, f]),
-                            "tokens": len(tokens),
-                            "span": [start, end],
-                            "span_text": " ".join(tokens[start:end]),
-                        }
-                    )
-                    if end - start > len(longest):
-                        longest = tokens[start:end]
-                matches.append(
-                    Match(
-                        unit,
-                        self.source,
-                        int(stored[unit]["original_id"]),
-                        int(stored[unit]["turn"]),
-                        float(best.score[row]),
-                        described,
-                        preview(tokenize(texts[unit]["text"]), longest) if rank == 0 else None,
-                    )
-                )
-            raw = matches[0].score if matches else 0.0
-            results.append(
-                InstanceResult(
-                    first + local,
-                    test_set.query(first + local),
-                    apply_threshold(raw, mode.threshold),
-                    raw,
-                    matches,
-                    bool(truncated[local]),
-                )
-            )
-        return results
-
-
-def preview(unit: list[str], span: list[str], width: int = PREVIEW_WIDTH) -> str:
-    """The unit's tokens around the first occurrence of ``span`` (all of them when short), as the embedded backend.
-
-    >>> preview(["a", "b"], ["b"])
-    'a b'
-    """
-    begin = 0
-    if len(unit) > width and span:
-        at = next((i for i in range(len(unit) - len(span) + 1) if unit[i : i + len(span)] == span), 0)
-        begin = max(0, min(at - width // 4, len(unit) - width))
-    text = " ".join(unit[begin : begin + width])
-    return ("… " if begin else "") + text + (" …" if begin + width < len(unit) else "")
+        return text_instance_results(
+            test_set,
+            first,
+            count,
+            fields,
+            best,
+            mode,
+            self.source,
+            origin=lambda row, unit: (int(stored[unit]["original_id"]), int(stored[unit]["turn"])),
+            preview=lambda row, unit, longest: unit_preview(tokenize(texts[unit]["text"]), longest),
+            truncated=truncated,
+        )
