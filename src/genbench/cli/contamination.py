@@ -115,6 +115,14 @@ def _progress_option(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
+def _mixer_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    return _option(
+        "dataset_mixer_config",
+        type=click.Path(dir_okay=False),
+        help=f"Training config YAML whose dataset_mixer lists {what}.",
+    )
+
+
 def _test_set_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """``--dataset``, ``--split``, ``--field`` and ``--task``: the test sets to look up."""
     for decorator in reversed(
@@ -267,11 +275,7 @@ def contamination() -> None:
     multiple=True,
     help="Training dataset: .jsonl/.parquet file, dataset folder or cached Hub id.",
 )
-@_option(
-    "dataset_mixer_config",
-    type=click.Path(dir_okay=False),
-    help="Training config YAML whose dataset_mixer lists datasets to index.",
-)
+@_mixer_option("datasets to index")
 @_option("split", type=NAME, default="train", show_default=True, help="Split to index.")
 @_option(
     "index_type",
@@ -363,11 +367,7 @@ def index(
 
 @contamination.command("search", cls=_ListOptionsCommand)
 @_option("train_dataset_names", type=NAME, multiple=True, help="Indexed training datasets (names as indexed).")
-@_option(
-    "dataset_mixer_config",
-    type=click.Path(dir_okay=False),
-    help="Training config YAML whose dataset_mixer lists the training datasets.",
-)
+@_mixer_option("the training datasets")
 @_test_set_options
 @_match_options
 @_option(
@@ -456,11 +456,7 @@ def search(
     multiple=True,
     help="Training datasets: .jsonl/.parquet file, dataset folder or cached Hub id.",
 )
-@_option(
-    "dataset_mixer_config",
-    type=click.Path(dir_okay=False),
-    help="Training config YAML whose dataset_mixer lists the training datasets.",
-)
+@_mixer_option("the training datasets")
 @_option("train_split", type=NAME, default="train", show_default=True, help="Split of the training datasets.")
 @_test_set_options
 @_match_options
