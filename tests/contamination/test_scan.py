@@ -287,3 +287,16 @@ def test_scanning_plain_jsonl_keeps_pandas_out(tmp_path):
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
+
+
+def test_the_heap_setting_is_scoped_and_optional(monkeypatch):
+    from genbench.contamination import allocator
+
+    calls = []
+    monkeypatch.setattr(allocator, "_mallopt", lambda: lambda option, value: calls.append((option, value)) or 1)
+    with allocator.reused_heap() as applied:
+        assert applied and calls == [(allocator.M_MMAP_THRESHOLD, allocator.STREAMING), (-1, allocator.STREAMING)]
+    assert calls[2:] == [(allocator.M_MMAP_THRESHOLD, allocator.GLIBC_DEFAULT), (-1, allocator.GLIBC_DEFAULT)]
+    monkeypatch.setattr(allocator, "_mallopt", lambda: None)  # not glibc: nothing to do, the scan still runs
+    with allocator.reused_heap() as applied:
+        assert applied is False

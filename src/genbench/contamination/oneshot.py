@@ -7,7 +7,7 @@ compare them), for exact and n-gram matches, without writing an index: it holds 
 test sets and of a few blocks, whatever the size of the training data. Use it for a check you run once; build an
 index to search the same training data again and again.
 
-A plain JSONL file (one object per line) is read straight from its bytes, 2 MiB at a time, each block parsed by
+A plain JSONL file (one object per line) is read straight from its bytes, 768 KiB at a time, each block parsed by
 pyarrow on its own; anything else (Parquet, dataset folders, cached Hub datasets, JSONL with blank lines or other
 oddities) is read through :func:`~genbench.contamination.sources.load_training_dataset`, like an index build.
 
@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from genbench.contamination.allocator import reused_heap
 from genbench.contamination.analysis import tokenize
 from genbench.contamination.api import ContaminationReport, training_datasets
 from genbench.contamination.backend import SearchMode, SearchResult, text_instance_results, unit_preview
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 PathLike = str | os.PathLike[str]
-BLOCK_BYTES = 1 << 20
+BLOCK_BYTES = 768 << 10
 """Bytes of JSONL read per block (a longer line makes a longer block); pyarrow's reader needs about 5 times that."""
 BLOCK_ROWS = 20_000
 """Rows per block when the data is read through ``load_training_dataset``."""
@@ -158,7 +159,8 @@ def scan(
     results: list[SearchResult] = []
     manifests: dict[str, dict[str, Any]] = {}
     for name in names:
-        manifest, bests = _scan_dataset(name, split, spec, queries, mode, top_k, progress)
+        with reused_heap():
+            manifest, bests = _scan_dataset(name, split, spec, queries, mode, top_k, progress)
         manifests[manifest["name"]] = manifest
         for query, best in zip(queries, bests, strict=True):
             results.append(_search_result(manifest, query, best, mode))

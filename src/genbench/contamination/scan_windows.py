@@ -22,8 +22,8 @@ _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xFF51AFD7ED558CCD)
 _MIX2 = np.uint64(0xC4CEB9FE1A85EC53)
 _SHIFT = np.uint64(33)
-FILTER_BITS = 22
-"""The filter has ``2**FILTER_BITS`` buckets (4 MiB of booleans): a block window passes it only when a test window
+FILTER_BITS = 21
+"""The filter has ``2**FILTER_BITS`` buckets (2 MiB of booleans): a block window passes it only when a test window
 shares its hash's top bits, so few windows reach the binary search."""
 
 
