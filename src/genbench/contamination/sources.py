@@ -308,7 +308,9 @@ class _JsonlBlocks:
         if self._whole is not None:
             return self._whole.schema
         step = max(1, (8 << 20) // max(1, int(self.offsets[-1]) // len(self.offsets)))  # about 8 MiB per read
-        schemas = [self._read(b, min(b + step, len(self.offsets) - 1)).schema for b in range(0, len(self.offsets) - 1, step)]
+        schemas = [
+            self._read(b, min(b + step, len(self.offsets) - 1)).schema for b in range(0, len(self.offsets) - 1, step)
+        ]
         try:
             return pa.unify_schemas(schemas, promote_options="permissive")
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):

@@ -193,17 +193,34 @@ def _merge_shards(shards: list[Path], staging: Path) -> None:
                 for part in parts:
                     out.write(part.read_text(encoding="utf-8"))
             continue
-        arrays = [np.load(part, mmap_mode="r") for part in parts]
-        rows = sum(a.shape[0] for a in arrays)
-        merged = np.lib.format.open_memmap(
-            staging / file_name, mode="w+", dtype=arrays[0].dtype, shape=(rows, *arrays[0].shape[1:])
-        )
-        position = 0
-        for array in arrays:
-            merged[position : position + len(array)] = array
-            position += len(array)
-        merged.flush()
-        del merged
+        # Plain writes, one shard's array at a time: the merged file's pages are never mapped into this process.
+        headers = [npy_header(part) for part in parts]
+        dtype, trailing = headers[0][0], headers[0][1][1:]
+        rows = sum(shape[0] for _, shape, _ in headers)
+        with open(staging / file_name, "wb") as out:
+            np.lib.format.write_array_header_1_0(
+                out, {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": (rows, *trailing)}
+            )
+            for part, (part_dtype, shape, offset) in zip(parts, headers, strict=True):
+                if part_dtype != dtype or shape[1:] != trailing:
+                    raise ValueError(f"{part}: {part_dtype} {shape} does not match the other shards' {dtype}")
+                with open(part, "rb") as source:
+                    source.seek(offset)
+                    shutil.copyfileobj(source, out, _COPY_BYTES)
+
+
+_COPY_BYTES = 4 << 20
+
+
+def npy_header(path: Path) -> tuple[np.dtype[Any], tuple[int, ...], int]:
+    """The dtype, shape and data offset of a (C-order) ``.npy`` file, without reading its data."""
+    with open(path, "rb") as handle:
+        version = np.lib.format.read_magic(handle)
+        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, fortran, dtype = read_header(handle)
+        if fortran and len(shape) > 1:
+            raise ValueError(f"{path}: Fortran-ordered arrays are not merged")
+        return dtype, shape, handle.tell()
 
 
 def publish_permissions(folder: Path) -> None:

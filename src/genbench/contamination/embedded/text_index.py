@@ -34,6 +34,11 @@ from genbench.contamination.testsets import TestSet
 EXACT_WINDOW = 8
 """Exact search looks fields up by windows of at most this many tokens (one table per window size in use)."""
 
+ENCODE_CHARS = 1 << 20
+"""Characters of training text tokenised at once while building (the tokenizer's memory is about 100 bytes each)."""
+
+_FINALIZE_CHUNK = 1 << 20
+
 INSTANCES_PER_BATCH = 2048
 PAIRS_PER_BLOCK = 2_000_000
 """Most (window, unit) matches held at once; a block of test instances with more is split by unit ranges."""
@@ -50,9 +55,21 @@ class TextShardBuilder:
 
     def process(self, batch: UnitBatch) -> dict[str, np.ndarray | str]:
         known = len(self.vocabulary)
-        tokens, lengths = self.vocabulary.encode(batch.texts)
+        # The tokenizer holds several arrays per character of its input: a shard is tokenised a few texts at a
+        # time, so that its memory is bounded by ENCODE_CHARS rather than by the shard's size.
+        sizes = np.fromiter(map(len, batch.texts), dtype=np.int64, count=len(batch.texts))
+        ends = np.cumsum(sizes)
+        cuts = np.searchsorted(ends, np.arange(ENCODE_CHARS, int(ends[-1]) if len(ends) else 0, ENCODE_CHARS))
+        bounds = [0, *np.unique(cuts + 1).tolist(), len(batch.texts)]
+        token_parts, length_parts = [np.zeros(0, dtype=np.int32)], [np.zeros(0, dtype=np.int64)]
+        for first, stop in zip(bounds[:-1], bounds[1:], strict=True):
+            if stop > first:
+                ids, lengths = self.vocabulary.encode(batch.texts[first:stop])
+                token_parts.append(ids.astype(np.int32))
+                length_parts.append(lengths)
+        tokens, lengths = np.concatenate(token_parts), np.concatenate(length_parts)
         return {
-            "tokens": tokens.astype(np.int32),
+            "tokens": tokens,
             "lengths": lengths,
             "original_ids": batch.original_ids.astype(np.int64),
             "turns": batch.turns.astype(np.int32),
@@ -60,12 +77,29 @@ class TextShardBuilder:
         }
 
     def finalize(self, staging: Path) -> dict[str, Any]:
-        lengths = np.load(staging / "lengths.npy")
-        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        np.save(staging / "offsets.npy", offsets)
+        from genbench.contamination.embedded.store import npy_header
+
+        # offsets = 0, then the running sum of the lengths, a chunk at a time.
+        dtype, (units,), data_offset = npy_header(staging / "lengths.npy")
+        total = 0
+        with open(staging / "lengths.npy", "rb") as source, open(staging / "offsets.npy", "wb") as out:
+            np.lib.format.write_array_header_1_0(
+                out,
+                {
+                    "descr": np.lib.format.dtype_to_descr(np.dtype(np.int64)),
+                    "fortran_order": False,
+                    "shape": (units + 1,),
+                },
+            )
+            np.zeros(1, dtype=np.int64).tofile(out)
+            source.seek(data_offset)
+            for _ in range(0, units, _FINALIZE_CHUNK):
+                offsets = np.cumsum(np.fromfile(source, dtype=dtype, count=_FINALIZE_CHUNK), dtype=np.int64)
+                offsets += total
+                offsets.tofile(out)
+                total = int(offsets[-1])
         (staging / "lengths.npy").unlink()
-        return {"units": len(lengths), "tokens": int(offsets[-1]), "vocabulary": len(self.vocabulary)}
+        return {"units": units, "tokens": total, "vocabulary": len(self.vocabulary)}
 
 
 @dataclass
