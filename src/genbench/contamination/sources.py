@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 _FILE_SUFFIXES = {".jsonl": "jsonl", ".parquet": "parquet"}
-_READ_BLOCK = 8 << 20
+_READ_BLOCK = 2 << 20
 
 
 @dataclass(frozen=True)
@@ -612,7 +612,16 @@ def iter_unit_batches(
         except ContaminationError as exc:
             raise ContaminationError(f"{loaded.name}, rows {row_start + 1}-{row_stop}: {exc}") from exc
         del table
+        _release_unused_arrow_memory()
         yield UnitBatch(shard, row_start, row_stop, texts, local_rows + row_start, turns)
+
+
+def _release_unused_arrow_memory() -> None:
+    """Let pyarrow's allocator give the memory of freed tables back to the system (mimalloc and jemalloc keep it
+    otherwise, and a process reading a large file in ranges would hold the largest range's worth for good)."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
 
 
 def _column(table: pa.Table, name: str) -> pa.ChunkedArray:
