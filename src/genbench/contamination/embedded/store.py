@@ -23,6 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from genbench.contamination.embedded.leftovers import build_lock, remove_stale_index_leftovers
+from genbench.contamination.embedded.npy_file import npy_header
 from genbench.contamination.sources import LoadedDataset, UnitBatch, UnitSpec, iter_unit_batches
 from genbench.io import write_text_atomic
 
@@ -210,17 +211,6 @@ def _merge_shards(shards: list[Path], staging: Path) -> None:
 
 
 _COPY_BYTES = 4 << 20
-
-
-def npy_header(path: Path) -> tuple[np.dtype[Any], tuple[int, ...], int]:
-    """The dtype, shape and data offset of a (C-order) ``.npy`` file, without reading its data."""
-    with open(path, "rb") as handle:
-        version = np.lib.format.read_magic(handle)
-        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-        shape, fortran, dtype = read_header(handle)
-        if fortran and len(shape) > 1:
-            raise ValueError(f"{path}: Fortran-ordered arrays are not merged")
-        return dtype, shape, handle.tell()
 
 
 def publish_permissions(folder: Path) -> None:

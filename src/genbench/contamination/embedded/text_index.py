@@ -3,8 +3,8 @@
 Files of an index folder: ``vocab.txt`` (one token per line, line number = token id), ``tokens.npy`` (``int32`` ids of
 all units, concatenated), ``offsets.npy`` (``int64``, where each unit starts; one more than units),
 ``original_ids.npy`` and ``turns.npy`` (per unit), and ``tables/ngram-<n>/`` for each n searched so far
-(:mod:`.ngram_table`). Everything is memory-mapped when searching, so the search's memory does not grow with the
-corpus (the vocabulary excepted).
+(:mod:`.ngram_table`). A search reads only the parts of these files it needs (:mod:`.npy_file`), so its memory does
+not grow with the corpus (the vocabulary, and one flag per unit when matched units are collected, excepted).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from genbench.contamination.backend import (
     Match,
     SearchMode,
     SearchResult,
-    matched_from_mask,
 )
 from genbench.contamination.embedded.ngram_table import NgramTable, build_table, table_dir
+from genbench.contamination.embedded.npy_file import NpyFile
 from genbench.contamination.embedded.tokens import UNKNOWN, Vocabulary
 from genbench.contamination.scoring import PairScores, exact_pair_scores, ngram_pair_scores, top_per_instance
 from genbench.contamination.sources import UnitBatch
@@ -77,7 +77,7 @@ class TextShardBuilder:
         }
 
     def finalize(self, staging: Path) -> dict[str, Any]:
-        from genbench.contamination.embedded.store import npy_header
+        from genbench.contamination.embedded.npy_file import npy_header
 
         # offsets = 0, then the running sum of the lengths, a chunk at a time.
         dtype, (units,), data_offset = npy_header(staging / "lengths.npy")
@@ -139,10 +139,10 @@ class TextIndex(Index):
         self.name = path.name
         self.manifest = manifest
         self.hash_bits = hash_bits
-        self.tokens = np.load(path / "tokens.npy", mmap_mode="r")
-        self.offsets = np.load(path / "offsets.npy", mmap_mode="r")
-        self.original_ids = np.load(path / "original_ids.npy", mmap_mode="r")
-        self.turns = np.load(path / "turns.npy", mmap_mode="r")
+        self.tokens = NpyFile(path / "tokens.npy")
+        self.offsets = NpyFile(path / "offsets.npy")
+        self.original_ids = NpyFile(path / "original_ids.npy")
+        self.turns = NpyFile(path / "turns.npy")
         self.units_count = len(self.offsets) - 1
         self._vocabulary: Vocabulary | None = None
         self._tables: dict[int, NgramTable] = {}
@@ -168,7 +168,7 @@ class TextIndex(Index):
                     remove_stale_table_leftovers(path.parent, n)
                     # Another process may have built it while this one waited for the lock.
                     if not NgramTable.usable(path, len(self.tokens), self.hash_bits):
-                        build_table(self.path, self.tokens, np.asarray(self.offsets), n, hash_bits=self.hash_bits)
+                        build_table(self.path, n, hash_bits=self.hash_bits)
                         self._record_table(n)
             self._tables[n] = NgramTable(path, self.tokens)
         return self._tables[n]
@@ -243,7 +243,7 @@ class TextIndex(Index):
         for row, (query_field, unit) in enumerate(zip(query_fields.tolist(), units.tolist(), strict=True)):
             start = batch.starts[query_field]
             needle = batch.ids[start : start + batch.lengths[query_field]].astype(np.int32).tobytes()
-            haystack = np.asarray(self.tokens[self.offsets[unit] : self.offsets[unit + 1]]).tobytes()
+            haystack = self._unit_tokens(unit).tobytes()
             found = haystack.find(needle)
             while found != -1 and found % 4:
                 found = haystack.find(needle, found + 1)
@@ -267,7 +267,7 @@ class TextIndex(Index):
             best = self._search_batch(batch, n_fields, mode, top_k, matched)
             instances.extend(self._results(test_set, first, len(rows), batch, best, mode))
         return SearchResult(
-            self.name, self.source, test_set.name, mode, instances, *matched_from_mask(matched, self.original_ids)
+            self.name, self.source, test_set.name, mode, instances, *self._matched(matched)
         )
 
     def _search_batch(
@@ -348,8 +348,8 @@ class TextIndex(Index):
                     Match(
                         unit,
                         self.source,
-                        int(self.original_ids[unit]),
-                        int(self.turns[unit]),
+                        int(self.original_ids.read(unit, unit + 1)[0]),
+                        int(self.turns.read(unit, unit + 1)[0]),
                         float(best.score[row]),
                         fields,
                         self._preview(unit, longest) if rank == 0 else None,
@@ -363,9 +363,20 @@ class TextIndex(Index):
             )
         return results
 
+    def _unit_tokens(self, unit: int) -> np.ndarray:
+        start, stop = self.offsets.read(unit, unit + 2).tolist()
+        return self.tokens.read(start, stop)
+
+    def _matched(self, matched: np.ndarray | None) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """``(matched_units, matched_rows)`` as :func:`~genbench.contamination.backend.matched_from_mask` gives."""
+        if matched is None:
+            return None, None
+        units = np.flatnonzero(matched)
+        return units, np.unique(self.original_ids.take(units))
+
     def _preview(self, unit: int, span_ids: np.ndarray, width: int = 64) -> str:
         """The unit's tokens around the longest matched span (all of them when short)."""
-        unit_ids = np.asarray(self.tokens[self.offsets[unit] : self.offsets[unit + 1]])
+        unit_ids = self._unit_tokens(unit)
         begin = 0
         if len(unit_ids) > width and len(span_ids):
             haystack, needle = unit_ids.tobytes(), span_ids.astype(np.int32).tobytes()
