@@ -352,7 +352,7 @@ class _NpyWriter:
 
 
 class NgramTable:
-    """An opened n-gram table: the fence in memory, the keys, units and tokens read as needed (:class:`.NpyFile`)."""
+    """An opened n-gram table: the fence in memory; the keys, units and tokens read as needed (:class:`.NpyFile`)."""
 
     def __init__(self, path: Path, tokens: NpyFile):
         self.meta: dict[str, Any] = json.loads((path / "meta.json").read_text(encoding="utf-8"))
@@ -382,26 +382,36 @@ class NgramTable:
         )
 
     def searchsorted(self, values: np.ndarray, side: str) -> np.ndarray:
-        """``np.searchsorted(keys, values, side)``, reading only the key blocks the fence points to.
+        """``np.searchsorted(keys, values, side)``, touching only the key blocks the fence points to.
 
-        The keys are unique, so a value at or after ``fence[j]`` and before ``fence[j + 1]`` has its answer in
-        block ``j`` (or just after it); reading the blocks in block order keeps their concatenation sorted.
+        The keys are unique, so the answer for a value at or after ``fence[j]`` and before ``fence[j + 1]`` lies in
+        block ``j`` (keys ``[j * stride, (j + 1) * stride)``) or just after it: a binary search over that block, for
+        all values at once, a group of blocks at a time (:meth:`.NpyFile.spans`).
         """
         result = np.zeros(len(values), dtype=np.int64)
-        if not len(values) or not len(self.keys):
+        count = len(self.keys)
+        if not len(values) or not count:
             return result
         block = np.searchsorted(self.fence, values, side="right") - 1
         order = np.argsort(block, kind="stable")
-        for first in range(0, len(order), _LOOKUPS):
-            rows = order[first : first + _LOOKUPS]
-            rows = rows[block[rows] >= 0]  # before the first key: 0
-            if not len(rows):
-                continue
-            blocks, where = np.unique(block[rows], return_inverse=True)
-            read = self.keys.take_windows(blocks * self.stride, self.stride, fill=np.iinfo(np.uint64).max).ravel()
-            found = np.searchsorted(read, values[rows], side=side) - where * self.stride
-            result[rows] = blocks[where] * self.stride + np.clip(found, 0, self.stride)
-        np.minimum(result, len(self.keys), out=result)
+        order = order[block[order] >= 0]  # before the first key: 0
+        block_starts = block[order] * self.stride
+        keys = self.keys.array
+        for first, stop in self.keys.spans(block_starts, self.stride):
+            rows = order[first:stop]
+            wanted = values[rows]
+            low = block_starts[first:stop].copy()
+            high = np.minimum(low + self.stride, count)
+            active = low < high
+            while active.any():
+                middle = (low + high) // 2
+                key = keys[np.minimum(middle, count - 1)]
+                right = (key < wanted if side == "left" else key <= wanted) & active
+                low = np.where(right, middle + 1, low)
+                high = np.where(active & ~right, middle, high)
+                active = low < high
+            result[rows] = low
+            self.keys.release(int(block_starts[first]), int(block_starts[stop - 1]) + self.stride)
         return result
 
     def find(self, query_tokens: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -463,5 +473,3 @@ class NgramTable:
         return low
 
 
-_LOOKUPS = 4096
-"""Key blocks read at once by :meth:`NgramTable.searchsorted` (4096 blocks of 256 keys: 8 MiB)."""

@@ -1,25 +1,26 @@
-"""Parts of a ``.npy`` file, read with ``pread`` instead of a memory map.
+"""Parts of a ``.npy`` file, read through a memory map that is given back as it goes.
 
-An index's arrays are larger than the memory a search should hold, and a memory map is no help there: every page it
-touches counts in the process's resident memory, and the kernel maps the file's cached neighbours with each page
-fault (fault-around, 64 KiB and more), so a few thousand random lookups map most of a file. Reading just the
-elements needed into ordinary arrays keeps the memory to what is read. numpy and pyarrow read whole files, slices
-or memory maps only; this small reader adds the scattered reads (grouped by segment of the file: one read of the
-segment where many elements fall in it, one ``pread`` per element elsewhere).
+An index's arrays are larger than the memory a search should hold. A plain memory map does not bound it: every page
+a process touches stays in its resident memory until the map is closed, and with each page fault the kernel also
+maps the file's cached neighbours (fault-around, 64 KiB), so a few thousand scattered lookups map most of a file.
+Reading with ``pread`` bounds it but copies every byte. This reader keeps the map, reads scattered elements in
+sorted order, and after every :data:`RELEASE_BYTES` of file touched tells the kernel it no longer needs those pages
+(``madvise(MADV_DONTNEED)``: they leave this process, and stay in the page cache for the next read). numpy offers
+memory maps and whole reads only; nothing in numpy or pyarrow reads scattered elements with a memory bound.
 """
 
 from __future__ import annotations
 
-import os
+import mmap
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-SEGMENT_ITEMS = 1 << 16
-"""Elements per segment of the file when gathering scattered elements."""
-DENSE = 16
-"""A segment holding at least this many wanted elements is read whole (else one read per element)."""
+RELEASE_BYTES = 16 << 20
+"""File bytes touched (counted in 64 KiB regions) between two releases of the mapped pages."""
+_REGION = 64 << 10
+_PAGE = mmap.PAGESIZE
 
 
 def npy_header(path: Path) -> tuple[np.dtype[Any], tuple[int, ...], int]:
@@ -34,7 +35,7 @@ def npy_header(path: Path) -> tuple[np.dtype[Any], tuple[int, ...], int]:
 
 
 class NpyFile:
-    """A one-dimensional ``.npy`` file, open for reading parts of it.
+    """A one-dimensional ``.npy`` file, open for reading parts of it with bounded memory.
 
     Args:
         path: The file.
@@ -46,70 +47,87 @@ class NpyFile:
         if len(shape) != 1:
             raise ValueError(f"{path}: expected a one-dimensional array, got shape {shape}")
         self._length = int(shape[0])
-        self._fd = os.open(path, os.O_RDONLY)
+        self._map: mmap.mmap | None = None
+        self.array = np.zeros(0, dtype=self.dtype)
+        if self._length:
+            with open(path, "rb") as handle:
+                self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            self.array = np.frombuffer(self._map, dtype=self.dtype, count=self._length, offset=self._data_offset)
+            """The whole array, memory-mapped: read it through :meth:`read` and :meth:`take_windows`, or call
+            :meth:`release` after touching it."""
 
     def __len__(self) -> int:
         return self._length
 
-    def __del__(self) -> None:
-        fd = getattr(self, "_fd", None)
-        if fd is not None:
-            os.close(fd)
-            self._fd = None
+    def release(self, start: int = 0, stop: int | None = None) -> None:
+        """Unmap the pages of elements ``[start, stop)`` from this process (the file's page cache keeps them)."""
+        if self._map is None or not hasattr(self._map, "madvise"):
+            return
+        stop = self._length if stop is None else min(stop, self._length)
+        begin = (self._data_offset + max(start, 0) * self.dtype.itemsize) // _PAGE * _PAGE
+        end = min(self._data_offset + stop * self.dtype.itemsize, len(self._map))
+        if end > begin:
+            self._map.madvise(mmap.MADV_DONTNEED, begin, end - begin)
 
     def read(self, start: int, stop: int) -> np.ndarray:
-        """Elements ``[start, stop)`` (clipped to the array)."""
+        """A copy of elements ``[start, stop)`` (clipped to the array)."""
         start, stop = max(int(start), 0), min(int(stop), self._length)
-        out = np.empty(max(stop - start, 0), dtype=self.dtype)
-        if len(out):
-            view = memoryview(out).cast("B")
-            done, offset = 0, self._data_offset + start * self.dtype.itemsize
-            while done < len(view):
-                got = os.preadv(self._fd, [view[done:]], offset + done)
-                if got <= 0:
-                    raise OSError(f"{self.path}: unexpected end of file")
-                done += got
-        return out
+        values = self.array[start:stop].copy() if stop > start else np.zeros(0, dtype=self.dtype)
+        self.release(start, stop)
+        return values
 
     def take(self, indices: np.ndarray) -> np.ndarray:
         """The elements at ``indices`` (any order, repeats allowed)."""
         return self.take_windows(indices, 1)[:, 0] if len(indices) else np.zeros(0, dtype=self.dtype)
 
-    def take_windows(self, starts: np.ndarray, width: int, fill: Any = 0) -> np.ndarray:
-        """``(len(starts), width)``: the elements ``[s, s + width)`` for each start (``fill`` past the end)."""
+    def take_windows(self, starts: np.ndarray, width: int) -> np.ndarray:
+        """``(len(starts), width)``: the elements ``[s, s + width)`` for each start (zeros past the end)."""
         starts = np.asarray(starts, dtype=np.int64)
-        out = np.full((len(starts), width), fill, dtype=self.dtype)
+        out = np.zeros((len(starts), width), dtype=self.dtype)
         if not len(starts):
             return out
         order = np.argsort(starts, kind="stable")
         ordered = starts[order]
-        segment = ordered // SEGMENT_ITEMS
-        bounds = [0, *(np.flatnonzero(segment[1:] != segment[:-1]) + 1).tolist(), len(ordered)]
         columns = np.arange(width, dtype=np.int64)
-        for first, stop in zip(bounds[:-1], bounds[1:], strict=True):
-            part = ordered[first:stop]
-            if stop - first >= DENSE:
-                begin = int(part[0])
-                values = self.read(begin, int(part[-1]) + width)
-                where = (part - begin)[:, None] + columns
-                inside = where < len(values)
-                rows = out[order[first:stop]]
-                rows[inside] = values[where[inside]]
-                out[order[first:stop]] = rows
-            else:
-                for row, start in zip(order[first:stop].tolist(), part.tolist(), strict=True):
-                    values = self.read(start, start + width)
-                    out[row, : len(values)] = values
+        for first, stop in self.spans(ordered, width):
+            rows = order[first:stop]
+            where = ordered[first:stop, None] + columns
+            if int(ordered[stop - 1]) + width <= self._length:
+                out[rows] = self.array[where]
+            else:  # windows running past the end of the array
+                part = out[rows]
+                inside = where < self._length
+                part[inside] = self.array[where[inside]]
+                out[rows] = part
+            self.release(int(ordered[first]), int(ordered[stop - 1]) + width)
         return out
 
+    def spans(self, ordered: np.ndarray, width: int = 1) -> list[tuple[int, int]]:
+        """``[first, stop)`` ranges of sorted element positions that together touch at most :data:`RELEASE_BYTES`
+        of the file (counted in 64 KiB regions, as the kernel maps them)."""
+        if not len(ordered):
+            return []
+        region = (self._data_offset + ordered * self.dtype.itemsize) // _REGION
+        span_regions = (width * self.dtype.itemsize) // _REGION + 2
+        distinct = np.zeros(len(ordered), dtype=np.int64)
+        distinct[1:] = np.cumsum(region[1:] != region[:-1])
+        group = distinct * span_regions // max(RELEASE_BYTES // _REGION, 1)
+        bounds = [0, *(np.flatnonzero(group[1:] != group[:-1]) + 1).tolist(), len(ordered)]
+        return list(zip(bounds[:-1], bounds[1:], strict=True))
+
+    def read_ranges(self, starts: np.ndarray, stops: np.ndarray) -> list[np.ndarray]:
+        """Copies of elements ``[starts[k], stops[k])`` for each ``k``."""
+        parts = []
+        per_release = max(RELEASE_BYTES // _REGION // 2, 1)
+        for number, (start, stop) in enumerate(zip(starts.tolist(), stops.tolist(), strict=True)):
+            parts.append(self.array[int(start) : int(stop)].copy())
+            if number % per_release == per_release - 1:
+                self.release()
+        self.release()
+        return parts
+
     def searchsorted(self, value: int, side: str = "left") -> int:
-        """``np.searchsorted`` of one value in the (sorted) array, by binary search over single reads."""
-        low, high = 0, self._length
-        while low < high:
-            middle = (low + high) // 2
-            element = self.read(middle, middle + 1)[0]
-            if element < value or (side == "right" and element == value):
-                low = middle + 1
-            else:
-                high = middle
-        return low
+        """``np.searchsorted`` of one value in the (sorted) array."""
+        found = int(np.searchsorted(self.array, value, side=side))  # type: ignore[call-overload]
+        self.release()
+        return found

@@ -322,6 +322,12 @@ class TextIndex(Index):
         by_instance: dict[int, list[int]] = {}
         for row, instance in enumerate(best.instance.tolist()):
             by_instance.setdefault(instance, []).append(row)
+        # What the matches show of their units, read for the whole batch at once.
+        units = best.unit.astype(np.int64)
+        original_ids, turns = self.original_ids.take(units).tolist(), self.turns.take(units).tolist()
+        firsts = [rows[0] for rows in by_instance.values()]
+        bounds = self.offsets.take_windows(units[firsts], 2)
+        unit_tokens = dict(zip(firsts, self.tokens.read_ranges(bounds[:, 0], bounds[:, 1]), strict=True))
         results = []
         for local in range(count):
             matches = []
@@ -348,11 +354,11 @@ class TextIndex(Index):
                     Match(
                         unit,
                         self.source,
-                        int(self.original_ids.read(unit, unit + 1)[0]),
-                        int(self.turns.read(unit, unit + 1)[0]),
+                        int(original_ids[row]),
+                        int(turns[row]),
                         float(best.score[row]),
                         fields,
-                        self._preview(unit, longest) if rank == 0 else None,
+                        self._preview(unit_tokens[row], longest) if rank == 0 else None,
                     )
                 )
             raw = matches[0].score if matches else 0.0
@@ -374,9 +380,8 @@ class TextIndex(Index):
         units = np.flatnonzero(matched)
         return units, np.unique(self.original_ids.take(units))
 
-    def _preview(self, unit: int, span_ids: np.ndarray, width: int = 64) -> str:
+    def _preview(self, unit_ids: np.ndarray, span_ids: np.ndarray, width: int = 64) -> str:
         """The unit's tokens around the longest matched span (all of them when short)."""
-        unit_ids = self._unit_tokens(unit)
         begin = 0
         if len(unit_ids) > width and len(span_ids):
             haystack, needle = unit_ids.tobytes(), span_ids.astype(np.int32).tobytes()
