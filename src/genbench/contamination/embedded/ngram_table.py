@@ -194,15 +194,22 @@ def _sorted_runs(
         # The units overlapping positions [chunk_start, chunk_stop): their bounds, and each position's unit and end.
         first_unit = offsets.searchsorted(chunk_start, side="right") - 1
         bounds = offsets.read(first_unit, offsets.searchsorted(chunk_stop, side="left") + 1)
+        # A window is valid when it ends inside its unit: the last n-1 positions of each unit start none.
+        valid = np.ones(chunk_stop - chunk_start, dtype=bool)
+        for back in range(1, n):
+            ends = bounds[1:] - back
+            ends = ends[(ends >= bounds[:-1]) & (ends >= chunk_start) & (ends < chunk_stop)]
+            valid[ends - chunk_start] = False
+        kept = np.flatnonzero(valid)
+        del valid
+        keys = _all_window_hashes(tokens.read(chunk_start, chunk_stop + n - 1), n, hash_bits)[kept]
+        keys &= ~position_mask
+        kept += chunk_start
+        keys |= kept.view(np.uint64)
+        del kept
+        keys.sort()
         counts = np.diff(np.clip(bounds, chunk_start, chunk_stop))
         unit_of = np.repeat(np.arange(first_unit, first_unit + len(counts), dtype=unit_dtype), counts)
-        positions = np.arange(chunk_start, chunk_stop, dtype=np.uint64)
-        valid = positions + np.uint64(n) <= np.repeat(bounds[1:], counts).astype(np.uint64)  # ends inside its unit
-        keys = _all_window_hashes(tokens.read(chunk_start, chunk_stop + n - 1), n, hash_bits)[valid]
-        keys &= ~position_mask
-        keys |= positions[valid]
-        del positions, valid
-        keys.sort()
         units = unit_of[(keys & position_mask).view(np.int64) - chunk_start]
         del unit_of
         run = _Run(staging / f"run-{len(runs):06d}", unit_dtype)
@@ -215,8 +222,7 @@ def _merge(runs: list[_Run]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """The entries of sorted runs in key order, a few at a time.
 
     Each round takes, from every run's buffer, the keys up to the smallest last key among the buffers of runs with
-    more to read (no key still on disk can be smaller), and sorts those together (``kind="stable"``: a merge of
-    sorted pieces).
+    more to read (no key still on disk can be smaller), and sorts those together.
     """
     if not runs:
         return
@@ -250,7 +256,7 @@ def _merge(runs: list[_Run]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         keys = np.concatenate(key_parts)
         units = np.concatenate(unit_parts)
         del key_parts, unit_parts
-        order = np.argsort(keys, kind="stable")
+        order = np.argsort(keys)  # the keys are unique: any sort is the stable one
         yield keys[order], units[order]
 
 
@@ -278,32 +284,35 @@ class _TableWriter:
         self.units_out = _NpyWriter(staging / "units.npy", unit_dtype)
         self.fence: list[np.ndarray] = []
         self.impure: list[np.ndarray] = []
-        self.previous: tuple[np.ndarray, np.ndarray] | None = None  # the last entry seen (before dropping repeats)
+        self.previous: tuple[Any, Any] | None = None  # the last entry seen (before dropping repeats)
         self.written = 0
 
     def add(self, keys: np.ndarray, units: np.ndarray) -> None:
         if not len(keys):
             return
-        if self.previous is None:
-            before_keys, before_units = keys[:-1], units[:-1]
-            offset = 1  # the first key has no predecessor
-        else:
-            before_keys = np.concatenate([self.previous[0], keys[:-1]])
-            before_units = np.concatenate([self.previous[1], units[:-1]])
-            offset = 0
-        self.previous = keys[-1:], units[-1:]
-        here_keys, here_units = keys[offset:], units[offset:]
-        followers = np.flatnonzero((here_keys >> self.shift) == (before_keys >> self.shift))
+        prefixes = keys >> self.shift
+        followers = np.flatnonzero(prefixes[1:] == prefixes[:-1]) + 1
+        before = followers - 1
+        if self.previous is not None and self.previous[0] >> self.shift == prefixes[0]:
+            followers = np.concatenate([[0], followers])
+            before = np.concatenate([[-1], before])  # the last entry of the previous lot
+        del prefixes
         keep = np.ones(len(keys), dtype=bool)
         if len(followers):
+            before_keys, before_units = keys[before], units[before]
+            if len(before) and before[0] == -1:
+                assert self.previous is not None
+                before_keys[0], before_units[0] = self.previous
             # Neighbours under one prefix: the same n-gram (compare tokens), or a collision (the prefix is impure).
-            here = (here_keys[followers] & self.position_mask).view(np.int64)
-            before = (before_keys[followers] & self.position_mask).view(np.int64)
-            same = (self.tokens.take_windows(here, self.n) == self.tokens.take_windows(before, self.n)).all(axis=1)
+            here_positions = (keys[followers] & self.position_mask).view(np.int64)
+            before_positions = (before_keys & self.position_mask).view(np.int64)
+            same = (
+                self.tokens.take_windows(here_positions, self.n) == self.tokens.take_windows(before_positions, self.n)
+            ).all(axis=1)
             if not same.all():
-                self.impure.append(np.unique(here_keys[followers[~same]] >> self.shift))
-            duplicate = same & (here_units[followers] == before_units[followers])
-            keep[followers[duplicate] + offset] = False
+                self.impure.append(np.unique(keys[followers[~same]] >> self.shift))
+            keep[followers[same & (units[followers] == before_units)]] = False
+        self.previous = keys[-1], units[-1]
         kept_keys, kept_units = keys[keep], units[keep]
         first_fence = (-self.written) % FENCE_STRIDE
         self.fence.append(kept_keys[first_fence::FENCE_STRIDE].copy())
