@@ -164,6 +164,8 @@ class _Run:
 
     def read(self, start: int, count: int) -> tuple[np.ndarray, np.ndarray]:
         count = max(min(count, self.length - start), 0)
+        if not count:
+            return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=self.unit_dtype)
         with open(self.keys_path, "rb") as source:
             keys = np.fromfile(source, dtype=np.uint64, count=count, offset=start * 8)
         with open(self.units_path, "rb") as source:
@@ -226,7 +228,7 @@ def _merge(runs: list[_Run]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """
     if not runs:
         return
-    size = max(MERGE_ENTRIES // len(runs), 1024)
+    size = max(MERGE_ENTRIES // len(runs), 1)
     read_to = [0] * len(runs)
     buffers: list[tuple[np.ndarray, np.ndarray]] = []
     for k, run in enumerate(runs):
@@ -245,7 +247,7 @@ def _merge(runs: list[_Run]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
                 buffers[k] = keys[take:], units[take:]
         for k in pending:
             keys, units = buffers[k]
-            if len(keys) < size // 2:  # top the buffer up
+            if len(keys) < max(size // 2, 1):  # top the buffer up
                 more_keys, more_units = runs[k].read(read_to[k], size - len(keys))
                 read_to[k] += len(more_keys)
                 buffers[k] = np.concatenate([keys, more_keys]), np.concatenate([units, more_units])
