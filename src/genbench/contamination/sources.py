@@ -608,7 +608,7 @@ def iter_unit_batches(
             if spec.text_field is not None:
                 texts, local_rows, turns = _text_units(_column(table, spec.text_field))
             else:
-                texts, local_rows, turns = _message_units(_column(table, spec.messages_field), spec)
+                texts, local_rows, turns = _message_units(_column(table, spec.messages_field or ""), spec)
         except ContaminationError as exc:
             raise ContaminationError(f"{loaded.name}, rows {row_start + 1}-{row_stop}: {exc}") from exc
         del table
@@ -712,7 +712,7 @@ def filter_values_seen(loaded: LoadedDataset, spec: UnitSpec, limit_rows: int = 
     import pyarrow as pa
 
     table = loaded.slice(0, min(limit_rows, loaded.num_rows))
-    lists = _column(table, spec.messages_field).combine_chunks()
+    lists = _column(table, spec.messages_field or "").combine_chunks()
     if not _is_list(lists.type) or not pa.types.is_struct(lists.type.value_type):
         return []
     values = _as_text(_struct_field(lists.flatten(), spec.filter[0])).unique().to_pylist()

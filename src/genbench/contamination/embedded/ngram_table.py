@@ -190,7 +190,7 @@ def _sorted_runs(
     total = len(tokens)
     position_mask = np.uint64((1 << position_bits) - 1)
     windows = max(total - n + 1, 0)
-    runs = []
+    runs: list[_Run] = []
     for chunk_start in range(0, windows, RUN_ENTRIES):
         chunk_stop = min(chunk_start + RUN_ENTRIES, windows)
         # The units overlapping positions [chunk_start, chunk_stop): their bounds, and each position's unit and end.
@@ -482,5 +482,3 @@ class NgramTable:
             high[index[~below]] = middle[index[~below]]
             active = low < high
         return low
-
-

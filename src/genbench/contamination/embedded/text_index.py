@@ -266,9 +266,7 @@ class TextIndex(Index):
             batch = self._encode([text for row in rows for text in row])
             best = self._search_batch(batch, n_fields, mode, top_k, matched)
             instances.extend(self._results(test_set, first, len(rows), batch, best, mode))
-        return SearchResult(
-            self.name, self.source, test_set.name, mode, instances, *self._matched(matched)
-        )
+        return SearchResult(self.name, self.source, test_set.name, mode, instances, *self._matched(matched))
 
     def _search_batch(
         self, batch: _EncodedBatch, n_fields: int, mode: SearchMode, top_k: int, matched: np.ndarray | None
