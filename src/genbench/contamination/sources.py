@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from genbench.contamination.errors import ContaminationError
+from genbench.contamination.memory import give_back_free_memory
 from genbench.errors import GenBenchError
 
 if TYPE_CHECKING:
@@ -355,7 +356,9 @@ def _parse_jsonl_range(data: bytes, rows: int) -> pa.Table | None:
     block_size = _PARSE_BLOCK
     while True:
         try:
-            table = paj.read_json(pa.BufferReader(data), read_options=paj.ReadOptions(block_size=block_size))
+            table = paj.read_json(
+                pa.BufferReader(data), read_options=paj.ReadOptions(block_size=block_size), memory_pool=_pool()
+            )
             table.validate(full=True)  # pyarrow does not check the UTF-8 inside strings while parsing
             break
         except pa.ArrowInvalid as exc:
@@ -367,6 +370,15 @@ def _parse_jsonl_range(data: bytes, rows: int) -> pa.Table | None:
         except (pa.ArrowNotImplementedError, pa.ArrowTypeError, OSError):
             return None
     return table if table.num_rows == rows else None
+
+
+def _pool() -> pa.MemoryPool:
+    """The memory pool of the tables of JSONL ranges: the system allocator's, whose free memory
+    :func:`~genbench.contamination.memory.give_back_free_memory` returns between shards (pyarrow's default pool keeps
+    its worker threads' freed pages)."""
+    import pyarrow as pa
+
+    return pa.system_memory_pool()
 
 
 _PARSE_BLOCK = 1 << 20
@@ -612,16 +624,8 @@ def iter_unit_batches(
         except ContaminationError as exc:
             raise ContaminationError(f"{loaded.name}, rows {row_start + 1}-{row_stop}: {exc}") from exc
         del table
-        _release_unused_arrow_memory()
+        give_back_free_memory()
         yield UnitBatch(shard, row_start, row_stop, texts, local_rows + row_start, turns)
-
-
-def _release_unused_arrow_memory() -> None:
-    """Let pyarrow's allocator give the memory of freed tables back to the system (mimalloc and jemalloc keep it
-    otherwise, and a process reading a large file in ranges would hold the largest range's worth for good)."""
-    import pyarrow as pa
-
-    pa.default_memory_pool().release_unused()
 
 
 def _column(table: pa.Table, name: str) -> pa.ChunkedArray:

@@ -83,11 +83,11 @@ def table_dir(index_path: Path, n: int) -> Path:
     return index_path / "tables" / f"ngram-{n}"
 
 
-RUN_ENTRIES = 1 << 19
+RUN_ENTRIES = 1 << 18
 """Windows hashed and sorted at a time into one sorted run (a temporary file) while building a table."""
-MERGE_ENTRIES = 1 << 19
+MERGE_ENTRIES = 1 << 18
 """Entries held from all runs at once while merging them."""
-MERGE_FAN_IN = 64
+MERGE_FAN_IN = 128
 """Most runs merged at once; more are first merged into longer runs."""
 FENCE_STRIDE = 256
 """Every this many keys, one is kept in ``fence.npy`` (read whole by a search: where to read the keys)."""

@@ -2,7 +2,8 @@
 
 An index's arrays are larger than the memory a search should hold. A plain memory map does not bound it: every page
 a process touches stays in its resident memory until the map is closed, and with each page fault the kernel also
-maps the file's cached neighbours (fault-around, 64 KiB), so a few thousand scattered lookups map most of a file.
+maps the file's cached neighbours (fault-around; with large folios in the page cache, up to 2 MiB), so a few
+thousand scattered lookups map most of a file.
 Reading with ``pread`` bounds it but copies every byte. This reader keeps the map, reads scattered elements in
 sorted order, and after every :data:`RELEASE_BYTES` of file touched tells the kernel it no longer needs those pages
 (``madvise(MADV_DONTNEED)``: they leave this process, and stay in the page cache for the next read). numpy offers
@@ -18,8 +19,8 @@ from typing import Any
 import numpy as np
 
 RELEASE_BYTES = 16 << 20
-"""File bytes touched (counted in 64 KiB regions) between two releases of the mapped pages."""
-_REGION = 64 << 10
+"""File bytes touched (counted in 2 MiB regions) between two releases of the mapped pages."""
+_REGION = 2 << 20  # a page fault maps the faulting page's folio: in the page cache, up to 2 MiB
 _PAGE = mmap.PAGESIZE
 
 
@@ -104,11 +105,11 @@ class NpyFile:
 
     def spans(self, ordered: np.ndarray, width: int = 1) -> list[tuple[int, int]]:
         """``[first, stop)`` ranges of sorted element positions that together touch at most :data:`RELEASE_BYTES`
-        of the file (counted in 64 KiB regions, as the kernel maps them)."""
+        of the file (counted in 2 MiB regions, the most one page fault maps)."""
         if not len(ordered):
             return []
         region = (self._data_offset + ordered * self.dtype.itemsize) // _REGION
-        span_regions = (width * self.dtype.itemsize) // _REGION + 2
+        span_regions = -(-width * self.dtype.itemsize // _REGION) + 1  # a window may reach into the next regions
         distinct = np.zeros(len(ordered), dtype=np.int64)
         distinct[1:] = np.cumsum(region[1:] != region[:-1])
         group = distinct * span_regions // max(RELEASE_BYTES // _REGION, 1)
@@ -117,13 +118,16 @@ class NpyFile:
 
     def read_ranges(self, starts: np.ndarray, stops: np.ndarray) -> list[np.ndarray]:
         """Copies of elements ``[starts[k], stops[k])`` for each ``k``."""
-        parts = []
-        per_release = max(RELEASE_BYTES // _REGION // 2, 1)
-        for number, (start, stop) in enumerate(zip(starts.tolist(), stops.tolist(), strict=True)):
-            parts.append(self.array[int(start) : int(stop)].copy())
-            if number % per_release == per_release - 1:
-                self.release()
-        self.release()
+        starts, stops = np.asarray(starts, dtype=np.int64), np.asarray(stops, dtype=np.int64)
+        parts = [np.zeros(0, dtype=self.dtype)] * len(starts)
+        order = np.argsort(starts, kind="stable")
+        for first, stop in self.spans(starts[order]):
+            rows = order[first:stop].tolist()
+            for row in rows:
+                parts[row] = self.array[int(starts[row]) : int(stops[row])].copy()
+                if stops[row] - starts[row] > RELEASE_BYTES // self.dtype.itemsize:  # a long range on its own
+                    self.release(int(starts[row]), int(stops[row]))
+            self.release(int(starts[rows[0]]), int(stops[rows].max()))
         return parts
 
     def searchsorted(self, value: int, side: str = "left") -> int:

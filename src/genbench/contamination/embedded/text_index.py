@@ -34,7 +34,7 @@ from genbench.contamination.testsets import TestSet
 EXACT_WINDOW = 8
 """Exact search looks fields up by windows of at most this many tokens (one table per window size in use)."""
 
-ENCODE_CHARS = 1 << 20
+ENCODE_CHARS = 1 << 18
 """Characters of training text tokenised at once while building (the tokenizer's memory is about 100 bytes each)."""
 
 _FINALIZE_CHUNK = 1 << 20
