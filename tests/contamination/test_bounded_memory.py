@@ -307,3 +307,33 @@ def test_npy_file_gives_back_the_pages_it_touched(tmp_path: Path):
     before = _resident_file_kib()
     assert np.array_equal(reader.take(starts), starts)
     assert _resident_file_kib() - before < max(plain // 4, 8 << 10)
+
+
+def test_a_table_build_that_stops_leaves_nothing_and_is_redone(tmp_path: Path, monkeypatch, write_jsonl):
+    monkeypatch.setattr(ngram_table, "RUN_ENTRIES", 3)
+    rows = [{"text": f"w{k % 5} w{k % 3} w{k % 7} w{k % 2}"} for k in range(30)]
+    train = write_jsonl(tmp_path / "train.jsonl", rows)
+    tests = [TestSet.from_texts("t", ["w1 w1 w1 w1", "w0 w0 w0"])]
+    build_index(str(train), text_field="text", index_dir=tmp_path / "idx")
+    original_add = ngram_table._TableWriter.add
+
+    def stop(self, keys, units):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ngram_table._TableWriter, "add", stop)
+    with pytest.raises(KeyboardInterrupt):
+        search(str(train), test_sets=tests, ngram_size=2, index_dir=tmp_path / "idx")
+    (index,) = (tmp_path / "idx").glob("*.text")
+    assert not [p for p in (index / "tables").iterdir() if not p.name.endswith(".lock")]  # no table, runs, staging
+    killed = index / "tables" / ".ngram-2.k1lled_x.tmp"  # what a build killed outright leaves: its runs
+    killed.mkdir()
+    (killed / "run-000000.keys").write_bytes(b"\0" * 16)
+    monkeypatch.setattr(ngram_table._TableWriter, "add", original_add)
+    report = search(str(train), test_sets=tests, ngram_size=2, index_dir=tmp_path / "idx")
+    scores = [instance.raw_score for instance in report.results[0].instances]
+    monkeypatch.setattr(ngram_table, "RUN_ENTRIES", 1 << 18)
+    fresh = tmp_path / "fresh"
+    build_index(str(train), text_field="text", index_dir=fresh)
+    expected = search(str(train), test_sets=tests, ngram_size=2, index_dir=fresh)
+    assert scores == [instance.raw_score for instance in expected.results[0].instances] and scores[0] > 0
+    assert not killed.exists()
