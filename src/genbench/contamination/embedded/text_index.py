@@ -40,7 +40,7 @@ ENCODE_CHARS = 1 << 18
 _FINALIZE_CHUNK = 1 << 20
 
 INSTANCES_PER_BATCH = 2048
-PAIRS_PER_BLOCK = 2_000_000
+PAIRS_PER_BLOCK = 250_000
 """Most (window, unit) matches held at once; a block of test instances with more is split by unit ranges."""
 
 
