@@ -30,6 +30,7 @@ import numpy as np
 
 from genbench.contamination.analysis import ANALYZER_VERSION
 from genbench.contamination.embedded.npy_file import NpyFile
+from genbench.contamination.memory import give_back_free_memory
 
 HASH_VERSION = 2
 _SEED = 0x2545F4914F6CDD1D
@@ -115,6 +116,7 @@ def build_table(index_path: Path, n: int, *, hash_bits: int = 64) -> Path:
     staging = Path(tempfile.mkdtemp(prefix=f".ngram-{n}.", suffix=".tmp", dir=target.parent))
     try:
         runs = _sorted_runs(staging, tokens, offsets, n, hash_bits, position_bits, unit_dtype)
+        give_back_free_memory()
         while len(runs) > MERGE_FAN_IN:
             runs = [
                 _merge_to_run(runs[k : k + MERGE_FAN_IN], staging / f"merged-{len(runs)}-{k}")
@@ -126,6 +128,7 @@ def build_table(index_path: Path, n: int, *, hash_bits: int = 64) -> Path:
         for run in runs:
             run.remove()
         entries, impure = writer.close()
+        give_back_free_memory()
         meta = {
             "n": n,
             "hash_version": HASH_VERSION,

@@ -24,6 +24,7 @@ import numpy as np
 
 from genbench.contamination.embedded.leftovers import build_lock, remove_stale_index_leftovers
 from genbench.contamination.embedded.npy_file import npy_header
+from genbench.contamination.memory import give_back_free_memory
 from genbench.contamination.sources import LoadedDataset, UnitBatch, UnitSpec, iter_unit_batches
 from genbench.io import write_text_atomic
 
@@ -137,6 +138,7 @@ def _build_locked(
         batches = tqdm(batches, desc=f"Indexing {loaded.name}", unit="shard", total=shards_total, initial=completed)
     for batch in batches:
         _write_shard(partial, batch.shard, builder.process(batch))
+    give_back_free_memory()
 
     staging = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=".staging", dir=index_dir))
     try:
