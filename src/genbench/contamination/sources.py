@@ -31,13 +31,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from genbench.contamination.errors import ContaminationError
+from genbench.contamination.memory import give_back_free_memory
 from genbench.errors import GenBenchError
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 _FILE_SUFFIXES = {".jsonl": "jsonl", ".parquet": "parquet"}
-_READ_BLOCK = 8 << 20
+_READ_BLOCK = 2 << 20
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,8 @@ class LoadedDataset:
 
     Attributes:
         name: The name or path it was asked for by.
-        rows: Its rows: an Arrow table (files) or a ``datasets.Dataset`` (dataset folders, Hub ids).
+        rows: Its rows: a reader of a JSONL file's line ranges or a Parquet file's row groups, an Arrow table (JSONL
+            files read whole: see :func:`_read_file`), or a ``datasets.Dataset`` (dataset folders, Hub ids).
         kind: ``jsonl``, ``parquet``, ``disk`` (``save_to_disk`` folder), ``folder`` or ``hub``.
         path: The resolved file or folder (``None`` for a Hub id).
         split: The split read.
@@ -109,19 +111,27 @@ class LoadedDataset:
 
     @property
     def schema(self) -> pa.Schema:
+        """The rows' schema (of a JSONL file read in blocks: the first block's, see :meth:`full_schema`)."""
         rows: Any = self.rows
-        return rows.schema if isinstance(rows, _arrow_table_type()) else rows.features.arrow_schema
+        return rows.features.arrow_schema if _is_hf_dataset(rows) else rows.schema
+
+    def full_schema(self) -> pa.Schema:
+        """The schema of all rows: for a JSONL file read in blocks, the blocks' schemas unified (reads the file)."""
+        rows: Any = self.rows
+        return rows.full_schema() if isinstance(rows, _JsonlBlocks) else self.schema
 
     @property
     def column_names(self) -> list[str]:
         return list(self.schema.names)
 
     def slice(self, start: int, stop: int) -> pa.Table:
-        """Rows ``[start, stop)`` as an Arrow table."""
+        """Rows ``[start, stop)`` as an Arrow table (read from the file for JSONL and Parquet files)."""
         rows: Any = self.rows
-        if isinstance(rows, _arrow_table_type()):
-            return rows.slice(start, max(stop - start, 0))
-        return rows.with_format("arrow")[start:stop]
+        if _is_hf_dataset(rows):
+            return rows.with_format("arrow")[start:stop]
+        if isinstance(rows, (_JsonlBlocks, _ParquetRowGroups)):
+            return rows.slice(start, stop)
+        return rows.slice(start, max(stop - start, 0))
 
     def source_info(self) -> dict[str, Any]:
         return {
@@ -134,10 +144,9 @@ class LoadedDataset:
         }
 
 
-def _arrow_table_type() -> Any:
-    import pyarrow as pa
-
-    return pa.Table
+def _is_hf_dataset(rows: Any) -> bool:
+    """Whether ``rows`` is a ``datasets.Dataset`` (without importing ``datasets`` for files)."""
+    return type(rows).__module__.startswith("datasets")
 
 
 @dataclass
@@ -195,35 +204,58 @@ def load_training_dataset(name: str, split: str = "train") -> LoadedDataset:
     return loaded
 
 
-def _read_file(path: Path, kind: str, split: str) -> tuple[pa.Table, str]:
-    """The file's rows as an Arrow table, and the file's SHA-256."""
+def _read_file(path: Path, kind: str, split: str) -> tuple[Any, str]:
+    """The file's rows (a reader that parses them range by range where it can), and the file's SHA-256.
+
+    A JSONL file whose every line starts with ``{`` is read in blocks of :data:`BLOCK_LINES` lines
+    (:class:`_JsonlBlocks`); a Parquet file by row groups (:class:`_ParquetRowGroups`). Other JSONL files (blank
+    lines, leading spaces, a byte-order mark, lines that are not objects) are read whole, by pyarrow where it reads
+    them exactly, else by the careful reader that names the offending line.
+    """
     from genbench.data.jsonl import NON_OBJECT_LINE
 
     digest = hashlib.sha256()
-    lines, last = 0, b"\n"
+    lines, last, position = 0, b"\n", 0
     objects_only, line_start = True, b""
+    plain = kind == "jsonl"  # every line starts with `{` (so it can be parsed from any line start on)
+    block_starts: list[np.ndarray] = [np.zeros(1, dtype=np.int64)]
     try:
-        # One streaming pass for the fingerprint and the line count; the parsers read the file themselves, so
-        # its bytes are never all in memory next to the table.
+        # One streaming pass for the fingerprint, the line count and the byte offset of every BLOCK_LINES-th line;
+        # the parsers read the file themselves, so its bytes are never all in memory.
         with open(path, "rb") as handle:
             while block := handle.read(_READ_BLOCK):
                 digest.update(block)
-                lines += block.count(b"\n")
-                last = block[-1:]
-                if objects_only and kind != "parquet":
+                if kind == "parquet":
+                    continue
+                raw = np.frombuffer(block, dtype=np.uint8)
+                newlines = np.flatnonzero(raw == ord("\n"))
+                if plain:
+                    starts = newlines + 1
+                    inside = starts[starts < len(raw)]
+                    plain = bool((raw[inside] == ord("{")).all()) and (last != b"\n" or raw[0] == ord("{"))
+                    # Line i + 1 starts after the file's i-th newline (counting from 0).
+                    block_starts.append(newlines[(-(lines + 1)) % BLOCK_LINES :: BLOCK_LINES] + (position + 1))
+                if objects_only and not plain:
                     # Does every line start an object (see NON_OBJECT_LINE)? The start of a line cut by the block
                     # boundary is carried over, so that `^` only ever matches real line starts.
                     text = line_start + block
                     objects_only = _lines_start_objects(text, NON_OBJECT_LINE)
                     line_start = text[text.rfind(b"\n") + 1 :][:1024]
+                elif plain:
+                    line_start = block[block.rfind(b"\n") + 1 :][:1024]
+                lines += len(newlines)
+                last = block[-1:]
+                position += len(block)
     except OSError as exc:
         raise ContaminationError(f"Could not read {path}: {exc}") from exc
     if last != b"\n":
         lines += 1
     if kind == "parquet":
-        import pyarrow.parquet as pq
-
-        return pq.read_table(path), digest.hexdigest()
+        return _ParquetRowGroups(path), digest.hexdigest()
+    if plain and lines > 0:
+        offsets = np.concatenate([*block_starts, [position]])
+        offsets = offsets[(offsets < position) | (np.arange(len(offsets)) == len(offsets) - 1)]
+        return _JsonlBlocks(path, offsets, lines, split), digest.hexdigest()
     table = _read_jsonl_fast(path, lines) if objects_only else None
     if table is None:
         # Anything unusual (blank lines, a line with several objects, bad JSON or UTF-8): the careful reader, which
@@ -232,6 +264,147 @@ def _read_file(path: Path, kind: str, split: str) -> tuple[pa.Table, str]:
 
         table = read_jsonl(path, split=split).data.table
     return table, digest.hexdigest()
+
+
+BLOCK_LINES = 1024
+"""Lines of a JSONL file whose start offset is kept: a range of rows is parsed from the block holding its first."""
+
+
+class _JsonlBlocks:
+    """The rows of a JSONL file, parsed range by range (pyarrow's JSON reader on the range's bytes).
+
+    Each range infers its own types, so a field whose type changes from one part of a large file to another is
+    read where pyarrow's whole-file reader would give up. When a range cannot be read exactly as one row per line
+    (bad JSON or UTF-8, several objects on a line), the whole file goes to the careful reader, which names the
+    offending line (or, for what it can combine, gives the table that all later ranges are sliced from).
+
+    Args:
+        path: The file; every line starts with ``{``.
+        offsets: Byte offset of lines ``0, BLOCK_LINES, 2 * BLOCK_LINES, ...``, then the file size.
+        rows: Its number of lines.
+        split: The split name (for the careful reader).
+    """
+
+    def __init__(self, path: Path, offsets: np.ndarray, rows: int, split: str):
+        self.path = path
+        self.offsets = offsets
+        self.num_rows = rows
+        self.split = split
+        self._schema: pa.Schema | None = None
+        self._whole: pa.Table | None = None
+
+    @property
+    def schema(self) -> pa.Schema:
+        """The first block's schema."""
+        if self._whole is not None:
+            return self._whole.schema
+        if self._schema is None:
+            self._schema = self._read(0, 1).schema
+        return self._schema
+
+    def full_schema(self) -> pa.Schema:
+        """The schemas of all blocks, unified (where they cannot be, the first block's)."""
+        import pyarrow as pa
+
+        if self._whole is not None:
+            return self._whole.schema
+        step = max(1, (8 << 20) // max(1, int(self.offsets[-1]) // len(self.offsets)))  # about 8 MiB per read
+        schemas = [
+            self._read(b, min(b + step, len(self.offsets) - 1)).schema for b in range(0, len(self.offsets) - 1, step)
+        ]
+        try:
+            return pa.unify_schemas(schemas, promote_options="permissive")
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+            return self.schema
+
+    def slice(self, start: int, stop: int) -> pa.Table:
+        start, stop = max(start, 0), min(stop, self.num_rows)
+        if self._whole is not None:
+            return self._whole.slice(start, max(stop - start, 0))
+        if start >= stop:
+            return self._read(0, 1).slice(0, 0)
+        first, last = start // BLOCK_LINES, (stop - 1) // BLOCK_LINES + 1
+        table = self._read(first, last)
+        if self._whole is not None:  # the careful reader took over
+            return self._whole.slice(start, stop - start)
+        return table.slice(start - first * BLOCK_LINES, stop - start)
+
+    def _read(self, first: int, last: int) -> pa.Table:
+        """Blocks ``[first, last)``."""
+        begin, end = int(self.offsets[first]), int(self.offsets[last])
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(begin)
+                data = handle.read(end - begin)
+        except OSError as exc:
+            raise ContaminationError(f"Could not read {self.path}: {exc}") from exc
+        expected = min(last * BLOCK_LINES, self.num_rows) - first * BLOCK_LINES
+        table = _parse_jsonl_range(data, expected)
+        if table is None:
+            from genbench.data import read_jsonl
+
+            self._whole = read_jsonl(self.path, split=self.split).data.table
+            return self._whole
+        return table
+
+
+def _parse_jsonl_range(data: bytes, rows: int) -> pa.Table | None:
+    """``data`` (whole lines, each starting an object) as a table of ``rows`` rows; ``None`` if it is not that."""
+    import pyarrow as pa
+    import pyarrow.json as paj
+
+    block_size = _PARSE_BLOCK
+    while True:
+        try:
+            table = paj.read_json(
+                pa.BufferReader(data), read_options=paj.ReadOptions(block_size=block_size), memory_pool=_pool()
+            )
+            table.validate(full=True)  # pyarrow does not check the UTF-8 inside strings while parsing
+            break
+        except pa.ArrowInvalid as exc:
+            # A line longer than a block: retry with bigger blocks.
+            if "straddl" in str(exc) and block_size <= len(data):
+                block_size = min(block_size * 4, len(data) + 1, 2**31 - 1)
+                continue
+            return None
+        except (pa.ArrowNotImplementedError, pa.ArrowTypeError, OSError):
+            return None
+    return table if table.num_rows == rows else None
+
+
+def _pool() -> pa.MemoryPool:
+    """The memory pool of the tables of JSONL ranges: the system allocator's, whose free memory
+    :func:`~genbench.contamination.memory.give_back_free_memory` returns between shards (pyarrow's default pool keeps
+    its worker threads' freed pages)."""
+    import pyarrow as pa
+
+    return pa.system_memory_pool()
+
+
+_PARSE_BLOCK = 1 << 20
+"""pyarrow's JSON block size for a range (blocks are parsed in parallel)."""
+
+
+class _ParquetRowGroups:
+    """The rows of a Parquet file, read by row groups."""
+
+    def __init__(self, path: Path):
+        import pyarrow.parquet as pq
+
+        self.file = pq.ParquetFile(path)
+        self.schema = self.file.schema_arrow
+        self.num_rows = int(self.file.metadata.num_rows)
+        sizes = [self.file.metadata.row_group(g).num_rows for g in range(self.file.num_row_groups)]
+        self.group_starts = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
+
+    def slice(self, start: int, stop: int) -> pa.Table:
+        start, stop = max(start, 0), min(stop, self.num_rows)
+        if start >= stop:
+            return self.schema.empty_table()
+        first = int(np.searchsorted(self.group_starts, start, side="right")) - 1
+        last = int(np.searchsorted(self.group_starts, stop, side="left"))
+        table = self.file.read_row_groups(list(range(first, last)))
+        return table.slice(start - int(self.group_starts[first]), stop - start)
 
 
 _LINE_START_OK = np.zeros(256, dtype=bool)
@@ -370,10 +543,22 @@ def _safe(text: str) -> str:
 
 
 def check_unit_spec(loaded: LoadedDataset, spec: UnitSpec) -> None:
-    """Raise a clear error when the fields ``spec`` names are missing from the dataset."""
+    """Raise a clear error when the fields ``spec`` names are missing from the dataset.
+
+    A JSONL file read in blocks is checked against its first block's schema, and only where that fails against all
+    blocks' (a field may first appear, or first have a value, further down).
+    """
+    try:
+        _check_unit_spec(loaded, spec, loaded.schema)
+    except ContaminationError:
+        if not isinstance(loaded.rows, _JsonlBlocks):
+            raise
+        _check_unit_spec(loaded, spec, loaded.full_schema())
+
+
+def _check_unit_spec(loaded: LoadedDataset, spec: UnitSpec, schema: pa.Schema) -> None:
     import pyarrow as pa
 
-    schema = loaded.schema
     columns = list(schema.names)
     field = spec.text_field if spec.text_field is not None else spec.messages_field
     if field not in columns:
@@ -431,11 +616,25 @@ def iter_unit_batches(
             continue
         row_stop = min(row_start + shard_rows, rows)
         table = loaded.slice(row_start, row_stop)
-        if spec.text_field is not None:
-            texts, local_rows, turns = _text_units(table.column(spec.text_field))
-        else:
-            texts, local_rows, turns = _message_units(table.column(spec.messages_field), spec)
+        try:
+            if spec.text_field is not None:
+                texts, local_rows, turns = _text_units(_column(table, spec.text_field))
+            else:
+                texts, local_rows, turns = _message_units(_column(table, spec.messages_field or ""), spec)
+        except ContaminationError as exc:
+            raise ContaminationError(f"{loaded.name}, rows {row_start + 1}-{row_stop}: {exc}") from exc
+        del table
+        give_back_free_memory()
         yield UnitBatch(shard, row_start, row_stop, texts, local_rows + row_start, turns)
+
+
+def _column(table: pa.Table, name: str) -> pa.ChunkedArray:
+    """A column; nulls where the table does not have it (a JSONL block where no row has the field)."""
+    import pyarrow as pa
+
+    if name in table.column_names:
+        return table.column(name)
+    return pa.chunked_array([pa.nulls(table.num_rows)])
 
 
 def _as_text(array: pa.Array) -> pa.Array:
@@ -472,8 +671,14 @@ def _message_units(column: pa.ChunkedArray, spec: UnitSpec) -> tuple[list[str], 
 
 
 def _message_units_of(lists: pa.Array, spec: UnitSpec) -> tuple[list[str], np.ndarray, np.ndarray]:
+    import pyarrow as pa
     import pyarrow.compute as pc
 
+    if pa.types.is_null(lists.type) or (_is_list(lists.type) and pa.types.is_null(lists.type.value_type)):
+        # No messages here (a JSONL block where the field is always null, or every list is empty).
+        return [], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)
+    if not _is_list(lists.type) or not pa.types.is_struct(lists.type.value_type):
+        raise ContaminationError(f"the field {spec.messages_field!r} holds {lists.type}, not a list of messages.")
     messages = lists.flatten()
     parents = pc.list_parent_indices(lists).to_numpy(zero_copy_only=False).astype(np.int64)
     positions = np.arange(len(parents), dtype=np.int64)
@@ -483,19 +688,38 @@ def _message_units_of(lists: pa.Array, spec: UnitSpec) -> tuple[list[str], np.nd
     keep = messages.is_valid()
     if spec.filter is not None:
         key, value = spec.filter
-        keep = pc.and_(keep, pc.fill_null(pc.equal(_as_text(messages.field(key)), value), False))
+        keep = pc.and_(keep, pc.fill_null(pc.equal(_as_text(_struct_field(messages, key)), value), False))
     keep_np = keep.to_numpy(zero_copy_only=False)
-    texts = _as_text(messages.field(spec.query_field).filter(keep)).to_pylist()
+    texts = _as_text(_struct_field(messages, spec.query_field).filter(keep)).to_pylist()
     return texts, parents[keep_np], turns[keep_np].astype(np.int32)
+
+
+def _is_list(data_type: pa.DataType) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_list(data_type) or pa.types.is_large_list(data_type))
+
+
+def _struct_field(structs: pa.StructArray, key: str) -> pa.Array:
+    """A field of the messages; nulls where no message of this block has the key."""
+    import pyarrow as pa
+
+    if structs.type.get_field_index(key) == -1:
+        return pa.nulls(len(structs))
+    return structs.field(key)
 
 
 def filter_values_seen(loaded: LoadedDataset, spec: UnitSpec, limit_rows: int = 10_000) -> list[str]:
     """The distinct values of the filter key in the first rows (for the error when a filter matches nothing)."""
     if spec.filter is None:
         return []
+    import pyarrow as pa
+
     table = loaded.slice(0, min(limit_rows, loaded.num_rows))
-    messages = table.column(spec.messages_field).combine_chunks().flatten()
-    values = _as_text(messages.field(spec.filter[0])).unique().to_pylist()
+    lists = _column(table, spec.messages_field or "").combine_chunks()
+    if not _is_list(lists.type) or not pa.types.is_struct(lists.type.value_type):
+        return []
+    values = _as_text(_struct_field(lists.flatten(), spec.filter[0])).unique().to_pylist()
     return sorted(str(v) for v in values)[:20]
 
 
@@ -517,6 +741,11 @@ def iter_rows_json(loaded: LoadedDataset, batch_rows: int = 10_000) -> Iterator[
     """
     import json
 
+    if isinstance(loaded.rows, _JsonlBlocks):  # one object per line, no blank lines: stream the lines
+        with open(loaded.rows.path, "rb") as handle:
+            for number, line in enumerate(handle):
+                yield number, line.rstrip(b"\n").rstrip(b"\r").decode("utf-8")
+        return
     if loaded.kind == "jsonl" and loaded.path is not None:
         lines = _jsonl_lines(Path(loaded.path))
         if lines is not None and len(lines) == loaded.num_rows:

@@ -19,8 +19,9 @@ from genbench.contamination.sources import LoadedDataset, UnitSpec, index_name, 
 from genbench.contamination.sources import _safe as _safe_name
 from genbench.io import prepare_output_dir
 
-SHARD_ROWS = 50_000
-"""Rows per build shard: the unit of checkpointing (a stopped build redoes at most one shard)."""
+SHARD_ROWS = 10_000
+"""Rows per build shard: the unit of checkpointing (a stopped build redoes at most one shard), and of the build's
+memory (one shard's rows, texts and token ids are in memory at a time)."""
 
 
 class EmbeddedBackend(IndexBackend):

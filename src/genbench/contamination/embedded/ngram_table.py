@@ -2,8 +2,11 @@
 
 For one n, each window (n consecutive tokens inside one unit) gets a 64-bit hash of its token ids. The table is one
 sorted ``uint64`` array of keys, each the hash's high bits with the window's token position in the low bits, and an
-aligned array of unit ids; a unit containing an n-gram several times keeps one entry. Looking a test n-gram up is a
-binary search (``np.searchsorted``) for its hash prefix.
+aligned array of unit ids; a unit containing an n-gram several times keeps one entry (where its windows are
+neighbours in key order). Every :data:`FENCE_STRIDE`-th key is also kept in a small *fence*: looking a test n-gram
+up is a binary search in the fence, then in the one block of keys it points to, so a search touches only those
+blocks of the key file. The table is built by an external sort (sorted runs on disk, merged), so its memory is
+bounded by :data:`RUN_ENTRIES` and :data:`MERGE_ENTRIES`, not by the corpus.
 
 Exactness: hashes can collide, so no score rests on a hash alone. When the table is built, the windows sharing a
 hash prefix are compared token by token: a prefix whose windows are all the same n-gram is *pure*, the others are
@@ -14,24 +17,27 @@ collisions with ``hash_bits``).
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from genbench.contamination.analysis import ANALYZER_VERSION
+from genbench.contamination.embedded.npy_file import NpyFile
+from genbench.contamination.memory import give_back_free_memory
 
-HASH_VERSION = 1
+HASH_VERSION = 2
 _SEED = 0x2545F4914F6CDD1D
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xFF51AFD7ED558CCD)
 _MIX2 = np.uint64(0xC4CEB9FE1A85EC53)
 _SHIFT = np.uint64(33)
-_CHUNK = 1 << 22
 
 
 def _mix(values: np.ndarray) -> np.ndarray:
@@ -81,94 +87,57 @@ def table_dir(index_path: Path, n: int) -> Path:
     return index_path / "tables" / f"ngram-{n}"
 
 
-def _compact(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """``values[keep]`` in place, chunk by chunk: no second full-size array (entries only move towards the start)."""
-    filled = 0
-    for chunk_start in range(0, len(values), _CHUNK):
-        kept = values[chunk_start : chunk_start + _CHUNK][keep[chunk_start : chunk_start + _CHUNK]]
-        values[filled : filled + len(kept)] = kept
-        filled += len(kept)
-    return values[:filled]
+RUN_ENTRIES = 1 << 18
+"""Windows hashed and sorted at a time into one sorted run (a temporary file) while building a table."""
+MERGE_ENTRIES = 1 << 18
+"""Entries held from all runs at once while merging them."""
+MERGE_FAN_IN = 128
+"""Most runs merged at once; more are first merged into longer runs."""
+FENCE_STRIDE = 256
+"""Every this many keys, one is kept in ``fence.npy`` (read whole by a search: where to read the keys)."""
 
 
-def build_table(index_path: Path, tokens: np.ndarray, offsets: np.ndarray, n: int, *, hash_bits: int = 64) -> Path:
+def build_table(index_path: Path, n: int, *, hash_bits: int = 64) -> Path:
     """Build and store the table of ``n``-grams of an index, atomically; returns its folder.
 
-    Memory is proportional to the number of tokens (about 20 bytes per token).
+    An external sort: the windows are hashed and sorted :data:`RUN_ENTRIES` at a time into runs on disk, which are
+    merged (:data:`MERGE_ENTRIES` entries in memory at a time) into the table, checking neighbours under one hash
+    prefix token by token on the way. Memory is bounded by those constants, not by the index's size.
     """
+    tokens = NpyFile(index_path / "tokens.npy")
+    offsets = NpyFile(index_path / "offsets.npy")
     total = len(tokens)
     units_count = len(offsets) - 1
     position_bits = max(int(total).bit_length(), 1)
-    position_mask = np.uint64((1 << position_bits) - 1)
-    lengths = np.diff(offsets)
-
-    # A window is valid when it ends inside its unit: the last n-1 positions of each unit start none.
-    valid = np.ones(total, dtype=bool)
-    for back in range(1, n):
-        ends = offsets[1:] - back
-        valid[ends[ends >= offsets[:-1]]] = False
-    # Filled in place (no list of parts concatenated into a second copy): the keys are the largest array here.
-    windows = max(total - n + 1, 0)
-    keys = np.empty(int(np.count_nonzero(valid[:windows])), dtype=np.uint64)
-    filled = 0
-    for chunk_start in range(0, windows, _CHUNK):
-        chunk_stop = min(chunk_start + _CHUNK, windows)
-        hashes = _all_window_hashes(tokens[chunk_start : chunk_stop + n - 1], n, hash_bits)
-        positions = np.arange(chunk_start, chunk_stop, dtype=np.uint64)
-        keep = valid[chunk_start:chunk_stop]
-        hashes = hashes[keep]
-        hashes &= ~position_mask
-        hashes |= positions[keep]
-        keys[filled : filled + len(hashes)] = hashes
-        filled += len(hashes)
-    del valid
-    keys.sort()
-
-    unit_dtype = np.int32 if units_count < 2**31 else np.int64
-    unit_of_position = np.repeat(np.arange(units_count, dtype=unit_dtype), lengths)
-    units = np.empty(len(keys), dtype=unit_dtype)
-    shift = np.uint64(position_bits)
-    followers_parts = []
-    for chunk_start in range(0, len(keys), _CHUNK):
-        chunk = keys[chunk_start : chunk_start + _CHUNK]
-        units[chunk_start : chunk_start + len(chunk)] = unit_of_position[(chunk & position_mask).view(np.int64)]
-        prefixes = keys[max(chunk_start - 1, 0) : chunk_start + len(chunk)] >> shift
-        first = 1 if chunk_start == 0 else 0  # the first key has no predecessor
-        followers_parts.append(np.flatnonzero(prefixes[1:] == prefixes[:-1]) + chunk_start + first)
-    del unit_of_position
-    followers = np.concatenate(followers_parts) if followers_parts else np.zeros(0, dtype=np.int64)
-
-    # Neighbours under one prefix: the same n-gram (compare tokens), or a collision (the prefix is impure).
-    same_ngram = np.ones(len(followers), dtype=bool)
-    for chunk_start in range(0, len(followers), _CHUNK):
-        part = followers[chunk_start : chunk_start + _CHUNK]
-        here = (keys[part] & position_mask).view(np.int64)
-        before = (keys[part - 1] & position_mask).view(np.int64)
-        equal = same_ngram[chunk_start : chunk_start + _CHUNK]
-        for offset in range(n):
-            equal &= tokens[here + offset] == tokens[before + offset]
-    impure = np.unique(keys[followers[~same_ngram]] >> shift)
-    duplicate = followers[same_ngram & (units[followers] == units[followers - 1])]
-    keep = np.ones(len(keys), dtype=bool)
-    keep[duplicate] = False
-    del followers, same_ngram, duplicate
-    keys, units = _compact(keys, keep), _compact(units, keep)
+    unit_dtype = np.dtype(np.int32 if units_count < 2**31 else np.int64)
 
     target = table_dir(index_path, n)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".ngram-{n}.", suffix=".tmp", dir=target.parent))
     try:
-        np.save(staging / "keys.npy", keys)
-        np.save(staging / "units.npy", units)
-        np.save(staging / "impure.npy", impure)
+        runs = _sorted_runs(staging, tokens, offsets, n, hash_bits, position_bits, unit_dtype)
+        give_back_free_memory()
+        while len(runs) > MERGE_FAN_IN:
+            runs = [
+                _merge_to_run(runs[k : k + MERGE_FAN_IN], staging / f"merged-{len(runs)}-{k}")
+                for k in range(0, len(runs), MERGE_FAN_IN)
+            ]
+        writer = _TableWriter(staging, tokens, n, position_bits, unit_dtype)
+        for keys, units in _merge(runs):
+            writer.add(keys, units)
+        for run in runs:
+            run.remove()
+        entries, impure = writer.close()
+        give_back_free_memory()
         meta = {
             "n": n,
             "hash_version": HASH_VERSION,
             "hash_bits": hash_bits,
             "position_bits": position_bits,
+            "fence_stride": FENCE_STRIDE,
             "analyzer_version": ANALYZER_VERSION,
-            "entries": len(keys),
-            "impure_prefixes": len(impure),
+            "entries": entries,
+            "impure_prefixes": impure,
             "tokens": total,
         }
         (staging / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
@@ -184,17 +153,234 @@ def build_table(index_path: Path, tokens: np.ndarray, offsets: np.ndarray, n: in
     return target
 
 
-class NgramTable:
-    """An opened n-gram table (memory-mapped)."""
+class _Run:
+    """A sorted run on disk: keys and their units, as raw arrays."""
 
-    def __init__(self, path: Path, tokens: np.ndarray):
+    def __init__(self, stem: Path, unit_dtype: np.dtype[Any]):
+        self.keys_path, self.units_path = stem.with_suffix(".keys"), stem.with_suffix(".units")
+        self.unit_dtype = unit_dtype
+        self.length = 0
+
+    def append(self, keys: np.ndarray, units: np.ndarray) -> None:
+        with open(self.keys_path, "ab") as out:
+            keys.astype(np.uint64, copy=False).tofile(out)
+        with open(self.units_path, "ab") as out:
+            units.astype(self.unit_dtype, copy=False).tofile(out)
+        self.length += len(keys)
+
+    def read(self, start: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+        count = max(min(count, self.length - start), 0)
+        if not count:
+            return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=self.unit_dtype)
+        with open(self.keys_path, "rb") as source:
+            keys = np.fromfile(source, dtype=np.uint64, count=count, offset=start * 8)
+        with open(self.units_path, "rb") as source:
+            units = np.fromfile(source, dtype=self.unit_dtype, count=count, offset=start * self.unit_dtype.itemsize)
+        return keys, units
+
+    def remove(self) -> None:
+        self.keys_path.unlink(missing_ok=True)
+        self.units_path.unlink(missing_ok=True)
+
+
+def _sorted_runs(
+    staging: Path,
+    tokens: NpyFile,
+    offsets: NpyFile,
+    n: int,
+    hash_bits: int,
+    position_bits: int,
+    unit_dtype: np.dtype[Any],
+) -> list[_Run]:
+    """Hash every window (``n`` tokens inside one unit), :data:`RUN_ENTRIES` at a time, each lot sorted to a run."""
+    total = len(tokens)
+    position_mask = np.uint64((1 << position_bits) - 1)
+    windows = max(total - n + 1, 0)
+    runs: list[_Run] = []
+    for chunk_start in range(0, windows, RUN_ENTRIES):
+        chunk_stop = min(chunk_start + RUN_ENTRIES, windows)
+        # The units overlapping positions [chunk_start, chunk_stop): their bounds, and each position's unit and end.
+        first_unit = offsets.searchsorted(chunk_start, side="right") - 1
+        bounds = offsets.read(first_unit, offsets.searchsorted(chunk_stop, side="left") + 1)
+        # A window is valid when it ends inside its unit: the last n-1 positions of each unit start none.
+        valid = np.ones(chunk_stop - chunk_start, dtype=bool)
+        for back in range(1, n):
+            ends = bounds[1:] - back
+            ends = ends[(ends >= bounds[:-1]) & (ends >= chunk_start) & (ends < chunk_stop)]
+            valid[ends - chunk_start] = False
+        kept = np.flatnonzero(valid)
+        del valid
+        keys = _all_window_hashes(tokens.read(chunk_start, chunk_stop + n - 1), n, hash_bits)[kept]
+        keys &= ~position_mask
+        kept += chunk_start
+        keys |= kept.view(np.uint64)
+        del kept
+        keys.sort()
+        counts = np.diff(np.clip(bounds, chunk_start, chunk_stop))
+        unit_of = np.repeat(np.arange(first_unit, first_unit + len(counts), dtype=unit_dtype), counts)
+        units = unit_of[(keys & position_mask).view(np.int64) - chunk_start]
+        del unit_of
+        run = _Run(staging / f"run-{len(runs):06d}", unit_dtype)
+        run.append(keys, units)
+        runs.append(run)
+    return runs
+
+
+def _merge(runs: list[_Run]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The entries of sorted runs in key order, a few at a time.
+
+    Each round takes, from every run's buffer, the keys up to the smallest last key among the buffers of runs with
+    more to read (no key still on disk can be smaller), and sorts those together.
+    """
+    if not runs:
+        return
+    size = max(MERGE_ENTRIES // len(runs), 1)
+    read_to = [0] * len(runs)
+    buffers: list[tuple[np.ndarray, np.ndarray]] = []
+    for k, run in enumerate(runs):
+        buffers.append(run.read(0, size))
+        read_to[k] = len(buffers[k][0])
+    while True:
+        pending = [k for k, run in enumerate(runs) if read_to[k] < run.length]
+        limits = [buffers[k][0][-1] for k in pending if len(buffers[k][0])]
+        limit = min(limits) if limits else None
+        key_parts, unit_parts = [], []
+        for k, (keys, units) in enumerate(buffers):
+            take = len(keys) if limit is None else int(np.searchsorted(keys, limit, side="right"))
+            if take:
+                key_parts.append(keys[:take])
+                unit_parts.append(units[:take])
+                buffers[k] = keys[take:], units[take:]
+        for k in pending:
+            keys, units = buffers[k]
+            if len(keys) < max(size // 2, 1):  # top the buffer up
+                more_keys, more_units = runs[k].read(read_to[k], size - len(keys))
+                read_to[k] += len(more_keys)
+                buffers[k] = np.concatenate([keys, more_keys]), np.concatenate([units, more_units])
+        if not key_parts:
+            if any(len(keys) for keys, _ in buffers) or pending:
+                continue
+            return
+        keys = np.concatenate(key_parts)
+        units = np.concatenate(unit_parts)
+        del key_parts, unit_parts
+        order = np.argsort(keys)  # the keys are unique: any sort is the stable one
+        yield keys[order], units[order]
+
+
+def _merge_to_run(runs: list[_Run], stem: Path) -> _Run:
+    merged = _Run(stem, runs[0].unit_dtype)
+    for keys, units in _merge(runs):
+        merged.append(keys, units)
+    for run in runs:
+        run.remove()
+    return merged
+
+
+class _TableWriter:
+    """Writes the merged entries as the table's files: drops repeats of an n-gram within one unit, lists the impure
+    prefixes (neighbours under one prefix whose tokens differ) and keeps every :data:`FENCE_STRIDE`-th key."""
+
+    def __init__(self, staging: Path, tokens: NpyFile, n: int, position_bits: int, unit_dtype: np.dtype[Any]):
+        self.staging = staging
+        self.tokens = tokens
+        self.n = n
+        self.shift = np.uint64(position_bits)
+        self.position_mask = np.uint64((1 << position_bits) - 1)
+        self.unit_dtype = unit_dtype
+        self.keys_out = _NpyWriter(staging / "keys.npy", np.dtype(np.uint64))
+        self.units_out = _NpyWriter(staging / "units.npy", unit_dtype)
+        self.fence: list[np.ndarray] = []
+        self.impure: list[np.ndarray] = []
+        self.previous: tuple[Any, Any] | None = None  # the last entry seen (before dropping repeats)
+        self.written = 0
+
+    def add(self, keys: np.ndarray, units: np.ndarray) -> None:
+        if not len(keys):
+            return
+        prefixes = keys >> self.shift
+        followers = np.flatnonzero(prefixes[1:] == prefixes[:-1]) + 1
+        before = followers - 1
+        if self.previous is not None and self.previous[0] >> self.shift == prefixes[0]:
+            followers = np.concatenate([[0], followers])
+            before = np.concatenate([[-1], before])  # the last entry of the previous lot
+        del prefixes
+        keep = np.ones(len(keys), dtype=bool)
+        if len(followers):
+            before_keys, before_units = keys[before], units[before]
+            if len(before) and before[0] == -1:
+                assert self.previous is not None
+                before_keys[0], before_units[0] = self.previous
+            # Neighbours under one prefix: the same n-gram (compare tokens), or a collision (the prefix is impure).
+            here_positions = (keys[followers] & self.position_mask).view(np.int64)
+            before_positions = (before_keys & self.position_mask).view(np.int64)
+            same = (
+                self.tokens.take_windows(here_positions, self.n) == self.tokens.take_windows(before_positions, self.n)
+            ).all(axis=1)
+            if not same.all():
+                self.impure.append(np.unique(keys[followers[~same]] >> self.shift))
+            keep[followers[same & (units[followers] == before_units)]] = False
+        self.previous = keys[-1], units[-1]
+        kept_keys, kept_units = keys[keep], units[keep]
+        first_fence = (-self.written) % FENCE_STRIDE
+        self.fence.append(kept_keys[first_fence::FENCE_STRIDE].copy())
+        self.keys_out.write(kept_keys)
+        self.units_out.write(kept_units)
+        self.written += len(kept_keys)
+
+    def close(self) -> tuple[int, int]:
+        """Finish the files; returns the number of entries and of impure prefixes."""
+        self.keys_out.close()
+        self.units_out.close()
+        impure = np.unique(np.concatenate([np.zeros(0, dtype=np.uint64), *self.impure]))
+        np.save(self.staging / "impure.npy", impure)
+        np.save(self.staging / "fence.npy", np.concatenate([np.zeros(0, dtype=np.uint64), *self.fence]))
+        return self.written, len(impure)
+
+
+class _NpyWriter:
+    """A one-dimensional ``.npy`` file written in pieces; the header, which holds the length, is written last."""
+
+    def __init__(self, path: Path, dtype: np.dtype[Any]):
+        self.path = path
+        self.dtype = dtype
+        self.handle = open(path, "wb")  # noqa: SIM115 (closed by close())
+        self.header_size = len(self._header(0))
+        self.handle.write(b"\0" * self.header_size)
+        self.length = 0
+
+    def _header(self, length: int) -> bytes:
+        buffer = io.BytesIO()
+        header = {"descr": np.lib.format.dtype_to_descr(self.dtype), "fortran_order": False, "shape": (length,)}
+        np.lib.format.write_array_header_1_0(buffer, header)
+        return buffer.getvalue()
+
+    def write(self, values: np.ndarray) -> None:
+        values.astype(self.dtype, copy=False).tofile(self.handle)
+        self.length += len(values)
+
+    def close(self) -> None:
+        header = self._header(self.length)
+        if len(header) != self.header_size:  # cannot happen for lengths below 10**40; kept honest anyway
+            raise ValueError(f"{self.path}: the .npy header changed size")
+        self.handle.seek(0)
+        self.handle.write(header)
+        self.handle.close()
+
+
+class NgramTable:
+    """An opened n-gram table: the fence in memory; the keys, units and tokens read as needed (:class:`.NpyFile`)."""
+
+    def __init__(self, path: Path, tokens: NpyFile):
         self.meta: dict[str, Any] = json.loads((path / "meta.json").read_text(encoding="utf-8"))
         self.n = int(self.meta["n"])
         self.hash_bits = int(self.meta["hash_bits"])
         self.position_bits = int(self.meta["position_bits"])
         self.position_mask = np.uint64((1 << self.position_bits) - 1)
-        self.keys = np.load(path / "keys.npy", mmap_mode="r")
-        self.units = np.load(path / "units.npy", mmap_mode="r")
+        self.stride = int(self.meta["fence_stride"])
+        self.keys = NpyFile(path / "keys.npy")
+        self.units = NpyFile(path / "units.npy")
+        self.fence = np.load(path / "fence.npy")
         self.impure = np.load(path / "impure.npy")
         self.tokens = tokens
 
@@ -212,6 +398,39 @@ class NgramTable:
             and meta.get("hash_bits") == hash_bits
         )
 
+    def searchsorted(self, values: np.ndarray, side: str) -> np.ndarray:
+        """``np.searchsorted(keys, values, side)``, touching only the key blocks the fence points to.
+
+        The keys are unique, so the answer for a value at or after ``fence[j]`` and before ``fence[j + 1]`` lies in
+        block ``j`` (keys ``[j * stride, (j + 1) * stride)``) or just after it: a binary search over that block, for
+        all values at once, a group of blocks at a time (:meth:`.NpyFile.spans`).
+        """
+        result = np.zeros(len(values), dtype=np.int64)
+        count = len(self.keys)
+        if not len(values) or not count:
+            return result
+        block = np.searchsorted(self.fence, values, side="right") - 1
+        order = np.argsort(block, kind="stable")
+        order = order[block[order] >= 0]  # before the first key: 0
+        block_starts = block[order] * self.stride
+        keys = self.keys.array
+        for first, stop in self.keys.spans(block_starts, self.stride):
+            rows = order[first:stop]
+            wanted = values[rows]
+            low = block_starts[first:stop].copy()
+            high = np.minimum(low + self.stride, count)
+            active = low < high
+            while active.any():
+                middle = (low + high) // 2
+                key = keys[np.minimum(middle, count - 1)]
+                right = (key < wanted if side == "left" else key <= wanted) & active
+                low = np.where(right, middle + 1, low)
+                high = np.where(active & ~right, middle, high)
+                active = low < high
+            result[rows] = low
+            self.keys.release(int(block_starts[first]), int(block_starts[stop - 1]) + self.stride)
+        return result
+
     def find(self, query_tokens: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Entry ranges ``[lo, hi)`` of the test windows at ``starts`` (empty when absent), and which are impure.
 
@@ -224,15 +443,14 @@ class NgramTable:
         prefixes = hashes >> shift
         unique, inverse = np.unique(prefixes, return_inverse=True)
         low = unique << shift
-        lo = np.searchsorted(self.keys, low, side="left")[inverse]
-        hi = np.searchsorted(self.keys, low | self.position_mask, side="right")[inverse]
+        lo = self.searchsorted(low, "left")[inverse]
+        hi = self.searchsorted(low | self.position_mask, "right")[inverse]
         impure = np.isin(prefixes, self.impure) if len(self.impure) else np.zeros(len(starts), dtype=bool)
         check = np.flatnonzero((hi > lo) & ~impure)
         if len(check):
-            representative = (self.keys[lo[check]] & self.position_mask).astype(np.int64)
-            equal = np.ones(len(check), dtype=bool)
-            for offset in range(n):
-                equal &= self.tokens[representative + offset] == query_tokens[starts[check] + offset]
+            representative = (self.keys.take(lo[check]) & self.position_mask).view(np.int64)
+            windows = self.tokens.take_windows(representative, n)
+            equal = (windows == query_tokens[starts[check][:, None] + np.arange(n)]).all(axis=1)
             hi[check[~equal]] = lo[check[~equal]]
         return lo, hi, impure
 
@@ -245,15 +463,14 @@ class NgramTable:
         window = np.repeat(np.arange(len(lo)), counts)
         first = np.cumsum(counts) - counts
         entry = np.arange(total, dtype=np.int64) + np.repeat(lo - first, counts)
-        units = self.units[entry].astype(np.int64)
+        units = self.units.take(entry).astype(np.int64)
         if impure.any():
             check = np.flatnonzero(impure[window])
             if len(check):
-                positions = (self.keys[entry[check]] & self.position_mask).astype(np.int64)
+                positions = (self.keys.take(entry[check]) & self.position_mask).view(np.int64)
                 window_starts = starts[window[check]]
-                equal = np.ones(len(check), dtype=bool)
-                for offset in range(self.n):
-                    equal &= self.tokens[positions + offset] == query_tokens[window_starts + offset]
+                windows = self.tokens.take_windows(positions, self.n)
+                equal = (windows == query_tokens[window_starts[:, None] + np.arange(self.n)]).all(axis=1)
                 keep = np.ones(total, dtype=bool)
                 keep[check[~equal]] = False
                 window, units = window[keep], units[keep]
@@ -266,7 +483,7 @@ class NgramTable:
         while active.any():
             middle = (low + high) // 2
             index = np.flatnonzero(active)
-            below = self.units[middle[index]] < unit
+            below = self.units.take(middle[index]) < unit
             low[index[below]] = middle[index[below]] + 1
             high[index[~below]] = middle[index[~below]]
             active = low < high

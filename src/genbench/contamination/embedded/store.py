@@ -23,6 +23,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from genbench.contamination.embedded.leftovers import build_lock, remove_stale_index_leftovers
+from genbench.contamination.embedded.npy_file import npy_header
+from genbench.contamination.memory import give_back_free_memory
 from genbench.contamination.sources import LoadedDataset, UnitBatch, UnitSpec, iter_unit_batches
 from genbench.io import write_text_atomic
 
@@ -136,6 +138,7 @@ def _build_locked(
         batches = tqdm(batches, desc=f"Indexing {loaded.name}", unit="shard", total=shards_total, initial=completed)
     for batch in batches:
         _write_shard(partial, batch.shard, builder.process(batch))
+    give_back_free_memory()
 
     staging = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=".staging", dir=index_dir))
     try:
@@ -193,17 +196,23 @@ def _merge_shards(shards: list[Path], staging: Path) -> None:
                 for part in parts:
                     out.write(part.read_text(encoding="utf-8"))
             continue
-        arrays = [np.load(part, mmap_mode="r") for part in parts]
-        rows = sum(a.shape[0] for a in arrays)
-        merged = np.lib.format.open_memmap(
-            staging / file_name, mode="w+", dtype=arrays[0].dtype, shape=(rows, *arrays[0].shape[1:])
-        )
-        position = 0
-        for array in arrays:
-            merged[position : position + len(array)] = array
-            position += len(array)
-        merged.flush()
-        del merged
+        # Plain writes, one shard's array at a time: the merged file's pages are never mapped into this process.
+        headers = [npy_header(part) for part in parts]
+        dtype, trailing = headers[0][0], headers[0][1][1:]
+        rows = sum(shape[0] for _, shape, _ in headers)
+        with open(staging / file_name, "wb") as out:
+            np.lib.format.write_array_header_1_0(
+                out, {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": (rows, *trailing)}
+            )
+            for part, (part_dtype, shape, offset) in zip(parts, headers, strict=True):
+                if part_dtype != dtype or shape[1:] != trailing:
+                    raise ValueError(f"{part}: {part_dtype} {shape} does not match the other shards' {dtype}")
+                with open(part, "rb") as source:
+                    source.seek(offset)
+                    shutil.copyfileobj(source, out, _COPY_BYTES)
+
+
+_COPY_BYTES = 4 << 20
 
 
 def publish_permissions(folder: Path) -> None:

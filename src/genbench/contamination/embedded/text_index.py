@@ -3,8 +3,8 @@
 Files of an index folder: ``vocab.txt`` (one token per line, line number = token id), ``tokens.npy`` (``int32`` ids of
 all units, concatenated), ``offsets.npy`` (``int64``, where each unit starts; one more than units),
 ``original_ids.npy`` and ``turns.npy`` (per unit), and ``tables/ngram-<n>/`` for each n searched so far
-(:mod:`.ngram_table`). Everything is memory-mapped when searching, so the search's memory does not grow with the
-corpus (the vocabulary excepted).
+(:mod:`.ngram_table`). A search reads only the parts of these files it needs (:mod:`.npy_file`), so its memory does
+not grow with the corpus (the vocabulary, and one flag per unit when matched units are collected, excepted).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from genbench.contamination.backend import (
     Match,
     SearchMode,
     SearchResult,
-    matched_from_mask,
 )
 from genbench.contamination.embedded.ngram_table import NgramTable, build_table, table_dir
+from genbench.contamination.embedded.npy_file import NpyFile
 from genbench.contamination.embedded.tokens import UNKNOWN, Vocabulary
 from genbench.contamination.scoring import PairScores, exact_pair_scores, ngram_pair_scores, top_per_instance
 from genbench.contamination.sources import UnitBatch
@@ -34,8 +34,13 @@ from genbench.contamination.testsets import TestSet
 EXACT_WINDOW = 8
 """Exact search looks fields up by windows of at most this many tokens (one table per window size in use)."""
 
+ENCODE_CHARS = 1 << 18
+"""Characters of training text tokenised at once while building (the tokenizer's memory is about 100 bytes each)."""
+
+_FINALIZE_CHUNK = 1 << 20
+
 INSTANCES_PER_BATCH = 2048
-PAIRS_PER_BLOCK = 2_000_000
+PAIRS_PER_BLOCK = 250_000
 """Most (window, unit) matches held at once; a block of test instances with more is split by unit ranges."""
 
 
@@ -50,9 +55,21 @@ class TextShardBuilder:
 
     def process(self, batch: UnitBatch) -> dict[str, np.ndarray | str]:
         known = len(self.vocabulary)
-        tokens, lengths = self.vocabulary.encode(batch.texts)
+        # The tokenizer holds several arrays per character of its input: a shard is tokenised a few texts at a
+        # time, so that its memory is bounded by ENCODE_CHARS rather than by the shard's size.
+        sizes = np.fromiter(map(len, batch.texts), dtype=np.int64, count=len(batch.texts))
+        ends = np.cumsum(sizes)
+        cuts = np.searchsorted(ends, np.arange(ENCODE_CHARS, int(ends[-1]) if len(ends) else 0, ENCODE_CHARS))
+        bounds = [0, *np.unique(cuts + 1).tolist(), len(batch.texts)]
+        token_parts, length_parts = [np.zeros(0, dtype=np.int32)], [np.zeros(0, dtype=np.int64)]
+        for first, stop in zip(bounds[:-1], bounds[1:], strict=True):
+            if stop > first:
+                ids, lengths = self.vocabulary.encode(batch.texts[first:stop])
+                token_parts.append(ids.astype(np.int32))
+                length_parts.append(lengths)
+        tokens, lengths = np.concatenate(token_parts), np.concatenate(length_parts)
         return {
-            "tokens": tokens.astype(np.int32),
+            "tokens": tokens,
             "lengths": lengths,
             "original_ids": batch.original_ids.astype(np.int64),
             "turns": batch.turns.astype(np.int32),
@@ -60,12 +77,29 @@ class TextShardBuilder:
         }
 
     def finalize(self, staging: Path) -> dict[str, Any]:
-        lengths = np.load(staging / "lengths.npy")
-        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        np.save(staging / "offsets.npy", offsets)
+        from genbench.contamination.embedded.npy_file import npy_header
+
+        # offsets = 0, then the running sum of the lengths, a chunk at a time.
+        dtype, (units,), data_offset = npy_header(staging / "lengths.npy")
+        total = 0
+        with open(staging / "lengths.npy", "rb") as source, open(staging / "offsets.npy", "wb") as out:
+            np.lib.format.write_array_header_1_0(
+                out,
+                {
+                    "descr": np.lib.format.dtype_to_descr(np.dtype(np.int64)),
+                    "fortran_order": False,
+                    "shape": (units + 1,),
+                },
+            )
+            np.zeros(1, dtype=np.int64).tofile(out)
+            source.seek(data_offset)
+            for _ in range(0, units, _FINALIZE_CHUNK):
+                offsets = np.cumsum(np.fromfile(source, dtype=dtype, count=_FINALIZE_CHUNK), dtype=np.int64)
+                offsets += total
+                offsets.tofile(out)
+                total = int(offsets[-1])
         (staging / "lengths.npy").unlink()
-        return {"units": len(lengths), "tokens": int(offsets[-1]), "vocabulary": len(self.vocabulary)}
+        return {"units": units, "tokens": total, "vocabulary": len(self.vocabulary)}
 
 
 @dataclass
@@ -105,10 +139,10 @@ class TextIndex(Index):
         self.name = path.name
         self.manifest = manifest
         self.hash_bits = hash_bits
-        self.tokens = np.load(path / "tokens.npy", mmap_mode="r")
-        self.offsets = np.load(path / "offsets.npy", mmap_mode="r")
-        self.original_ids = np.load(path / "original_ids.npy", mmap_mode="r")
-        self.turns = np.load(path / "turns.npy", mmap_mode="r")
+        self.tokens = NpyFile(path / "tokens.npy")
+        self.offsets = NpyFile(path / "offsets.npy")
+        self.original_ids = NpyFile(path / "original_ids.npy")
+        self.turns = NpyFile(path / "turns.npy")
         self.units_count = len(self.offsets) - 1
         self._vocabulary: Vocabulary | None = None
         self._tables: dict[int, NgramTable] = {}
@@ -134,7 +168,7 @@ class TextIndex(Index):
                     remove_stale_table_leftovers(path.parent, n)
                     # Another process may have built it while this one waited for the lock.
                     if not NgramTable.usable(path, len(self.tokens), self.hash_bits):
-                        build_table(self.path, self.tokens, np.asarray(self.offsets), n, hash_bits=self.hash_bits)
+                        build_table(self.path, n, hash_bits=self.hash_bits)
                         self._record_table(n)
             self._tables[n] = NgramTable(path, self.tokens)
         return self._tables[n]
@@ -209,7 +243,7 @@ class TextIndex(Index):
         for row, (query_field, unit) in enumerate(zip(query_fields.tolist(), units.tolist(), strict=True)):
             start = batch.starts[query_field]
             needle = batch.ids[start : start + batch.lengths[query_field]].astype(np.int32).tobytes()
-            haystack = np.asarray(self.tokens[self.offsets[unit] : self.offsets[unit + 1]]).tobytes()
+            haystack = self._unit_tokens(unit).tobytes()
             found = haystack.find(needle)
             while found != -1 and found % 4:
                 found = haystack.find(needle, found + 1)
@@ -232,9 +266,7 @@ class TextIndex(Index):
             batch = self._encode([text for row in rows for text in row])
             best = self._search_batch(batch, n_fields, mode, top_k, matched)
             instances.extend(self._results(test_set, first, len(rows), batch, best, mode))
-        return SearchResult(
-            self.name, self.source, test_set.name, mode, instances, *matched_from_mask(matched, self.original_ids)
-        )
+        return SearchResult(self.name, self.source, test_set.name, mode, instances, *self._matched(matched))
 
     def _search_batch(
         self, batch: _EncodedBatch, n_fields: int, mode: SearchMode, top_k: int, matched: np.ndarray | None
@@ -288,6 +320,12 @@ class TextIndex(Index):
         by_instance: dict[int, list[int]] = {}
         for row, instance in enumerate(best.instance.tolist()):
             by_instance.setdefault(instance, []).append(row)
+        # What the matches show of their units, read for the whole batch at once.
+        units = best.unit.astype(np.int64)
+        original_ids, turns = self.original_ids.take(units).tolist(), self.turns.take(units).tolist()
+        firsts = [rows[0] for rows in by_instance.values()]
+        bounds = self.offsets.take_windows(units[firsts], 2)
+        unit_tokens = dict(zip(firsts, self.tokens.read_ranges(bounds[:, 0], bounds[:, 1]), strict=True))
         results = []
         for local in range(count):
             matches = []
@@ -314,11 +352,11 @@ class TextIndex(Index):
                     Match(
                         unit,
                         self.source,
-                        int(self.original_ids[unit]),
-                        int(self.turns[unit]),
+                        int(original_ids[row]),
+                        int(turns[row]),
                         float(best.score[row]),
                         fields,
-                        self._preview(unit, longest) if rank == 0 else None,
+                        self._preview(unit_tokens[row], longest) if rank == 0 else None,
                     )
                 )
             raw = matches[0].score if matches else 0.0
@@ -329,9 +367,19 @@ class TextIndex(Index):
             )
         return results
 
-    def _preview(self, unit: int, span_ids: np.ndarray, width: int = 64) -> str:
+    def _unit_tokens(self, unit: int) -> np.ndarray:
+        start, stop = self.offsets.read(unit, unit + 2).tolist()
+        return self.tokens.read(start, stop)
+
+    def _matched(self, matched: np.ndarray | None) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """``(matched_units, matched_rows)`` as :func:`~genbench.contamination.backend.matched_from_mask` gives."""
+        if matched is None:
+            return None, None
+        units = np.flatnonzero(matched)
+        return units, np.unique(self.original_ids.take(units))
+
+    def _preview(self, unit_ids: np.ndarray, span_ids: np.ndarray, width: int = 64) -> str:
         """The unit's tokens around the longest matched span (all of them when short)."""
-        unit_ids = np.asarray(self.tokens[self.offsets[unit] : self.offsets[unit + 1]])
         begin = 0
         if len(unit_ids) > width and len(span_ids):
             haystack, needle = unit_ids.tobytes(), span_ids.astype(np.int32).tobytes()
