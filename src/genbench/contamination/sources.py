@@ -549,14 +549,15 @@ def check_unit_spec(loaded: LoadedDataset, spec: UnitSpec) -> None:
     blocks' (a field may first appear, or first have a value, further down).
     """
     try:
-        _check_unit_spec(loaded, spec, loaded.schema)
+        check_unit_schema(loaded.name, loaded.schema, spec)
     except ContaminationError:
         if not isinstance(loaded.rows, _JsonlBlocks):
             raise
-        _check_unit_spec(loaded, spec, loaded.full_schema())
+        check_unit_schema(loaded.name, loaded.full_schema(), spec)
 
 
-def _check_unit_spec(loaded: LoadedDataset, spec: UnitSpec, schema: pa.Schema) -> None:
+def check_unit_schema(name: str, schema: pa.Schema, spec: UnitSpec) -> None:
+    """Raise a clear error when the fields ``spec`` names are missing from ``schema`` (of the dataset ``name``)."""
     import pyarrow as pa
 
     columns = list(schema.names)
@@ -564,13 +565,13 @@ def _check_unit_spec(loaded: LoadedDataset, spec: UnitSpec, schema: pa.Schema) -
     if field not in columns:
         hint = "" if spec.text_field is not None else " (for datasets without messages use --text_field)"
         raise ContaminationError(
-            f"The dataset {loaded.name!r} has no field {field!r}; its fields are {columns}{hint}."
+            f"The dataset {name!r} has no field {field!r}; its fields are {columns}{hint}."
         )
     column_type = schema.field(field).type
     if spec.text_field is not None:
         if not _is_text_type(column_type):
             raise ContaminationError(
-                f"The field {field!r} of {loaded.name!r} holds {column_type}: --text_field takes a field of texts "
+                f"The field {field!r} of {name!r} holds {column_type}: --text_field takes a field of texts "
                 "(or numbers), or of lists of texts joined with spaces; nested lists and objects cannot be indexed. "
                 "For chat messages use --messages_field."
             )
@@ -579,7 +580,7 @@ def _check_unit_spec(loaded: LoadedDataset, spec: UnitSpec, schema: pa.Schema) -
         column_type.value_type
     ):
         raise ContaminationError(
-            f"The field {field!r} of {loaded.name!r} holds {column_type}, not a list of messages (objects); "
+            f"The field {field!r} of {name!r} holds {column_type}, not a list of messages (objects); "
             "use --text_field for a plain text field."
         )
     keys = [column_type.value_type.field(i).name for i in range(column_type.value_type.num_fields)]
@@ -587,7 +588,7 @@ def _check_unit_spec(loaded: LoadedDataset, spec: UnitSpec, schema: pa.Schema) -
     for key in wanted:
         if key not in keys:
             raise ContaminationError(
-                f"The messages in {field!r} of {loaded.name!r} have no key {key!r}; their keys are {keys}."
+                f"The messages in {field!r} of {name!r} have no key {key!r}; their keys are {keys}."
             )
 
 

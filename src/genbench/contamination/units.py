@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from genbench.contamination.sources import UnitSpec, check_unit_spec
+from genbench.contamination.sources import UnitSpec, check_unit_schema
 from genbench.contamination.token_keys import string_spans
 
 if TYPE_CHECKING:
@@ -57,14 +57,6 @@ class UnitSpans:
         return bytes(memoryview(self.data)[int(self.starts[unit]) : int(self.ends[unit])]).decode("utf-8")
 
 
-@dataclass
-class _Rows:
-    """What :func:`check_unit_spec` reads of a dataset: its name and schema."""
-
-    name: str
-    schema: Any
-
-
 def unit_spans(table: pa.Table, spec: UnitSpec, name: str = "the training data") -> UnitSpans:
     """The units of ``table``.
 
@@ -73,7 +65,7 @@ def unit_spans(table: pa.Table, spec: UnitSpec, name: str = "the training data")
     """
     import pyarrow as pa
 
-    check_unit_spec(_Rows(name, table.schema), spec)  # type: ignore[arg-type]
+    check_unit_schema(name, table.schema, spec)
     column_name = spec.text_field if spec.text_field is not None else spec.messages_field
     assert column_name is not None
     column = table.column(column_name)
