@@ -59,9 +59,6 @@ def show_task(task_id: str, shots: int, seed: int) -> None:
       genbench-cli show-task -i arithmetic_length
       genbench-cli show-task -i negation_consistency:negated --shots 1
     """
-    from genbench.config.sandbox import start_worker
-
-    start_worker()  # the Jsonnet worker starts on another core while the config loader is imported
     from genbench.loading import load_task
     from genbench.task import Task
 

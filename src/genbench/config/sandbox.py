@@ -162,6 +162,7 @@ def evaluate_in_sandbox(filename: str, text: str, root: str) -> str:
         RuntimeError: jsonnet's own error (syntax, runtime, refused import), as the in-process binding raises it.
         SandboxLimitError: the memory or time limit was exceeded.
     """
+    global _worker
     if not sandbox_available():
         import _jsonnet
 
@@ -170,36 +171,18 @@ def evaluate_in_sandbox(filename: str, text: str, root: str) -> str:
         return _jsonnet.evaluate_snippet(filename, text, import_callback=confined_import_callback(root))
     memory_mb, timeout = memory_limit_mb(), time_limit_s()
     with _lock:
-        answer = _running_worker(memory_mb).evaluate(filename, text, root, timeout)
+        if _worker is None or not _worker.alive() or _worker.memory_mb != memory_mb:
+            if _worker is not None:
+                _worker.stop()
+            else:
+                atexit.register(stop_worker)
+            _worker = _Worker(memory_mb)
+        answer = _worker.evaluate(filename, text, root, timeout)
     if "ok" in answer:
         return answer["ok"]
     if "memory" in answer:
         raise SandboxLimitError(f"jsonnet evaluation ran out of memory (limit {memory_mb} MiB)")
     raise RuntimeError(answer["error"])
-
-
-def start_worker() -> None:
-    """Start the worker now (if it is not running), so that its start overlaps what the caller does next.
-
-    A command that will evaluate a config soon (``genbench-cli show-task``) calls this before its imports: the
-    worker's Python start then runs on another core instead of after them. Nothing happens where configs are
-    evaluated in-process.
-    """
-    if sandbox_available():
-        with _lock:
-            _running_worker(memory_limit_mb())
-
-
-def _running_worker(memory_mb: int) -> _Worker:
-    """The live worker with this memory limit, started (or restarted) when needed; call under the lock."""
-    global _worker
-    if _worker is None or not _worker.alive() or _worker.memory_mb != memory_mb:
-        if _worker is not None:
-            _worker.stop()
-        else:
-            atexit.register(stop_worker)
-        _worker = _Worker(memory_mb)
-    return _worker
 
 
 def stop_worker() -> None:

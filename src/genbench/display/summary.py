@@ -94,14 +94,15 @@ def light_splits(task: Task) -> dict[str, pa.Table] | None:
     from genbench.data.sources import load_manual_tables
     from genbench.errors import PreparationError
 
-    tables: dict[str, pa.Table] | None = load_manual_tables(task.config.data_source, task.task_dir)
+    tables = load_manual_tables(task.config.data_source, task.task_dir)
     if task.config.split_file is not None:
         from genbench.data.splits import load_split_file, resplit_tables
 
         split_path = task.task_dir / task.config.split_file
-        tables = resplit_tables(tables, load_split_file(split_path, root=task.task_dir), file=str(split_path))
-        if tables is None:  # source splits with different columns: reconciling them needs datasets' features
+        resplit = resplit_tables(tables, load_split_file(split_path, root=task.task_dir), file=str(split_path))
+        if resplit is None:  # source splits with different columns: reconciling them needs datasets' features
             return None
+        tables = resplit
     formatted = {}
     for split, table in tables.items():
         mapped = map_fields_table(table, task.config.field_mapping, split=split)
