@@ -10,11 +10,13 @@ each config importing a small ``.libsonnet`` like real tasks do, each task with 
 
 - whole process: ``genbench-cli list-tasks --json`` as a subprocess, *cold* (an empty genbench cache, so every
   config is evaluated and validated) and *warm* (the registry metadata cache filled by a previous run);
-  ``genbench-cli show-task -i <task> --shots 0`` (loads the task's data and builds a prompt);
+  ``genbench-cli show-task -i <task> --shots 0`` (loads the task's data and builds its 0-shot prompt) and
+  ``genbench-cli show-task -i <task>`` (the default: 0-shot and 3-shot prompts);
 - in process: :func:`genbench.listing.task_records` in a process that already imported genbench, cold (a fresh
   cache directory per run) and warm.
 
 Every run's listing is checked to hold every generated task, none broken, and warm output equals cold output.
+Every ``show-task`` run's output is checked to hold the first test example's prompts and target.
 Targets (issue 9): list-tasks < 0.5 s cold and < 0.2 s warm whole-process, show-task < 0.5 s.
 """
 
@@ -146,9 +148,19 @@ def main() -> None:
         assert all(output == cold_output for output in outputs), "warm listings differ from the cold one"
 
         show_id = ids[0]
-        results["show_task_process"] = _summary(
-            _time(lambda: _run_cli(["show-task", "-i", show_id, "--shots", "0"], env), options.repeats)
+        shown: list[str] = []
+
+        def show(*args: str) -> Callable[[], None]:
+            return lambda: shown.append(_run_cli(["show-task", "-i", show_id, *args], env))
+
+        results["show_task_process"] = _summary(_time(show("--shots", "0"), options.repeats))
+        results["show_task_default_process"] = _summary(_time(show(), options.repeats))
+        # The first test example's 0-shot prompt and target, in every run; the default adds the 3-shot prompt.
+        first_example = (
+            "--- 0-shot prompt (test example 0) ---\n(genbench prompts: 0-shot, queries from the 'test' split, "
         )
+        assert all(first_example in output and "Q: 0 + 0\nA: \n--- target ---\n0\n" in output for output in shown)
+        assert all(("--- 3-shot prompt" in output) == (i >= options.repeats) for i, output in enumerate(shown))
 
         from genbench.listing import task_records
 
@@ -170,7 +182,12 @@ def main() -> None:
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "python": platform.python_version()},
         "genbench": genbench.__version__,
-        "targets_s": {"list_tasks_cold_process": 0.5, "list_tasks_warm_process": 0.2, "show_task_process": 0.5},
+        "targets_s": {
+            "list_tasks_cold_process": 0.5,
+            "list_tasks_warm_process": 0.2,
+            "show_task_process": 0.5,
+            "show_task_default_process": 0.5,
+        },
         "results": results,
     }
     print(f"registry benchmark: {options.tasks} tasks, {options.repeats} runs each (min / median, seconds)")

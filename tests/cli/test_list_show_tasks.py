@@ -177,6 +177,36 @@ def test_show_one_subtask(runner):
     assert "Subtask" not in result.stdout
 
 
+def test_show_task_imports_no_heavy_library():
+    # show-task must start fast: importing datasets alone takes longer than its whole run may (benchmarks/registry.py)
+    code = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from genbench.cli import cli\n"
+        "for args in (['arithmetic_length'], ['category_membership', '--shots', '2'], ['negation_consistency'],\n"
+        "             ['ner_unseen_entities', '--shots', '1']):\n"
+        "    result = CliRunner().invoke(cli, ['show-task', '-i', *args])\n"
+        "    assert result.exit_code == 0, result.output\n"
+        "    assert '--- target ---' in result.output, result.output\n"
+        "heavy = ('datasets', 'evaluate', 'pandas', 'torch', 'sentence_transformers', 'transformers')\n"
+        "print(','.join(sorted({m.split('.')[0] for m in sys.modules} & set(heavy))))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == ""
+
+
+def test_show_task_of_a_task_formatting_its_own_examples(runner):
+    # passage_reranking_shift's task.py overrides format_example: shown through the task's own methods
+    result = runner.invoke(cli, ["show-task", "-i", "passage_reranking_shift"])
+    assert result.exit_code == 0, result.output
+    assert "Splits       train 3, test 4" in result.stdout
+    assert (
+        "--- test example 0 (the task has no prompt-based testing) ---\nwhy does the moon have phases\n"
+        in result.stdout
+    )
+
+
 def test_show_task_errors(runner):
     missing = runner.invoke(cli, ["show-task", "-i", "arithmetic_lenght"])
     assert missing.exit_code == 1

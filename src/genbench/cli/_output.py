@@ -33,9 +33,24 @@ def console(*, stderr: bool = False) -> Console:
     return result
 
 
+def _may_be_terminal(stream: Any) -> bool:
+    """False only where rich's ``Console.is_terminal`` is surely False too, so that rich need not be imported."""
+    if os.environ.get("TTY_COMPATIBLE") == "1" or os.environ.get("FORCE_COLOR") is not None:
+        return True
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
+
+
 @contextlib.contextmanager
 def spinner(message: str) -> Iterator[None]:
     """Show a spinner with ``message`` on stderr while the block runs (nothing when stderr is not a terminal)."""
+    import sys
+
+    if not _may_be_terminal(sys.stderr):  # e.g. piped or captured: skip importing rich (a light command stays light)
+        yield
+        return
     err = console(stderr=True)
     if not err.is_terminal:
         yield

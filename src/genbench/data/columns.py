@@ -1,6 +1,7 @@
 """Column-level formatting of datasets: ``field_mapping`` and the ``_genbench_idx`` column.
 
-These work on Arrow tables directly (no per-row Python calls), which keeps loading fast for large splits.
+These work on Arrow tables directly (no per-row Python calls), which keeps loading fast for large splits; the
+``*_table`` functions are the same steps over plain ``pyarrow`` tables, for paths that must not import ``datasets``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from genbench.api import TaskType
 from genbench.errors import PreparationError
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from datasets import Dataset
 
 INDEX_COLUMN = "_genbench_idx"
@@ -55,22 +57,9 @@ def apply_field_mapping(
     from datasets import ClassLabel, List, Value
 
     features = dataset.features.copy()
-    table = _arrow_table(dataset)
-    if field_mapping:
-        missing = {f: s for f, s in field_mapping.items() if s not in table.column_names}
-        if missing:
-            details = "; ".join(f"field_mapping.{f} names {s!r}" for f, s in missing.items())
-            raise PreparationError(
-                f"Split {split!r} has no such column: {details}. Available columns: {', '.join(table.column_names)}."
-            )
-        mapped = {field: table.column(source) for field, source in field_mapping.items()}
-        for field, source in field_mapping.items():
-            features[field] = dataset.features[source]
-        for field, column in mapped.items():
-            if field in table.column_names:
-                table = table.set_column(table.column_names.index(field), field, column)
-            else:
-                table = table.append_column(field, column)
+    table = map_fields_table(_arrow_table(dataset), field_mapping, split=split)
+    for field, source in (field_mapping or {}).items():
+        features[field] = dataset.features[source]
     if (
         TaskType(task_type) is TaskType.MULTIPLE_CHOICE
         and "target_options" not in table.column_names
@@ -82,6 +71,52 @@ def apply_field_mapping(
     return _from_arrow(table, features)
 
 
+def map_fields_table(table: pa.Table, field_mapping: Mapping[Any, str] | None, *, split: str) -> pa.Table:
+    """:func:`apply_field_mapping` over a ``pyarrow`` table, for the light paths that must not import ``datasets``.
+
+    A plain table has no ``ClassLabel`` features, so no label names become ``target_options`` here.
+
+    Raises:
+        PreparationError: a mapped source field is not a column of the split.
+
+    >>> import pyarrow as pa
+    >>> map_fields_table(pa.table({"q": ["a"]}), {"input": "q"}, split="test").column_names
+    ['q', 'input']
+    """
+    if not field_mapping:
+        return table
+    missing = {f: s for f, s in field_mapping.items() if s not in table.column_names}
+    if missing:
+        details = "; ".join(f"field_mapping.{f} names {s!r}" for f, s in missing.items())
+        raise PreparationError(
+            f"Split {split!r} has no such column: {details}. Available columns: {', '.join(table.column_names)}."
+        )
+    mapped = {field: table.column(source) for field, source in field_mapping.items()}
+    for field, column in mapped.items():
+        if field in table.column_names:
+            table = table.set_column(table.column_names.index(field), field, column)
+        else:
+            table = table.append_column(field, column)
+    return table
+
+
+def index_column_table(table: pa.Table) -> pa.Table:
+    """:func:`with_index_column` over a ``pyarrow`` table.
+
+    >>> import pyarrow as pa
+    >>> index_column_table(pa.table({"input": ["x", "y"]})).column(INDEX_COLUMN).to_pylist()
+    [0, 1]
+    """
+    import numpy as np
+
+    from genbench.arrow_values import integer_array
+
+    index = integer_array(np.arange(table.num_rows))
+    if INDEX_COLUMN in table.column_names:
+        return table.set_column(table.column_names.index(INDEX_COLUMN), INDEX_COLUMN, index)
+    return table.append_column(INDEX_COLUMN, index)
+
+
 def with_index_column(dataset: Dataset) -> Dataset:
     """Add (or replace) the ``_genbench_idx`` column: 0..n-1 in the split's order.
 
@@ -89,15 +124,9 @@ def with_index_column(dataset: Dataset) -> Dataset:
     >>> list(with_index_column(Dataset.from_dict({"input": ["x", "y"]}))[INDEX_COLUMN])
     [0, 1]
     """
-    import pyarrow as pa
     from datasets import Value
 
-    table = _arrow_table(dataset)
-    index = pa.array(range(table.num_rows), pa.int64())
-    if INDEX_COLUMN in table.column_names:
-        table = table.set_column(table.column_names.index(INDEX_COLUMN), INDEX_COLUMN, index)
-    else:
-        table = table.append_column(INDEX_COLUMN, index)
+    table = index_column_table(_arrow_table(dataset))
     features = dataset.features.copy()
     features[INDEX_COLUMN] = Value("int64")
     return _from_arrow(table, features)

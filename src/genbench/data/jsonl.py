@@ -63,7 +63,31 @@ def read_jsonl(path: str | os.PathLike[str], *, split: str) -> datasets.Dataset:
     >>> dataset[1]
     {'input': '2+2', 'target': 4, 'options': None}
     """
-    path = Path(path)
+    table, data = _read_table(Path(path))
+    return _to_dataset(table, split=split, fingerprint=hashlib.sha256(_FINGERPRINT_VERSION + data).hexdigest()[:16])
+
+
+def read_jsonl_table(path: str | os.PathLike[str]) -> pa.Table:
+    """Read a JSONL file into a ``pyarrow.Table``: :func:`read_jsonl`'s rows and types, without ``datasets``.
+
+    For the light paths (``genbench-cli show-task``) that must not pay for importing ``datasets``.
+
+    Raises:
+        DataNotFoundError: The file does not exist.
+        DataLoadError: As :func:`read_jsonl`.
+
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     file = pathlib.Path(tmp, "test.jsonl")
+    ...     _ = file.write_text('{"input": "1+1", "target": 2}\\n{"input": "2+2", "target": 4.5}\\n')
+    ...     read_jsonl_table(file).to_pylist()
+    [{'input': '1+1', 'target': 2.0}, {'input': '2+2', 'target': 4.5}]
+    """
+    return _read_table(Path(path))[0]
+
+
+def _read_table(path: Path) -> tuple[pa.Table, bytes]:
+    """The checked table of a JSONL file, and the file's bytes."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -87,7 +111,7 @@ def read_jsonl(path: str | os.PathLike[str], *, split: str) -> datasets.Dataset:
     bad_name = next((name for name in table.column_names if "\0" in name), None)
     if bad_name is not None:  # datasets cuts such a name at the NUL and then fails with a cast error
         raise DataLoadError(f"{path}: the field name {bad_name!r} contains a NUL character; rename the field.")
-    return _to_dataset(table, split=split, fingerprint=hashlib.sha256(_FINGERPRINT_VERSION + data).hexdigest()[:16])
+    return table, data
 
 
 def validate_jsonl(data: bytes, *, source: str, content_type: str = "", allow_empty: bool = False) -> int:

@@ -7,17 +7,18 @@ any other splits in their source order.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from genbench.data.cache import fetch, is_remote, refetch_hint
 from genbench.data.hub import find_hub_export, load_hub_export
-from genbench.data.jsonl import read_jsonl
+from genbench.data.jsonl import read_jsonl, read_jsonl_table
 from genbench.errors import DataLoadError
 
 if TYPE_CHECKING:
     import datasets
+    import pyarrow as pa
 
     from genbench.config.schema import DataSourceConfig
 
@@ -76,13 +77,50 @@ def load_data_source(
     """
     task_dir = Path(task_dir)
     if data_source.type == "manual":
-        return _load_manual(data_source, task_dir, progress=progress)
+        return _load_manual(data_source, task_dir, progress=progress, reader=_read_dataset)
     if data_source.type == "hf":
         return _load_hf(data_source, task_dir)
     raise DataLoadError(f"Unknown data source type {data_source.type!r}: expected 'hf' or 'manual'.")
 
 
-def _load_manual(data_source: DataSourceConfig, task_dir: Path, *, progress: bool) -> dict[str, datasets.Dataset]:
+def load_manual_tables(
+    data_source: DataSourceConfig, task_dir: str | os.PathLike[str], *, progress: bool = False
+) -> dict[str, pa.Table]:
+    """A ``manual`` data source's splits as ``pyarrow`` tables: :func:`load_data_source`'s rows, without ``datasets``.
+
+    For the light paths (``genbench-cli show-task``) that must not pay for importing ``datasets``.
+
+    Raises:
+        DataLoadError: As :func:`load_data_source`; also for a data source that is not ``manual``.
+
+    >>> import tempfile, pathlib
+    >>> from genbench.config.schema import DataSourceConfig
+    >>> with tempfile.TemporaryDirectory() as task_dir:
+    ...     _ = pathlib.Path(task_dir, "test.jsonl").write_text('{"input": "1+1", "target": "2"}\\n')
+    ...     tables = load_manual_tables(DataSourceConfig(type="manual", test="test.jsonl"), task_dir)
+    >>> {name: table.num_rows for name, table in tables.items()}
+    {'test': 1}
+    """
+    if data_source.type != "manual":
+        raise DataLoadError(f"Only a 'manual' data source can be read as tables, not {data_source.type!r}.")
+    return _load_manual(data_source, Path(task_dir), progress=progress, reader=_read_table)
+
+
+def _read_dataset(path: Path, split: str) -> datasets.Dataset:
+    return read_jsonl(path, split=split)
+
+
+def _read_table(path: Path, split: str) -> pa.Table:
+    return read_jsonl_table(path)
+
+
+def _load_manual(
+    data_source: DataSourceConfig,
+    task_dir: Path,
+    *,
+    progress: bool,
+    reader: Callable[[Path, str], T],
+) -> dict[str, T]:
     uris = data_source.split_uris()
     if not uris:
         raise DataLoadError("A 'manual' data source declares no split file: set at least `test` (e.g. 'test.jsonl').")
@@ -93,13 +131,13 @@ def _load_manual(data_source: DataSourceConfig, task_dir: Path, *, progress: boo
             f"data_source.sha256 gives a checksum for {', '.join(orphans)}, but the data source declares no such "
             "split file."
         )
-    splits = {}
+    splits: dict[str, T] = {}
     for split, uri in uris.items():
         path = fetch(
             uri, base_dir=task_dir, sha256=checksums.get(split), progress=progress, field=f"data_source.{split}"
         )
         try:
-            splits[split] = read_jsonl(path, split=split)
+            splits[split] = reader(path, split)
         except DataLoadError as exc:
             if not is_remote(uri):
                 raise

@@ -31,6 +31,7 @@ from genbench.errors import ConfigError, ConfigProblem
 
 if TYPE_CHECKING:
     import datasets
+    import pyarrow as pa
 
 logger = logging.getLogger(__name__)
 
@@ -235,12 +236,68 @@ def resplit(
     >>> {name: list(split["x"]) for name, split in new.items()}
     {'test': ['d', 'c'], 'test_hard': ['b', 'b']}
     """
+    file_name = None if file is None else str(file)
+    plans = _plan(datasets, spec, file_name)
+    result = {}
+    for target, (codes, indices) in plans.items():
+        result[target] = _build_split(datasets, list(datasets), target, codes, indices, file_name)
+    return order_splits(result)
+
+
+def resplit_tables(
+    tables: Mapping[str, pa.Table], spec: SplitSpec, *, file: str | os.PathLike[str] | None = None
+) -> dict[str, pa.Table] | None:
+    """:func:`resplit` over ``pyarrow`` tables, for the light paths that must not import ``datasets``.
+
+    Returns:
+        Target split name to table (the rows :func:`resplit` selects, in its order), or None when a target draws
+        from source splits whose columns differ: reconciling them needs ``datasets``' feature types (use
+        :func:`resplit`).
+
+    Raises:
+        ConfigError: As :func:`resplit`.
+
+    >>> import pyarrow as pa
+    >>> source = {"train": pa.table({"x": ["a", "b", "c"]}), "test": pa.table({"x": ["d"]})}
+    >>> new = resplit_tables(source, {"test": [("test", 0), ("train", 2)], "test_hard": [("train", 1)]})
+    >>> {name: table.column("x").to_pylist() for name, table in new.items()}
+    {'test': ['d', 'c'], 'test_hard': ['b']}
+    """
     import numpy as np
+    import pyarrow as pa
+
+    from genbench.arrow_values import integer_array
 
     file_name = None if file is None else str(file)
-    sources = list(datasets)
-    sizes = np.array([len(datasets[name]) for name in sources] + [0], dtype=np.int64)  # [-1]: unknown splits
-    available = ", ".join(f"{name} ({len(datasets[name])} examples)" for name in sources) or "no splits"
+    plans = _plan(tables, spec, file_name)
+    sources = list(tables)
+    result = {}
+    for target, (codes, indices) in plans.items():
+        used = list(dict.fromkeys(codes.tolist()))
+        if not used:
+            logger.warning("%s: split %r has no entries; it is empty.", file_name or "split file", target)
+            result[target] = tables[sources[0]].slice(0, 0) if sources else pa.Table.from_arrays([], names=[])
+            continue
+        parts = [tables[sources[code]] for code in used]
+        if any(not part.schema.equals(parts[0].schema) for part in parts[1:]):
+            return None
+        offsets = np.zeros(len(sources), dtype=np.int64)
+        start = 0
+        for code, part in zip(used, parts, strict=True):
+            offsets[code] = start
+            start += part.num_rows
+        combined = parts[0] if len(parts) == 1 else pa.concat_tables(parts)
+        result[target] = combined.take(integer_array(offsets[codes] + indices))
+    return order_splits(result)
+
+
+def _plan(splits: Mapping[str, Any], spec: SplitSpec, file_name: str | None) -> dict[str, tuple[Any, Any]]:
+    """Each target's ``(source codes, indices)`` arrays, after checking every entry against the sources' sizes."""
+    import numpy as np
+
+    sources = list(splits)
+    sizes = np.array([len(splits[name]) for name in sources] + [0], dtype=np.int64)  # [-1]: unknown splits
+    available = ", ".join(f"{name} ({len(splits[name])} examples)" for name in sources) or "no splits"
     codes_by_name: dict[str, int] = {}
 
     def code_of(name: str) -> int:
@@ -273,11 +330,7 @@ def resplit(
             rest = mismatches - len(problems)
             problems.append(ConfigProblem("", f"... and {rest} more entries that do not match the data source"))
         raise ConfigError(file_name, problems)
-
-    result = {}
-    for target, (codes, indices) in plans.items():
-        result[target] = _build_split(datasets, sources, target, codes, indices, file_name)
-    return order_splits(result)
+    return plans
 
 
 def _source_code(name: str, sources: list[str]) -> int:

@@ -23,12 +23,14 @@ import hashlib
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from genbench.api import TaskType
+from genbench.arrow_values import integer_array, string_array, string_scalar
 from genbench.errors import PreparationError
 from genbench.prompting.few_shot import few_shot_pool, sample_shot_ids, split_name
 from genbench.prompting.formatting import IDX_COLUMN, FormattedExamples, format_examples, format_examples_with
@@ -96,12 +98,86 @@ def build_prompt_datasets(
     >>> prompts[1][0]["target"], prompts[1][0]["_genbench_shot_ids"]
     ('4', [0])
     """
+    splits = {split_name(key): value for key, value in datasets.items()}
+    built = build_prompts(
+        splits,
+        task_type=task_type,
+        prompt_builder=prompt_builder,
+        shot_list=shot_list,
+        random_seed=random_seed,
+        example_formatter=example_formatter,
+    )
+    task_type = TaskType(task_type)
+    result: dict[int, Any] = {}  # (the `datasets` parameter shadows the module name here)
+    for k, prompts in built.items():
+        # A task's own formatter is code we cannot fingerprint: give such results a random fingerprint.
+        fingerprint = (
+            None
+            if example_formatter is not None
+            else _fingerprint(
+                splits,
+                k,
+                prompts.pool_split,
+                task_type=task_type,
+                prompt_builder=prompt_builder,
+                random_seed=random_seed,
+            )
+        )
+        result[k] = _to_dataset(splits["test"], prompts, task_type, fingerprint=fingerprint)
+    return result
+
+
+@dataclass(frozen=True)
+class Prompts:
+    """The prompts of one number of shots, as Arrow arrays aligned with the test split's rows.
+
+    Attributes:
+        k: The number of shots.
+        test: The formatted test split (its ``ids``, formatted ``targets`` and own columns in ``table``).
+        inputs: The prompts (Arrow strings).
+        shot_ids: ``k > 0``: each prompt's shots' ``_genbench_idx``, in prompt order (an Arrow list array).
+        pool_split: ``k > 0``: the split the shots come from.
+        description: Where queries and shots come from, and the seed.
+    """
+
+    k: int
+    test: FormattedExamples
+    inputs: pa.Array
+    shot_ids: pa.Array | None
+    pool_split: str | None
+    description: str
+
+
+def build_prompts(
+    splits: Mapping[str, Any],
+    *,
+    task_type: TaskType | str,
+    prompt_builder: PromptBuilderConfig,
+    shot_list: Sequence[int],
+    random_seed: int = 42,
+    example_formatter: Callable[[Mapping[str, Any], int], Mapping[str, Any]] | None = None,
+) -> dict[int, Prompts]:
+    """:func:`build_prompt_datasets`' prompts as Arrow arrays, from ``datasets.Dataset`` or ``pyarrow.Table`` splits.
+
+    The same prompts as :func:`build_prompt_datasets`, without building ``datasets.Dataset`` objects (the light
+    paths, such as ``genbench-cli show-task`` over ``pyarrow`` tables, never import ``datasets``).
+
+    Raises:
+        PreparationError: As :func:`build_prompt_datasets`.
+
+    >>> import pyarrow as pa
+    >>> from genbench.config.schema import PromptBuilderConfig
+    >>> splits = {"test": pa.table({"input": ["2+2"], "target": ["4"], "_genbench_idx": [0]})}
+    >>> prompts = build_prompts(splits, task_type="free_form", prompt_builder=PromptBuilderConfig(), shot_list=[0])
+    >>> prompts[0].inputs.to_pylist(), prompts[0].test.targets.to_pylist()
+    (['Q: 2+2\\nA: '], ['4'])
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 
     shot_counts = _validate_shot_list(shot_list)
     task_type = TaskType(task_type)
-    splits = {split_name(key): value for key, value in datasets.items()}
+    splits = {split_name(key): value for key, value in splits.items()}
     if "test" not in splits:
         raise PreparationError(f"prompt-based testing needs a test split, but there are only {sorted(splits)}")
 
@@ -116,19 +192,23 @@ def build_prompt_datasets(
     pool_split: str | None = None
     exclude_query = False
     pool_ids = np.zeros(0, dtype=np.int64)
-    shot_texts = pa.array([], pa.string())
+    shot_texts = string_array([])
+    # Strings reach the compute functions as Arrow scalars: a Python str would make pyarrow import pandas.
+    empty = string_scalar("")
     if any(k > 0 for k in shot_counts):
         pool_split, exclude_query = few_shot_pool(splits)
         pool = test if pool_split == "test" else format_split(pool_split)
         pool_ids = pool.ids
         # A shot is its formatted input followed directly by its formatted target.
-        shot_texts = pc.binary_join_element_wise(pool.inputs, pool.targets, "")
+        shot_texts = pc.binary_join_element_wise(pool.inputs, pool.targets, empty)
 
-    separator = prompt_builder.few_shot_example_separator
-    result: dict[int, Any] = {}  # (the `datasets` parameter shadows the module name here)
+    separator = string_scalar(prompt_builder.few_shot_example_separator)
+    result: dict[int, Prompts] = {}
     for k in shot_counts:
         if k == 0:
-            prompts = pc.binary_join_element_wise(prompt_builder.instruction_zero_shot, test.inputs, "")
+            prompts = pc.binary_join_element_wise(
+                string_scalar(prompt_builder.instruction_zero_shot), test.inputs, empty
+            )
             shot_ids = None
         else:
             positions = sample_shot_ids(
@@ -142,23 +222,20 @@ def build_prompt_datasets(
                 pool_split=pool_split,
             ).reshape(-1)
             offsets = np.arange(0, len(positions) + 1, k, dtype=np.int64)
-            shots = pa.LargeListArray.from_arrays(pa.array(offsets), shot_texts.take(pa.array(positions)))
+            shots = pa.LargeListArray.from_arrays(integer_array(offsets), shot_texts.take(integer_array(positions)))
             context = pc.binary_join(shots, separator)
             prompts = pc.binary_join_element_wise(
-                prompt_builder.instruction_few_shot, context, separator, test.inputs, ""
+                string_scalar(prompt_builder.instruction_few_shot), context, separator, test.inputs, empty
             )
-            shot_ids = pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), pa.array(pool_ids[positions]))
+            shot_ids = pa.ListArray.from_arrays(integer_array(offsets, np.int32), integer_array(pool_ids[positions]))
         description = _describe(k, pool_split, exclude_query, random_seed)
-        # A task's own formatter is code we cannot fingerprint: give such results a random fingerprint.
-        fingerprint = (
-            None
-            if example_formatter is not None
-            else _fingerprint(
-                splits, k, pool_split, task_type=task_type, prompt_builder=prompt_builder, random_seed=random_seed
-            )
-        )
-        result[k] = _to_dataset(
-            splits["test"], test, prompts, shot_ids, task_type, description=description, fingerprint=fingerprint
+        result[k] = Prompts(
+            k=k,
+            test=test,
+            inputs=prompts.cast(pa.string()),
+            shot_ids=shot_ids,
+            pool_split=pool_split if k > 0 else None,
+            description=description,
         )
         logger.info("Built %d %d-shot prompts (%s).", len(test), k, description)
     return result
@@ -219,22 +296,14 @@ def _fingerprint(
     return hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _to_dataset(
-    source: Any,
-    test: FormattedExamples,
-    prompts: pa.Array,
-    shot_ids: pa.Array | None,
-    task_type: TaskType,
-    *,
-    description: str,
-    fingerprint: str | None,
-) -> datasets.Dataset:
+def _to_dataset(source: Any, built: Prompts, task_type: TaskType, *, fingerprint: str | None) -> datasets.Dataset:
     """Assemble the prompt table in memory, keeping the test split's own feature types for copied columns."""
     import datasets
     import pyarrow as pa
     from datasets.fingerprint import generate_random_fingerprint
     from datasets.table import InMemoryTable
 
+    test, prompts, shot_ids, description = built.test, built.inputs, built.shot_ids, built.description
     table = test.table
     source_features = getattr(source, "features", None)
 
@@ -248,7 +317,7 @@ def _to_dataset(
 
     string = datasets.Value("string")
     columns: list[tuple[str, Any, Any]] = [
-        ("input", prompts.cast(pa.string()), string),
+        ("input", prompts, string),
         ("target", test.targets, string),
         copied("input", "original_input"),
         copied("target", "original_target"),

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from genbench.api import TaskType
+from genbench.arrow_values import integer_array, integers_to_numpy, string_array, string_scalar
 from genbench.errors import PreparationError
 from genbench.prompting.counter_rng import DOMAIN_PERMUTE_CHOICES, hash64
 
@@ -101,6 +102,8 @@ def format_examples(
     ids = _example_ids(table, split)
     columns = _Columns(table, split, ids, task_type)
     pb = prompt_builder
+    # Strings reach the compute functions as Arrow scalars: a Python str would make pyarrow import pandas.
+    empty = string_scalar("")
 
     if task_type is TaskType.FREE_FORM:
         text = columns.strings("input")
@@ -108,24 +111,26 @@ def format_examples(
     elif task_type is TaskType.MULTIPLE_CHOICE:
         text = columns.strings("input")
         options = columns.string_lists("target_options")
-        lengths = pc.list_value_length(options).to_numpy(zero_copy_only=False).astype(np.int64)
+        lengths = integers_to_numpy(pc.list_value_length(options)).astype(np.int64)
         target = columns.option_indices("target", lengths)
         starts = np.cumsum(lengths) - lengths
         flat_options = pc.list_flatten(options)
-        targets = flat_options.take(pa.array(starts + target, pa.int64()))
+        targets = flat_options.take(integer_array(starts + target))
         if pb.append_choices_to_input:
             if pb.permute_choices:
-                flat_options = flat_options.take(_choice_permutation(ids, lengths, random_seed))
-            items = pc.binary_join_element_wise(pb.choice_item_prefix, flat_options, pb.choice_item_postfix, "")
-            offsets = pa.array(np.concatenate([[0], np.cumsum(lengths)]), pa.int64())
-            choices = pc.binary_join(pa.LargeListArray.from_arrays(offsets, items), "")
-            text = pc.binary_join_element_wise(text, pb.choices_prefix, choices, "")
+                flat_options = flat_options.take(integer_array(_choice_permutation(ids, lengths, random_seed)))
+            items = pc.binary_join_element_wise(
+                string_scalar(pb.choice_item_prefix), flat_options, string_scalar(pb.choice_item_postfix), empty
+            )
+            offsets = integer_array(np.concatenate([[0], np.cumsum(lengths)]))
+            choices = pc.binary_join(pa.LargeListArray.from_arrays(offsets, items), empty)
+            text = pc.binary_join_element_wise(text, string_scalar(pb.choices_prefix), choices, empty)
     elif task_type is TaskType.SEQUENCE_LABELING:
         tokens = columns.string_lists("input")
         labels = columns.string_lists("target")
         columns.same_lengths(tokens, labels)
-        text = pc.binary_join(tokens, " ")
-        targets = pc.binary_join(labels, pb.sequence_labeling_separator)
+        text = pc.binary_join(tokens, string_scalar(" "))
+        targets = pc.binary_join(labels, string_scalar(pb.sequence_labeling_separator))
     else:
         if task_type is TaskType.RERANKING:
             raise PreparationError(
@@ -134,7 +139,7 @@ def format_examples(
             )
         raise PreparationError(f"unsupported task type {task_type!r}")
 
-    inputs = pc.binary_join_element_wise(pb.input_prefix, text, pb.output_prefix, "")
+    inputs = pc.binary_join_element_wise(string_scalar(pb.input_prefix), text, string_scalar(pb.output_prefix), empty)
     return FormattedExamples(
         split=split,
         ids=ids,
@@ -183,7 +188,7 @@ def _example_ids(table: pa.Table, split: str) -> np.ndarray:
     if column.null_count:
         row = int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
         raise PreparationError(f"split '{split}': {IDX_COLUMN} is null in row {row}")
-    return column.to_numpy().astype(np.int64, copy=False)
+    return integers_to_numpy(column).astype(np.int64, copy=False)
 
 
 def _is_text(arrow_type: pa.DataType) -> bool:
@@ -244,11 +249,10 @@ class _Columns:
             raise self._fail(row, f"'{name}' is missing (null)")
 
     def strings(self, name: str) -> pa.Array:
-        import pyarrow as pa
 
         column = self._column(name)
         if len(column) == 0:
-            return pa.array([], pa.string())
+            return string_array([])
         if not _is_text(column.type):
             raise self._wrong_type(name, column)
         self._check_no_nulls(name, column)
@@ -260,7 +264,7 @@ class _Columns:
 
         column = self._column(name)
         if len(column) == 0:
-            return pa.array([], pa.list_(pa.string()))
+            return pa.ListArray.from_arrays(integer_array([0], np.int32), string_array([]))
         value_type = column.type.value_type if _is_list(column.type) else None
         if value_type is None or not (_is_text(value_type) or pa.types.is_null(value_type)):
             raise self._wrong_type(name, column)
@@ -282,7 +286,7 @@ class _Columns:
         if not pa.types.is_integer(column.type):
             raise self._wrong_type(name, column)
         self._check_no_nulls(name, column)
-        target = column.to_numpy().astype(np.int64, copy=False)
+        target = integers_to_numpy(column).astype(np.int64, copy=False)
         bad = np.flatnonzero((target < 0) | (target >= n_options))
         if len(bad):
             row = int(bad[0])
@@ -294,8 +298,8 @@ class _Columns:
     def same_lengths(self, tokens: pa.Array, labels: pa.Array) -> None:
         import pyarrow.compute as pc
 
-        n_tokens = pc.list_value_length(tokens).to_numpy(zero_copy_only=False)
-        n_labels = pc.list_value_length(labels).to_numpy(zero_copy_only=False)
+        n_tokens = integers_to_numpy(pc.list_value_length(tokens))
+        n_labels = integers_to_numpy(pc.list_value_length(labels))
         bad = np.flatnonzero(n_tokens != n_labels)
         if len(bad):
             row = int(bad[0])
@@ -325,7 +329,6 @@ def format_examples_with(
     >>> formatted.inputs.to_pylist(), formatted.targets.to_pylist()
     (['1+1 = '], ['2'])
     """
-    import pyarrow as pa
 
     table = _as_arrow_table(examples)
     ids = _example_ids(table, split)
@@ -342,4 +345,4 @@ def format_examples_with(
             )
         inputs.append(formatted_input)
         targets.append(formatted_target)
-    return FormattedExamples(split, ids, pa.array(inputs, pa.string()), pa.array(targets, pa.string()), table)
+    return FormattedExamples(split, ids, string_array(inputs), string_array(targets), table)
