@@ -15,13 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from genbench.contamination.hashing import MIX1, MULTIPLIER, SEED, SHIFT
 from genbench.contamination.token_keys import PACKED_BYTES, TokenKeys, keys_of_tokens
 
-_SEED = np.uint64(0x2545F4914F6CDD1D)
-_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xFF51AFD7ED558CCD)
-_MIX2 = np.uint64(0xC4CEB9FE1A85EC53)
-_SHIFT = np.uint64(33)
+_SEED = np.uint64(SEED)
 FILTER_BITS = 21
 """The filter has ``2**FILTER_BITS`` buckets (2 MiB of booleans): a block window passes it only when a test window
 shares its hash's top bits, so few windows reach the binary search."""
@@ -66,22 +63,22 @@ def window_hashes(keys: np.ndarray, size: int, hash_bits: int = 64) -> np.ndarra
 
 def _power(exponent: int) -> np.uint64:
     """``M ** exponent`` modulo 2**64."""
-    return np.uint64(pow(int(_MULTIPLIER), exponent, 1 << 64))
+    return np.uint64(pow(int(MULTIPLIER), exponent, 1 << 64))
 
 
 def row_hashes(rows: np.ndarray, hash_bits: int = 64) -> np.ndarray:
     """The hash of each row of a ``(windows, size)`` key matrix: the same as :func:`window_hashes` of the row."""
     hashes = np.full(len(rows), _SEED, dtype=np.uint64)
     for offset in range(rows.shape[1]):
-        hashes *= _MULTIPLIER
+        hashes *= MULTIPLIER
         hashes += rows[:, offset]
     return _finish(hashes, hash_bits)
 
 
 def _finish(hashes: np.ndarray, hash_bits: int) -> np.ndarray:
     """Spread the bits (one multiply and a shift: enough for the filter and the search, which never trust it)."""
-    hashes *= _MIX1
-    hashes ^= hashes >> _SHIFT
+    hashes *= MIX1
+    hashes ^= hashes >> SHIFT
     if hash_bits < 64:
         hashes &= np.uint64(((1 << hash_bits) - 1) << (64 - hash_bits))
     return hashes

@@ -564,9 +564,7 @@ def check_unit_schema(name: str, schema: pa.Schema, spec: UnitSpec) -> None:
     field = spec.text_field if spec.text_field is not None else spec.messages_field
     if field not in columns:
         hint = "" if spec.text_field is not None else " (for datasets without messages use --text_field)"
-        raise ContaminationError(
-            f"The dataset {name!r} has no field {field!r}; its fields are {columns}{hint}."
-        )
+        raise ContaminationError(f"The dataset {name!r} has no field {field!r}; its fields are {columns}{hint}.")
     column_type = schema.field(field).type
     if spec.text_field is not None:
         if not _is_text_type(column_type):

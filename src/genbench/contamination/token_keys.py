@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from genbench.contamination.analysis import SEPARATOR, tokenize_joined
+from genbench.contamination.hashing import mix
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -45,9 +46,6 @@ _LOWER_WORDS = bytes(
 _KEY_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 _LONG_SEED = np.uint64(0x243F6A8885A308D3)
 _LONG_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xFF51AFD7ED558CCD)
-_MIX2 = np.uint64(0xC4CEB9FE1A85EC53)
-_SHIFT = np.uint64(33)
 
 
 @dataclass
@@ -63,16 +61,6 @@ class TokenKeys:
     keys: np.ndarray
     lengths: np.ndarray
     first: np.ndarray
-
-
-def _mix(values: np.ndarray) -> np.ndarray:
-    """MurmurHash3's 64-bit finaliser, in place."""
-    values ^= values >> _SHIFT
-    values *= _MIX1
-    values ^= values >> _SHIFT
-    values *= _MIX2
-    values ^= values >> _SHIFT
-    return values
 
 
 def span_keys(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -97,7 +85,7 @@ def span_keys(raw: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarr
             position[active] += PACKED_BYTES
             remaining[active] -= PACKED_BYTES
             active = active[remaining[active] > 0]
-        keys[long] = _mix(hashes)
+        keys[long] = mix(hashes)
     return keys
 
 

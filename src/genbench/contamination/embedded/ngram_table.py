@@ -30,24 +30,10 @@ import numpy as np
 
 from genbench.contamination.analysis import ANALYZER_VERSION
 from genbench.contamination.embedded.npy_file import NpyFile
+from genbench.contamination.hashing import MULTIPLIER, SEED, mix
 from genbench.contamination.memory import give_back_free_memory
 
 HASH_VERSION = 2
-_SEED = 0x2545F4914F6CDD1D
-_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
-_MIX1 = np.uint64(0xFF51AFD7ED558CCD)
-_MIX2 = np.uint64(0xC4CEB9FE1A85EC53)
-_SHIFT = np.uint64(33)
-
-
-def _mix(values: np.ndarray) -> np.ndarray:
-    """MurmurHash3's 64-bit finaliser, in place: spreads every input bit over the high bits used as prefix."""
-    values ^= values >> _SHIFT
-    values *= _MIX1
-    values ^= values >> _SHIFT
-    values *= _MIX2
-    values ^= values >> _SHIFT
-    return values
 
 
 def hash_windows(tokens: np.ndarray, starts: np.ndarray, n: int, hash_bits: int = 64) -> np.ndarray:
@@ -59,11 +45,11 @@ def hash_windows(tokens: np.ndarray, starts: np.ndarray, n: int, hash_bits: int 
         n: Window size.
         hash_bits: Keep only this many high bits (a test hook that forces collisions).
     """
-    hashes = np.full(len(starts), _SEED, dtype=np.uint64)
+    hashes = np.full(len(starts), SEED, dtype=np.uint64)
     for offset in range(n):
-        hashes *= _MULTIPLIER
+        hashes *= MULTIPLIER
         hashes += tokens[starts + offset].astype(np.uint64)
-    _mix(hashes)
+    mix(hashes)
     if hash_bits < 64:
         hashes &= np.uint64(((1 << hash_bits) - 1) << (64 - hash_bits))
     return hashes
@@ -73,11 +59,11 @@ def _all_window_hashes(tokens: np.ndarray, n: int, hash_bits: int) -> np.ndarray
     """Hashes of every window of a contiguous token array (sequential reads, no index arrays)."""
     count = len(tokens) - n + 1
     wide = tokens.astype(np.uint64)
-    hashes = np.full(count, _SEED, dtype=np.uint64)
+    hashes = np.full(count, SEED, dtype=np.uint64)
     for offset in range(n):
-        hashes *= _MULTIPLIER
+        hashes *= MULTIPLIER
         hashes += wide[offset : offset + count]
-    _mix(hashes)
+    mix(hashes)
     if hash_bits < 64:
         hashes &= np.uint64(((1 << hash_bits) - 1) << (64 - hash_bits))
     return hashes

@@ -16,13 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from genbench.contamination.analysis import apply_threshold
 from genbench.contamination.backend import (
     Index,
     InstanceResult,
-    Match,
     SearchMode,
     SearchResult,
+    text_instance_results,
+    unit_preview,
 )
 from genbench.contamination.embedded.ngram_table import NgramTable, build_table, table_dir
 from genbench.contamination.embedded.npy_file import NpyFile
@@ -152,9 +152,6 @@ class TextIndex(Index):
         if self._vocabulary is None:
             self._vocabulary = Vocabulary((self.path / "vocab.txt").read_text(encoding="utf-8").split("\n")[:-1])
         return self._vocabulary
-
-    def _words(self, ids: np.ndarray) -> str:
-        return " ".join(map(self.vocabulary.words.__getitem__, ids.tolist()))
 
     def table(self, n: int) -> NgramTable:
         """The n-gram table for ``n``, built and stored on first use."""
@@ -316,56 +313,31 @@ class TextIndex(Index):
     def _results(
         self, test_set: TestSet, first: int, count: int, batch: _EncodedBatch, best: PairScores, mode: SearchMode
     ) -> list[InstanceResult]:
-        n_fields = len(test_set.fields)
-        by_instance: dict[int, list[int]] = {}
+        words = self.vocabulary.words
+        fields = [
+            [words[i] if i >= 0 else "" for i in batch.ids[start : start + length].tolist()]
+            for start, length in zip(batch.starts.tolist(), batch.lengths.tolist(), strict=True)
+        ]
+        first_rows: dict[int, int] = {}
         for row, instance in enumerate(best.instance.tolist()):
-            by_instance.setdefault(instance, []).append(row)
+            first_rows.setdefault(instance, row)
         # What the matches show of their units, read for the whole batch at once.
         units = best.unit.astype(np.int64)
         original_ids, turns = self.original_ids.take(units).tolist(), self.turns.take(units).tolist()
-        firsts = [rows[0] for rows in by_instance.values()]
+        firsts = list(first_rows.values())
         bounds = self.offsets.take_windows(units[firsts], 2)
         unit_tokens = dict(zip(firsts, self.tokens.read_ranges(bounds[:, 0], bounds[:, 1]), strict=True))
-        results = []
-        for local in range(count):
-            matches = []
-            for rank, row in enumerate(by_instance.get(local, [])):
-                unit = int(best.unit[row])
-                fields = []
-                longest = np.zeros(0, dtype=np.int64)
-                for f, name in enumerate(test_set.fields):
-                    query_field = local * n_fields + f
-                    offset = int(batch.starts[query_field])
-                    span = (int(best.span_start[row, f]), int(best.span_end[row, f]))
-                    fields.append(
-                        {
-                            "field": name,
-                            "matched": int(best.matched[row, f]),
-                            "tokens": int(batch.lengths[query_field]),
-                            "span": list(span),
-                            "span_text": self._words(batch.ids[offset + span[0] : offset + span[1]]),
-                        }
-                    )
-                    if span[1] - span[0] > len(longest):
-                        longest = batch.ids[offset + span[0] : offset + span[1]]
-                matches.append(
-                    Match(
-                        unit,
-                        self.source,
-                        int(original_ids[row]),
-                        int(turns[row]),
-                        float(best.score[row]),
-                        fields,
-                        self._preview(unit_tokens[row], longest) if rank == 0 else None,
-                    )
-                )
-            raw = matches[0].score if matches else 0.0
-            results.append(
-                InstanceResult(
-                    first + local, test_set.query(first + local), apply_threshold(raw, mode.threshold), raw, matches
-                )
-            )
-        return results
+        return text_instance_results(
+            test_set,
+            first,
+            count,
+            fields,
+            best,
+            mode,
+            self.source,
+            origin=lambda row, unit: (int(original_ids[row]), int(turns[row])),
+            preview=lambda row, unit, longest: unit_preview([words[i] for i in unit_tokens[row].tolist()], longest),
+        )
 
     def _unit_tokens(self, unit: int) -> np.ndarray:
         start, stop = self.offsets.read(unit, unit + 2).tolist()
@@ -377,19 +349,6 @@ class TextIndex(Index):
             return None, None
         units = np.flatnonzero(matched)
         return units, np.unique(self.original_ids.take(units))
-
-    def _preview(self, unit_ids: np.ndarray, span_ids: np.ndarray, width: int = 64) -> str:
-        """The unit's tokens around the longest matched span (all of them when short)."""
-        begin = 0
-        if len(unit_ids) > width and len(span_ids):
-            haystack, needle = unit_ids.tobytes(), span_ids.astype(np.int32).tobytes()
-            found = haystack.find(needle)
-            while found != -1 and found % 4:
-                found = haystack.find(needle, found + 1)
-            at = found // 4 if found != -1 else 0
-            begin = max(0, min(at - width // 4, len(unit_ids) - width))
-        text = self._words(unit_ids[begin : begin + width])
-        return ("… " if begin else "") + text + (" …" if begin + width < len(unit_ids) else "")
 
 
 def _rest(group: _Windows) -> tuple[np.ndarray, ...]:
