@@ -273,15 +273,19 @@ def test_plain_object_lines():
     assert plain_object_lines(b"null\n") is None
 
 
-def test_scanning_plain_jsonl_keeps_pandas_out(tmp_path):
-    """pyarrow imports pandas (~50 MiB, ~0.5 s) when it converts Python values: the plain path never does."""
+def test_scanning_and_indexing_keep_pandas_out(tmp_path):
+    """pyarrow imports pandas (~50 MiB, ~0.5 s) when it converts Python values: neither the scan of plain JSONL nor
+    an index build and search do."""
     rows, user_texts = _chat_rows(1)
     train = _write(tmp_path / "train.jsonl", rows)
+    tests = f"[TestSet.from_texts('t', {user_texts[:3]!r})]"
     code = (
         "import sys\n"
-        "from genbench.contamination import TestSet\n"
-        "from genbench.contamination.oneshot import scan\n"
-        f"report = scan({str(train)!r}, test_sets=[TestSet.from_texts('t', {user_texts[:3]!r})], ngram_size=2)\n"
+        "from genbench.contamination import TestSet, build_index, scan, search\n"
+        f"report = scan({str(train)!r}, test_sets={tests}, ngram_size=2)\n"
+        "assert report.results[0].score > 0\n"
+        f"build_index({str(train)!r}, index_dir={str(tmp_path / 'indexes')!r})\n"
+        f"report = search({str(train)!r}, test_sets={tests}, ngram_size=2, index_dir={str(tmp_path / 'indexes')!r})\n"
         "assert report.results[0].score > 0\n"
         "print('pandas' in sys.modules)\n"
     )

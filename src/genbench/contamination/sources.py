@@ -641,14 +641,16 @@ def _as_text(array: pa.Array) -> pa.Array:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from genbench.arrow_values import string_scalar
+
     if pa.types.is_list(array.type) or pa.types.is_large_list(array.type):
-        array = pc.binary_join(pc.cast(array, pa.list_(pa.string())), " ")
+        array = pc.binary_join(pc.cast(array, pa.list_(pa.string())), string_scalar(" "))
     elif not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
         try:
             array = pc.cast(array, pa.string())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
             raise ContaminationError(f"Cannot read a text from values of type {array.type}: {exc}") from exc
-    return pc.fill_null(array, "")
+    return pc.fill_null(array, string_scalar(""))
 
 
 def _text_units(column: pa.ChunkedArray) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -678,8 +680,10 @@ def _message_units_of(lists: pa.Array, spec: UnitSpec) -> tuple[list[str], np.nd
         return [], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)
     if not _is_list(lists.type) or not pa.types.is_struct(lists.type.value_type):
         raise ContaminationError(f"the field {spec.messages_field!r} holds {lists.type}, not a list of messages.")
+    from genbench.arrow_values import integers_to_numpy, string_scalar
+
     messages = lists.flatten()
-    parents = pc.list_parent_indices(lists).to_numpy(zero_copy_only=False).astype(np.int64)
+    parents = integers_to_numpy(pc.list_parent_indices(lists)).astype(np.int64)
     positions = np.arange(len(parents), dtype=np.int64)
     first_of_row = np.ones(len(parents), dtype=bool)
     first_of_row[1:] = parents[1:] != parents[:-1]
@@ -687,10 +691,22 @@ def _message_units_of(lists: pa.Array, spec: UnitSpec) -> tuple[list[str], np.nd
     keep = messages.is_valid()
     if spec.filter is not None:
         key, value = spec.filter
-        keep = pc.and_(keep, pc.fill_null(pc.equal(_as_text(_struct_field(messages, key)), value), False))
-    keep_np = keep.to_numpy(zero_copy_only=False)
+        keep = pc.and_kleene(keep, pc.equal(_as_text(_struct_field(messages, key)), string_scalar(value)))
+    keep_np = _true(keep)
     texts = _as_text(_struct_field(messages, spec.query_field).filter(keep)).to_pylist()
     return texts, parents[keep_np], turns[keep_np].astype(np.int32)
+
+
+def _true(mask: pa.Array) -> np.ndarray:
+    """Where a boolean Arrow array is true (nulls count as false), read from its bitmaps (no pandas)."""
+    count, offset = len(mask), mask.offset
+    validity, values = mask.buffers()
+    if values is None or count == 0:
+        return np.zeros(count, dtype=bool)
+    bits = np.unpackbits(np.frombuffer(values, dtype=np.uint8), bitorder="little")[offset : offset + count]
+    if validity is not None:
+        bits &= np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")[offset : offset + count]
+    return bits.astype(bool)
 
 
 def _is_list(data_type: pa.DataType) -> bool:

@@ -16,7 +16,6 @@ tests check the result against :func:`~genbench.contamination.analysis.tokenize`
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -40,16 +39,12 @@ _KEY_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], 
 
 
 def _factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(codes, uniques)`` with ``uniques[codes] == keys`` (a hash table: much faster than sorting)."""
-    if importlib.util.find_spec("pandas") is not None:
-        import pandas as pd
+    """``(codes, uniques)`` with ``uniques[codes] == keys``, uniques in order of first appearance (pyarrow's hash
+    table: much faster than sorting; through Arrow buffers, so that pyarrow does not import pandas)."""
+    from genbench.arrow_values import integer_array, integers_to_numpy
 
-        codes, uniques = pd.factorize(keys)
-        return np.asarray(codes, dtype=np.int64), np.asarray(uniques, dtype=np.uint64)
-    import pyarrow as pa
-
-    encoded = pa.array(keys).dictionary_encode()
-    return encoded.indices.to_numpy().astype(np.int64), encoded.dictionary.to_numpy()
+    encoded = integer_array(keys, np.uint64).dictionary_encode()
+    return integers_to_numpy(encoded.indices).astype(np.int64), integers_to_numpy(encoded.dictionary)
 
 
 class Vocabulary:
