@@ -7,7 +7,7 @@ compare them), for exact and n-gram matches, without writing an index: it holds 
 test sets and of a few blocks, whatever the size of the training data. Use it for a check you run once; build an
 index to search the same training data again and again.
 
-A plain JSONL file (one object per line) is read straight from its bytes, 768 KiB at a time, each block parsed by
+A plain JSONL file (one object per line) is read straight from its bytes, 640 KiB at a time, each block parsed by
 pyarrow on its own; anything else (Parquet, dataset folders, cached Hub datasets, JSONL with blank lines or other
 oddities) is read through :func:`~genbench.contamination.sources.load_training_dataset`, like an index build.
 
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 PathLike = str | os.PathLike[str]
-BLOCK_BYTES = 768 << 10
+BLOCK_BYTES = 640 << 10
 """Bytes of JSONL read per block (a longer line makes a longer block); pyarrow's reader needs about 5 times that."""
 BLOCK_ROWS = 20_000
 """Rows per block when the data is read through ``load_training_dataset``."""
@@ -320,10 +320,12 @@ def _run_blocks(
                 if bar is not None:
                     bar.update(result.rows)
 
+            # The next block is read (and hashed) while the threads work on the others; it is handed over as soon as
+            # a thread is free: at most THREADS blocks in the threads' hands, one more read ahead.
             for block in blocks:
-                pending.append(pool.submit(_process_block, block, spec, queries, mode, top_k, name))
-                while len(pending) >= THREADS:  # at most THREADS blocks in memory at once
+                while len(pending) >= THREADS:
                     merge(pending.pop(0).result())
+                pending.append(pool.submit(_process_block, block, spec, queries, mode, top_k, name))
             while pending:
                 merge(pending.pop(0).result())
         finally:
