@@ -25,7 +25,8 @@ from genbench.contamination.analysis import tokenize
 from genbench.contamination.oneshot import scan
 from genbench.contamination.sources import UnitSpec
 from genbench.contamination.token_keys import keys_of_tokens, span_token_keys, unit_token_keys
-from genbench.contamination.units import plain_object_lines, unit_spans
+from genbench.contamination.units import unit_spans
+from genbench.data.jsonl import plain_object_lines
 from genbench.errors import GenBenchError
 
 WORDS = ["the", "cat", "sat", "on", "mat", "Paris", "CAFÉ", "東京", "a_very_long_token_indeed", "x1", "ΟΔΟΣ"]

@@ -342,7 +342,8 @@ def _parse_plain(data: bytes, spec: UnitSpec) -> pa.Table:
     import pyarrow as pa
     import pyarrow.json as paj
 
-    from genbench.contamination.units import explicit_schema, plain_object_lines
+    from genbench.contamination.units import explicit_schema
+    from genbench.data.jsonl import plain_object_lines
 
     lines = plain_object_lines(data)
     if lines is None:

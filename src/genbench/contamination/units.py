@@ -133,28 +133,6 @@ def _message_spans(lists: pa.Array, spec: UnitSpec, column_type: Any) -> UnitSpa
     return UnitSpans(data, starts[kept], ends[kept], rows, turns, column_type)
 
 
-def plain_object_lines(data: bytes) -> int | None:
-    """The number of lines of ``data`` when every line starts with ``{`` (plainly one object per line), else ``None``.
-
-    Such bytes are safe for pyarrow's JSON reader (which crashes the process on a line ``null``: see
-    ``data.jsonl.NON_OBJECT_LINE``); anything else (blank lines, leading spaces) is left to the careful reader.
-
-    >>> plain_object_lines(b'{"a": 1}\\n{"a": 2}'), plain_object_lines(b'{"a": 1}\\n\\n')
-    (2, None)
-    >>> plain_object_lines(b"null\\n") is None
-    True
-    """
-    if not data:
-        return 0
-    newlines = data.count(b"\n")
-    lines = newlines if data.endswith(b"\n") else newlines + 1
-    # Every line but the first starts after a newline: all those newlines (the last one excepted when it ends the
-    # data) must be followed by "{" (bytes.count is a fast search, no array of positions).
-    if data[:1] != b"{" or data.count(b"\n{") != lines - 1:
-        return None
-    return lines
-
-
 @functools.lru_cache(maxsize=16)
 def explicit_schema(spec: UnitSpec) -> pa.Schema | None:
     """The only columns the units of ``spec`` need, typed, for pyarrow's JSON reader (``None`` for a text field,

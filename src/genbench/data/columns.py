@@ -24,16 +24,25 @@ def _arrow_table(dataset: Dataset):
     return dataset.with_format("arrow")[:]
 
 
-def _from_arrow(table, features) -> Dataset:
+def _derived_fingerprint(dataset: Dataset, step: str) -> str:
+    """The fingerprint of ``dataset`` after ``step``, derived as ``datasets`` derives those of its transforms (from
+    the parent's and the transform's description), without hashing the data again: ``Dataset(table)`` without a
+    fingerprint pickles and hashes its whole table, which was a quarter of a first ``get_prepared_datasets``."""
+    import hashlib
+
+    return hashlib.sha256(f"{dataset._fingerprint}\0{step}".encode()).hexdigest()[:16]
+
+
+def _from_arrow(table, features, fingerprint: str) -> Dataset:
     from datasets import Dataset, DatasetInfo, Features
     from datasets.table import InMemoryTable
 
     known = Features({name: features[name] for name in table.column_names if name in features})
     try:
         info = DatasetInfo(features=Features({**Features.from_arrow_schema(table.schema), **known}))
-        return Dataset(InMemoryTable(table), info=info)
+        return Dataset(InMemoryTable(table), info=info, fingerprint=fingerprint)
     except (ValueError, TypeError):
-        return Dataset(InMemoryTable(table))
+        return Dataset(InMemoryTable(table), fingerprint=fingerprint)
 
 
 def apply_field_mapping(
@@ -68,7 +77,9 @@ def apply_field_mapping(
         names = features["target"].names
         table = table.append_column("target_options", pa.array([names] * table.num_rows, pa.list_(pa.string())))
         features["target_options"] = List(Value("string"))
-    return _from_arrow(table, features)
+    mapping = sorted((str(k), v) for k, v in (field_mapping or {}).items())
+    step = f"genbench.apply_field_mapping({mapping}, {task_type})"
+    return _from_arrow(table, features, _derived_fingerprint(dataset, step))
 
 
 def map_fields_table(table: pa.Table, field_mapping: Mapping[Any, str] | None, *, split: str) -> pa.Table:
@@ -129,4 +140,4 @@ def with_index_column(dataset: Dataset) -> Dataset:
     table = index_column_table(_arrow_table(dataset))
     features = dataset.features.copy()
     features[INDEX_COLUMN] = Value("int64")
-    return _from_arrow(table, features)
+    return _from_arrow(table, features, _derived_fingerprint(dataset, "genbench.with_index_column"))
