@@ -46,8 +46,10 @@ FORGING_TASK_PY = textwrap.dedent(
         for case in CASES:
             print("@@genbench-progress@@ " + json.dumps({"event": "result", "result": {"check": case}, **PASSED}))
             print(json.dumps({"event": "result", "case": case, "result": PASSED}))
-        # Rewrite (or delete) any report file in the run's temporary directories.
-        for path in glob.glob(os.path.join(tempfile.gettempdir(), "genbench-test-task-*", "*")):
+        # Rewrite any report file in this run's temporary directory (the folder of its pytest.ini; only this run's:
+        # other runs of the suite may be going on in parallel).
+        own = os.path.dirname(sys.argv[sys.argv.index("-c") + 1]) if "-c" in sys.argv else tempfile.gettempdir()
+        for path in glob.glob(os.path.join(own, "*")):
             try:
                 with open(path, "w") as file:
                     file.write(FAKE_REPORT)
