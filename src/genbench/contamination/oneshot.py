@@ -343,22 +343,24 @@ def _parse_plain(data: bytes, spec: UnitSpec) -> pa.Table:
     import pyarrow.json as paj
 
     from genbench.contamination.units import explicit_schema
-    from genbench.data.jsonl import plain_object_lines
+    from genbench.data.jsonl import parse_object_lines, plain_object_lines
 
     lines = plain_object_lines(data)
     if lines is None:
         raise _NotPlain
     schema = explicit_schema(spec)
     parse = paj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore") if schema else None
-    try:
-        options = paj.ReadOptions(use_threads=False, block_size=len(data) + 1)
-        # The system allocator gives the parser's scratch memory back; the default pool would keep it.
-        pool = pa.system_memory_pool()
-        table = paj.read_json(pa.BufferReader(data), read_options=options, parse_options=parse, memory_pool=pool)
-        table.validate(full=True)  # pyarrow does not check the UTF-8 inside strings while parsing
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OSError) as exc:
-        raise _NotPlain from exc
-    if table.num_rows != lines or table.num_columns == 0:
+    # One block per read (the threads are the scan's), and the system allocator, which gives the parser's scratch
+    # memory back (pyarrow's default pool would keep it).
+    table = parse_object_lines(
+        data,
+        lines,
+        block_size=len(data) + 1,
+        use_threads=False,
+        parse_options=parse,
+        memory_pool=pa.system_memory_pool(),
+    )
+    if table is None or table.num_columns == 0:
         raise _NotPlain
     return table
 

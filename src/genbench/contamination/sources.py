@@ -350,26 +350,9 @@ class _JsonlBlocks:
 
 def _parse_jsonl_range(data: bytes, rows: int) -> pa.Table | None:
     """``data`` (whole lines, each starting an object) as a table of ``rows`` rows; ``None`` if it is not that."""
-    import pyarrow as pa
-    import pyarrow.json as paj
+    from genbench.data.jsonl import parse_object_lines
 
-    block_size = _PARSE_BLOCK
-    while True:
-        try:
-            table = paj.read_json(
-                pa.BufferReader(data), read_options=paj.ReadOptions(block_size=block_size), memory_pool=_pool()
-            )
-            table.validate(full=True)  # pyarrow does not check the UTF-8 inside strings while parsing
-            break
-        except pa.ArrowInvalid as exc:
-            # A line longer than a block: retry with bigger blocks.
-            if "straddl" in str(exc) and block_size <= len(data):
-                block_size = min(block_size * 4, len(data) + 1, 2**31 - 1)
-                continue
-            return None
-        except (pa.ArrowNotImplementedError, pa.ArrowTypeError, OSError):
-            return None
-    return table if table.num_rows == rows else None
+    return parse_object_lines(data, rows, block_size=_PARSE_BLOCK, memory_pool=_pool())
 
 
 def _pool() -> pa.MemoryPool:

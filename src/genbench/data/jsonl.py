@@ -225,18 +225,44 @@ def plain_object_lines(data: bytes) -> int | None:
 
 def _parse_with_arrow(data: bytes) -> pa.Table | None:
     """The whole file as one Arrow table, or None when pyarrow cannot parse it exactly as one row per line."""
-    import pyarrow as pa
-    import pyarrow.json as paj
 
     # pyarrow's reader kills the process (segmentation fault, pyarrow 26) on a file whose first line is `null`, and
     # reads a later `null` line as a row of nulls: only files whose every line starts an object go to it.
     lines = plain_object_lines(data)  # every line starts with "{": no need for the (slower) regex over the file
     if lines is None and NON_OBJECT_LINE.search(data):
         return None
-    block_size = _BLOCK_BYTES
+    # pyarrow also accepts several objects on one line ("{...}{...}"), which is not JSONL: the row count is checked.
+    rows = lines if lines is not None else sum(map(bool, map(bytes.strip, data.split(b"\n"))))
+    return parse_object_lines(data, rows)
+
+
+def parse_object_lines(
+    data: bytes,
+    rows: int,
+    *,
+    block_size: int = _BLOCK_BYTES,
+    use_threads: bool = True,
+    parse_options: Any = None,
+    memory_pool: Any = None,
+) -> pa.Table | None:
+    """``data`` (whole lines that start objects: see :func:`plain_object_lines` and :data:`NON_OBJECT_LINE`) parsed by
+    pyarrow's JSON reader as a valid table of exactly ``rows`` rows; ``None`` when pyarrow cannot read it so (bad
+    JSON or UTF-8, several objects on a line, a type it cannot convert): the careful reader then says why.
+
+    >>> parse_object_lines(b'{"a": 1}\\n{"a": 2}\\n', 2).column("a").to_pylist()
+    [1, 2]
+    >>> parse_object_lines(b'{"a": 1}{"a": 2}', 1) is None  # two objects on one line: not JSONL
+    True
+    """
+    import pyarrow as pa
+    import pyarrow.json as paj
+
     while True:
         try:
-            table = paj.read_json(pa.BufferReader(data), read_options=paj.ReadOptions(block_size=block_size))
+            options = paj.ReadOptions(block_size=block_size, use_threads=use_threads)
+            table = paj.read_json(
+                pa.BufferReader(data), read_options=options, parse_options=parse_options, memory_pool=memory_pool
+            )
             break
         except pa.ArrowInvalid as exc:
             # A line longer than a block: retry with bigger blocks, as `datasets`' JSON builder does.
@@ -244,12 +270,13 @@ def _parse_with_arrow(data: bytes) -> pa.Table | None:
                 block_size = min(block_size * 4, len(data) + 1, 2**31 - 1)
                 continue
             return None
-    # pyarrow also accepts several objects on one line ("{...}{...}"), which is not JSONL: check the count.
-    if table.num_rows != (lines if lines is not None else sum(map(bool, map(bytes.strip, data.split(b"\n"))))):
+        except (pa.ArrowNotImplementedError, pa.ArrowTypeError, OSError):
+            return None
+    if table.num_rows != rows:
         return None
     try:
-        # The reader can build an invalid table (a list of strings starting with null: `[null, "b"]` gives list
-        # offsets past the values), which fails later, far from here.
+        # pyarrow does not check the UTF-8 inside strings while parsing, and can build an invalid table (a list of
+        # strings starting with null: `[null, "b"]` gives list offsets past the values), which fails later.
         table.validate(full=True)
     except (pa.ArrowInvalid, pa.ArrowIndexError):
         return None
