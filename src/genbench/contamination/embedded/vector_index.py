@@ -77,6 +77,28 @@ def load_model(location: str) -> Any:
         ) from exc
 
 
+def embed_test_set(
+    index: Index, test_set: TestSet, mode: SearchMode, *, max_batch_tokens: int = 65_536, progress: bool = False
+) -> np.ndarray:
+    """The embeddings of a test set's instances (fields joined with spaces) by the model a vector index was built with.
+
+    Raises:
+        ValueError: ``mode`` is not a vector match.
+        ContaminationError: ``mode`` names another model than the index's.
+    """
+    if mode.kind != "vector":
+        raise ValueError(f"A vector index cannot do an {mode.describe()}.")
+    recorded = index.manifest["model"]
+    if mode.model is not None and resolve_model(mode.model)[0] != recorded:
+        raise ContaminationError(
+            f"The index {index.name} was built with the model {recorded!r}, not {mode.model!r}: search with the "
+            "same model, or index again with this one."
+        )
+    model = load_model(resolve_model(recorded)[1])
+    texts = [" ".join(row) for row in test_set.rows]
+    return embed(model, texts, max_batch_tokens=max_batch_tokens, progress=progress)
+
+
 def embed(model: Any, texts: list[str], *, max_batch_tokens: int = 65_536, progress: bool = False) -> np.ndarray:
     """Unit-length ``float32`` embeddings of ``texts``, batched by model tokens (padding included)."""
     dimension = (
@@ -155,18 +177,7 @@ class VectorIndex(Index):
         self.turns = np.load(path / "turns.npy", mmap_mode="r")
 
     def search(self, test_set: TestSet, mode: SearchMode, *, top_k: int = 1, progress: bool = False) -> SearchResult:
-        if mode.kind != "vector":
-            raise ValueError(f"A vector index cannot do an {mode.describe()}.")
-        recorded = self.manifest["model"]
-        if mode.model is not None and resolve_model(mode.model)[0] != recorded:
-            raise ContaminationError(
-                f"The index {self.name} was built with the model {recorded!r}, not {mode.model!r}: search with the "
-                "same model, or index again with this one."
-            )
-        model = load_model(resolve_model(recorded)[1])
-        queries = embed(
-            model, [" ".join(row) for row in test_set.rows], max_batch_tokens=self.max_batch_tokens, progress=progress
-        )
+        queries = embed_test_set(self, test_set, mode, max_batch_tokens=self.max_batch_tokens, progress=progress)
         units = self.embeddings.shape[0]
         k = max(1, min(top_k, units))
         best_scores = np.full((len(queries), k), -np.inf, dtype=np.float32)

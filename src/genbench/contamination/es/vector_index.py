@@ -91,18 +91,9 @@ class ElasticsearchVectorIndex(Index):
         return results
 
     def search(self, test_set: TestSet, mode: SearchMode, *, top_k: int = 1, progress: bool = False) -> SearchResult:
-        from genbench.contamination.embedded.vector_index import embed, load_model, resolve_model
+        from genbench.contamination.embedded.vector_index import embed_test_set
 
-        if mode.kind != "vector":
-            raise ValueError(f"A vector index cannot do an {mode.describe()}.")
-        recorded = self.manifest["model"]
-        if mode.model is not None and resolve_model(mode.model)[0] != recorded:
-            raise ContaminationError(
-                f"The index {self.name} was built with the model {recorded!r}, not {mode.model!r}: search with the "
-                "same model, or index again with this one."
-            )
-        model = load_model(resolve_model(recorded)[1])
-        queries = embed(model, [" ".join(row) for row in test_set.rows], progress=progress)
+        queries = embed_test_set(self, test_set, mode, progress=progress)
         candidates = self.backend.num_candidates
         k = max(1, min(top_k, candidates))
         best = self._knn([knn_search(q, k=k, num_candidates=candidates) for q in queries])
