@@ -202,9 +202,9 @@ class WindowLookup:
             verify_long: Called with (block positions, grams) of matches involving a token longer than 8 bytes;
                 returns which really match (their keys are hashes). Without it such matches are kept.
         """
-        size = len(self.hashes) and self.size
+        size = self.size
         empty = np.zeros(0, dtype=np.int64)
-        if not size or len(block.keys) < size:
+        if len(self.hashes) == 0 or len(block.keys) < size:
             return WindowMatches(empty, empty, empty)
         hashes = window_hashes(block.keys, size, self.hash_bits)
         passes = self.filter[hashes >> np.uint64(64 - FILTER_BITS)]
