@@ -79,3 +79,34 @@ def string_scalar(value: str) -> pa.Scalar:
     '\\n\\n'
     """
     return string_array([value])[0]
+
+
+def _bits(bitmap: Any, offset: int, count: int) -> np.ndarray:
+    """``count`` bits of an Arrow bitmap buffer from bit ``offset``, as booleans."""
+    bits = np.unpackbits(np.frombuffer(bitmap, dtype=np.uint8), bitorder="little")
+    return bits[offset : offset + count].astype(bool)
+
+
+def valid_to_numpy(array: pa.Array) -> np.ndarray:
+    """Which values of an Arrow array are not null, as NumPy booleans (read from the validity bitmap).
+
+    >>> import pyarrow as pa
+    >>> valid_to_numpy(pa.chunked_array([["a", None, "c"]]).chunk(0).slice(1)).tolist()
+    [False, True]
+    """
+    bitmap = array.buffers()[0]
+    if bitmap is None or array.null_count == 0:
+        return np.ones(len(array), dtype=bool)
+    return _bits(bitmap, array.offset, len(array))
+
+
+def true_to_numpy(mask: pa.Array) -> np.ndarray:
+    """Where an Arrow boolean array is true (nulls count as false), as NumPy booleans.
+
+    >>> import pyarrow.json as paj, pyarrow as pa
+    >>> true_to_numpy(paj.read_json(pa.BufferReader(b'{"b": true}\\n{"b": null}\\n{"b": false}')).column("b").chunk(0))
+    array([ True, False, False])
+    """
+    if len(mask) == 0 or mask.buffers()[1] is None:
+        return np.zeros(len(mask), dtype=bool)
+    return _bits(mask.buffers()[1], mask.offset, len(mask)) & valid_to_numpy(mask)

@@ -305,3 +305,20 @@ def test_the_heap_setting_is_scoped_and_optional(monkeypatch):
     monkeypatch.setattr(allocator, "_mallopt", lambda: None)  # not glibc: nothing to do, the scan still runs
     with allocator.reused_heap() as applied:
         assert applied is False
+
+
+def test_large_arrow_types_read_alike_in_scan_and_index(tmp_path):
+    """Parquet written with 64-bit offsets (large_list, large_string): one unit selection serves both paths."""
+    import pyarrow.parquet as pq
+
+    rows, user_texts = _chat_rows(6)
+    message = pa.struct([("role", pa.large_string()), ("content", pa.large_string())])
+    table = pa.Table.from_pylist(
+        [{"messages": row["messages"]} for row in rows],
+        schema=pa.schema([("messages", pa.large_list(message))]),
+    )
+    parquet = tmp_path / "large.parquet"
+    pq.write_table(table, parquet)
+    scanned, searched = _index_and_scan(tmp_path, parquet, [_tests(6, user_texts)], ngram_size=2, top_k=2)
+    _same(scanned, searched)
+    assert any(i.raw_score > 0 for i in scanned.results[0].instances)

@@ -68,10 +68,10 @@ class _NotPlain(Exception):
 
 @dataclass
 class _Block:
-    number: int
-    rows: int  # rows of a table block (JSONL blocks count their own lines)
-    data: bytes | None = None  # JSONL bytes (plain path)
-    table: Any = None  # an Arrow table (any other source)
+    """Rows to scan: the bytes of whole JSONL lines (plain path), or an Arrow table (any other source)."""
+
+    data: bytes | None = None
+    table: Any = None
 
 
 @dataclass
@@ -197,7 +197,7 @@ def _scan_dataset(
     """One pass over a training dataset: its manifest and, per test set, the kept pairs."""
     path = Path(name).expanduser()
     if is_local(path, "file") and path.suffix.lower() == ".jsonl":
-        digest = _Digest()
+        digest = hashlib.sha256()
         try:
             bests, rows, units, tokens = _run_blocks(
                 _jsonl_blocks(path, digest), spec, queries, mode, top_k, progress, name
@@ -214,9 +214,10 @@ def _scan_dataset(
                 "rows": rows,
             }
             return _manifest(name, source, spec, units, tokens, rows), bests
-    from genbench.contamination.sources import load_training_dataset, no_units_error
+    from genbench.contamination.sources import check_unit_spec, load_training_dataset, no_units_error
 
     loaded = load_training_dataset(name, split)
+    check_unit_spec(loaded, spec)
     bests, _, units, tokens = _run_blocks(_table_blocks(loaded), spec, queries, mode, top_k, progress, name)
     if units == 0:
         raise no_units_error(loaded, spec)
@@ -235,22 +236,10 @@ def _manifest(name: str, source: dict[str, Any], spec: UnitSpec, units: int, tok
     }
 
 
-class _Digest:
-    """SHA-256 of the bytes read (the fingerprint ``load_training_dataset`` gives a file)."""
-
-    def __init__(self) -> None:
-        self.sha = hashlib.sha256()
-
-    def update(self, data: bytes) -> None:
-        self.sha.update(data)
-
-    def hexdigest(self) -> str:
-        return self.sha.hexdigest()
-
-
-def _jsonl_blocks(path: Path, digest: _Digest) -> Iterator[_Block]:
-    """The file's lines in blocks of about :data:`BLOCK_BYTES`, each ending at a line end; hashes every byte."""
-    number, carry = 0, []
+def _jsonl_blocks(path: Path, digest: Any) -> Iterator[_Block]:
+    """The file's lines in blocks of about :data:`BLOCK_BYTES`, each ending at a line end; every byte read goes to
+    ``digest`` (a ``hashlib`` hash: the file's SHA-256 is the fingerprint ``load_training_dataset`` gives it)."""
+    carry: list[bytes] = []
     try:
         with open(path, "rb") as handle:
             while chunk := handle.read(BLOCK_BYTES):
@@ -262,18 +251,16 @@ def _jsonl_blocks(path: Path, digest: _Digest) -> Iterator[_Block]:
                 # One copy at most: the carried start of a line joined to this chunk's complete lines.
                 block = b"".join([*carry, chunk[:cut]]) if carry else (chunk if cut == len(chunk) else chunk[:cut])
                 carry = [chunk[cut:]] if cut < len(chunk) else []
-                yield _Block(number, 0, data=block)
-                number += 1
+                yield _Block(data=block)
     except OSError as exc:
         raise ContaminationError(f"Could not read {path}: {exc}") from exc
     if carry:
-        yield _Block(number, 0, data=b"".join(carry))
+        yield _Block(data=b"".join(carry))
 
 
 def _table_blocks(loaded: Any) -> Iterator[_Block]:
-    for number, start in enumerate(range(0, loaded.num_rows, BLOCK_ROWS)):
-        stop = min(start + BLOCK_ROWS, loaded.num_rows)
-        yield _Block(number, stop - start, table=loaded.slice(start, stop))
+    for start in range(0, loaded.num_rows, BLOCK_ROWS):
+        yield _Block(table=loaded.slice(start, min(start + BLOCK_ROWS, loaded.num_rows)))
 
 
 def _run_blocks(
@@ -372,7 +359,9 @@ def _process_block(
 
     table = _parse_plain(block.data, spec) if block.data is not None else block.table
     try:
-        units = unit_spans(table, spec, name)
+        # A JSONL block is checked on its own (a missing field sends the file to the loader); a loaded dataset was
+        # checked as a whole, and a block of it may lack a field that others have.
+        units = unit_spans(table, spec, name, check=block.data is not None)
     except ContaminationError as exc:
         if block.data is not None:  # e.g. the field is missing from this block only: the careful reader decides
             raise _NotPlain from exc

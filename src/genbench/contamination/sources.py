@@ -32,6 +32,14 @@ import numpy as np
 
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.memory import give_back_free_memory
+from genbench.contamination.units import (
+    as_text,
+    check_unit_schema,
+    is_list,
+    message_field,
+    message_texts,
+    table_column,
+)
 from genbench.errors import GenBenchError
 
 if TYPE_CHECKING:
@@ -539,54 +547,6 @@ def check_unit_spec(loaded: LoadedDataset, spec: UnitSpec) -> None:
         check_unit_schema(loaded.name, loaded.full_schema(), spec)
 
 
-def check_unit_schema(name: str, schema: pa.Schema, spec: UnitSpec) -> None:
-    """Raise a clear error when the fields ``spec`` names are missing from ``schema`` (of the dataset ``name``)."""
-    import pyarrow as pa
-
-    columns = list(schema.names)
-    field = spec.text_field if spec.text_field is not None else spec.messages_field
-    if field not in columns:
-        hint = "" if spec.text_field is not None else " (for datasets without messages use --text_field)"
-        raise ContaminationError(f"The dataset {name!r} has no field {field!r}; its fields are {columns}{hint}.")
-    column_type = schema.field(field).type
-    if spec.text_field is not None:
-        if not _is_text_type(column_type):
-            raise ContaminationError(
-                f"The field {field!r} of {name!r} holds {column_type}: --text_field takes a field of texts "
-                "(or numbers), or of lists of texts joined with spaces; nested lists and objects cannot be indexed. "
-                "For chat messages use --messages_field."
-            )
-        return
-    if not (pa.types.is_list(column_type) or pa.types.is_large_list(column_type)) or not pa.types.is_struct(
-        column_type.value_type
-    ):
-        raise ContaminationError(
-            f"The field {field!r} of {name!r} holds {column_type}, not a list of messages (objects); "
-            "use --text_field for a plain text field."
-        )
-    keys = [column_type.value_type.field(i).name for i in range(column_type.value_type.num_fields)]
-    wanted = [spec.query_field] + ([spec.filter[0]] if spec.filter else [])
-    for key in wanted:
-        if key not in keys:
-            raise ContaminationError(
-                f"The messages in {field!r} of {name!r} have no key {key!r}; their keys are {keys}."
-            )
-
-
-def _is_text_type(column_type: pa.DataType) -> bool:
-    """Whether a column of this type gives one text per row: strings or scalars, or lists of those."""
-    import pyarrow as pa
-
-    if pa.types.is_list(column_type) or pa.types.is_large_list(column_type):
-        column_type = column_type.value_type
-    return not (
-        pa.types.is_nested(column_type)
-        or pa.types.is_dictionary(column_type)
-        or pa.types.is_binary(column_type)
-        or pa.types.is_large_binary(column_type)
-    )
-
-
 def iter_unit_batches(
     loaded: LoadedDataset, spec: UnitSpec, *, shard_rows: int, first_shard: int = 0
 ) -> Iterator[UnitBatch]:
@@ -600,9 +560,9 @@ def iter_unit_batches(
         table = loaded.slice(row_start, row_stop)
         try:
             if spec.text_field is not None:
-                texts, local_rows, turns = _text_units(_column(table, spec.text_field))
+                texts, local_rows, turns = _text_units(table_column(table, spec.text_field))
             else:
-                texts, local_rows, turns = _message_units(_column(table, spec.messages_field or ""), spec)
+                texts, local_rows, turns = _message_units(table_column(table, spec.messages_field or ""), spec)
         except ContaminationError as exc:
             raise ContaminationError(f"{loaded.name}, rows {row_start + 1}-{row_stop}: {exc}") from exc
         del table
@@ -610,34 +570,8 @@ def iter_unit_batches(
         yield UnitBatch(shard, row_start, row_stop, texts, local_rows + row_start, turns)
 
 
-def _column(table: pa.Table, name: str) -> pa.ChunkedArray:
-    """A column; nulls where the table does not have it (a JSONL block where no row has the field)."""
-    import pyarrow as pa
-
-    if name in table.column_names:
-        return table.column(name)
-    return pa.chunked_array([pa.nulls(table.num_rows)])
-
-
-def _as_text(array: pa.Array) -> pa.Array:
-    """A string array (nulls as empty strings) from strings, lists of strings, or scalars."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from genbench.arrow_values import string_scalar
-
-    if pa.types.is_list(array.type) or pa.types.is_large_list(array.type):
-        array = pc.binary_join(pc.cast(array, pa.list_(pa.string())), string_scalar(" "))
-    elif not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
-        try:
-            array = pc.cast(array, pa.string())
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-            raise ContaminationError(f"Cannot read a text from values of type {array.type}: {exc}") from exc
-    return pc.fill_null(array, string_scalar(""))
-
-
 def _text_units(column: pa.ChunkedArray) -> tuple[list[str], np.ndarray, np.ndarray]:
-    texts = [text for chunk in column.chunks for text in _as_text(chunk).to_pylist()]
+    texts = [text for chunk in column.chunks for text in as_text(chunk).to_pylist()]
     return texts, np.arange(len(texts), dtype=np.int64), np.full(len(texts), -1, dtype=np.int32)
 
 
@@ -646,65 +580,12 @@ def _message_units(column: pa.ChunkedArray, spec: UnitSpec) -> tuple[list[str], 
     rows, turns = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int32)]
     row_offset = 0
     for lists in column.chunks:  # chunk by chunk: combining chunks would copy the shard
-        chunk_texts, chunk_rows, chunk_turns = _message_units_of(lists, spec)
+        chunk_texts, chunk_rows, chunk_turns = message_texts(lists, spec)
         texts.extend(chunk_texts)
         rows.append(chunk_rows + row_offset)
         turns.append(chunk_turns)
         row_offset += len(lists)
     return texts, np.concatenate(rows), np.concatenate(turns)
-
-
-def _message_units_of(lists: pa.Array, spec: UnitSpec) -> tuple[list[str], np.ndarray, np.ndarray]:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if pa.types.is_null(lists.type) or (_is_list(lists.type) and pa.types.is_null(lists.type.value_type)):
-        # No messages here (a JSONL block where the field is always null, or every list is empty).
-        return [], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)
-    if not _is_list(lists.type) or not pa.types.is_struct(lists.type.value_type):
-        raise ContaminationError(f"the field {spec.messages_field!r} holds {lists.type}, not a list of messages.")
-    from genbench.arrow_values import integers_to_numpy, string_scalar
-
-    messages = lists.flatten()
-    parents = integers_to_numpy(pc.list_parent_indices(lists)).astype(np.int64)
-    positions = np.arange(len(parents), dtype=np.int64)
-    first_of_row = np.ones(len(parents), dtype=bool)
-    first_of_row[1:] = parents[1:] != parents[:-1]
-    turns = positions - np.maximum.accumulate(np.where(first_of_row, positions, 0))
-    keep = messages.is_valid()
-    if spec.filter is not None:
-        key, value = spec.filter
-        keep = pc.and_kleene(keep, pc.equal(_as_text(_struct_field(messages, key)), string_scalar(value)))
-    keep_np = _true(keep)
-    texts = _as_text(_struct_field(messages, spec.query_field).filter(keep)).to_pylist()
-    return texts, parents[keep_np], turns[keep_np].astype(np.int32)
-
-
-def _true(mask: pa.Array) -> np.ndarray:
-    """Where a boolean Arrow array is true (nulls count as false), read from its bitmaps (no pandas)."""
-    count, offset = len(mask), mask.offset
-    validity, values = mask.buffers()
-    if values is None or count == 0:
-        return np.zeros(count, dtype=bool)
-    bits = np.unpackbits(np.frombuffer(values, dtype=np.uint8), bitorder="little")[offset : offset + count]
-    if validity is not None:
-        bits &= np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")[offset : offset + count]
-    return bits.astype(bool)
-
-
-def _is_list(data_type: pa.DataType) -> bool:
-    import pyarrow as pa
-
-    return bool(pa.types.is_list(data_type) or pa.types.is_large_list(data_type))
-
-
-def _struct_field(structs: pa.StructArray, key: str) -> pa.Array:
-    """A field of the messages; nulls where no message of this block has the key."""
-    import pyarrow as pa
-
-    if structs.type.get_field_index(key) == -1:
-        return pa.nulls(len(structs))
-    return structs.field(key)
 
 
 def filter_values_seen(loaded: LoadedDataset, spec: UnitSpec, limit_rows: int = 10_000) -> list[str]:
@@ -714,10 +595,10 @@ def filter_values_seen(loaded: LoadedDataset, spec: UnitSpec, limit_rows: int = 
     import pyarrow as pa
 
     table = loaded.slice(0, min(limit_rows, loaded.num_rows))
-    lists = _column(table, spec.messages_field or "").combine_chunks()
-    if not _is_list(lists.type) or not pa.types.is_struct(lists.type.value_type):
+    lists = table_column(table, spec.messages_field or "").combine_chunks()
+    if not is_list(lists.type) or not pa.types.is_struct(lists.type.value_type):
         return []
-    values = _as_text(_struct_field(lists.flatten(), spec.filter[0])).unique().to_pylist()
+    values = as_text(message_field(lists.flatten(), spec.filter[0])).unique().to_pylist()
     return sorted(str(v) for v in values)[:20]
 
 

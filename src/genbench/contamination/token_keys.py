@@ -207,21 +207,25 @@ def _in_text_order(parts: list[tuple[np.ndarray, TokenKeys]], count: int) -> Tok
 
 
 def string_spans(texts: pa.Array) -> tuple[Any, np.ndarray, np.ndarray]:
-    """The data buffer of an Arrow string array and each string's byte range in it (nulls are empty)."""
+    """The data buffer of an Arrow string (or large string) array and each string's byte range in it (nulls are
+    empty)."""
     import pyarrow as pa
 
-    if not pa.types.is_string(texts.type):
+    from genbench.arrow_values import valid_to_numpy
+
+    if not (pa.types.is_string(texts.type) or pa.types.is_large_string(texts.type)):
         raise TypeError(f"a string array is needed, not {texts.type}")
-    validity, offsets_buffer, data = texts.buffers()
+    _, offsets_buffer, data = texts.buffers()
     count, offset = len(texts), texts.offset
     if count == 0 or data is None:
         empty = np.zeros(count, dtype=np.int64)
         return b"", empty, empty.copy()
-    offsets = np.frombuffer(offsets_buffer, dtype=np.int32, count=count + 1, offset=offset * 4).astype(np.int64)
+    width = np.int64 if pa.types.is_large_string(texts.type) else np.int32
+    size = np.dtype(width).itemsize
+    offsets = np.frombuffer(offsets_buffer, dtype=width, count=count + 1, offset=offset * size).astype(np.int64)
     starts, ends = offsets[:-1], offsets[1:].copy()
-    if validity is not None:
-        valid = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")[offset : offset + count]
-        ends[valid == 0] = starts[valid == 0]
+    valid = valid_to_numpy(texts)
+    ends[~valid] = starts[~valid]
     return data, starts, ends
 
 

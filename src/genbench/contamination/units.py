@@ -1,15 +1,17 @@
-"""Training units as byte ranges of Arrow buffers: the texts of a table's units, with the row and turn of each.
+"""Training units as Arrow columns: which values of a table are units, with the row and turn of each.
 
 What a unit is (a message passing the filter, or a row's text field) is described in
-:mod:`~genbench.contamination.sources`. For the one-shot scan this module finds the units of a table without a
-Python string per unit: each unit is a byte range of its column's data buffer, found with numpy on the Arrow
-buffers (list offsets, validity bitmaps, string offsets). Columns of other types than strings (a text field holding
-numbers or lists) are converted with pyarrow.compute first, as :mod:`~genbench.contamination.sources` does.
+:mod:`~genbench.contamination.sources`. This module is its one implementation, for the index builds (which take
+the units' texts as Python strings, :mod:`~genbench.contamination.sources`) and the one-shot scan (which takes them as
+byte ranges of the column's data buffer, :func:`unit_spans`, with no Python string per unit). Message selection is
+done with numpy on the Arrow buffers (list offsets, validity bitmaps, string offsets); nothing here hands pyarrow a
+Python value, which would make it import pandas.
 
 >>> import pyarrow.json as paj, pyarrow as pa
 >>> line = (b'{"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Yo"}, '
 ...         b'{"role": "user", "content": "Bye"}]}')
 >>> table = paj.read_json(pa.BufferReader(line))
+>>> from genbench.contamination.sources import UnitSpec
 >>> units = unit_spans(table, UnitSpec())
 >>> [units.text(u) for u in range(len(units))], units.rows.tolist(), units.turns.tolist()
 (['Hi', 'Bye'], [0, 0], [0, 2])
@@ -23,11 +25,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from genbench.contamination.sources import UnitSpec, check_unit_schema
+from genbench.arrow_values import integer_array, integers_to_numpy, string_scalar, valid_to_numpy
+from genbench.contamination.errors import ContaminationError
 from genbench.contamination.token_keys import string_spans
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from genbench.contamination.sources import UnitSpec
 
 
 @dataclass
@@ -57,40 +62,81 @@ class UnitSpans:
         return bytes(memoryview(self.data)[int(self.starts[unit]) : int(self.ends[unit])]).decode("utf-8")
 
 
-def unit_spans(table: pa.Table, spec: UnitSpec, name: str = "the training data") -> UnitSpans:
+def unit_spans(table: pa.Table, spec: UnitSpec, name: str = "the training data", *, check: bool = True) -> UnitSpans:
     """The units of ``table``.
 
+    Args:
+        table: Rows of a training dataset.
+        spec: What a unit is.
+        name: The dataset's name, for errors.
+        check: Check the table's schema (:func:`check_unit_schema`); without it a missing column or message key
+            reads as nulls, as in a block of a dataset checked as a whole.
+
     Raises:
-        ContaminationError: the table lacks the field ``spec`` names, or it holds the wrong type.
+        ContaminationError: ``check`` and the table lacks the field ``spec`` names, or it holds the wrong type.
+    """
+
+    if check:
+        check_unit_schema(name, table.schema, spec)
+    column_name = spec.text_field if spec.text_field is not None else spec.messages_field
+    assert column_name is not None
+    column = table_column(table, column_name)
+    chunk = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    if spec.text_field is not None:
+        data, starts, ends = string_spans(chunk if _is_string(chunk.type) else as_text(chunk))
+        rows = np.arange(len(chunk), dtype=np.int64)
+        return UnitSpans(data, starts, ends, rows, np.full(len(chunk), -1, dtype=np.int32), column.type)
+    chosen = select_messages(chunk, spec)
+    if chosen is None:
+        none = np.zeros(0, dtype=np.int64)
+        return UnitSpans(b"", none, none.copy(), none.copy(), none.astype(np.int32), column.type)
+    texts = message_field(chosen.messages, spec.query_field)
+    data, starts, ends = string_spans(texts if _is_string(texts.type) else as_text(texts))
+    return UnitSpans(data, starts[chosen.kept], ends[chosen.kept], chosen.rows, chosen.turns, column.type)
+
+
+@dataclass
+class MessageSelection:
+    """The messages of a column chunk of message lists that are units.
+
+    Attributes:
+        messages: All messages of the chunk (a struct array), in order.
+        kept: Indices of the units among them.
+        rows: Each unit's row in the chunk.
+        turns: Each unit's position in its row's messages.
+    """
+
+    messages: pa.Array
+    kept: np.ndarray
+    rows: np.ndarray
+    turns: np.ndarray
+
+
+def select_messages(lists: pa.Array, spec: UnitSpec) -> MessageSelection | None:
+    """Which messages of ``lists`` (a chunk of the messages column) are units; ``None`` when it holds no messages
+    (a block where the field is always null, or every list is empty).
+
+    Raises:
+        ContaminationError: the column holds something else than lists of messages (objects).
     """
     import pyarrow as pa
 
-    check_unit_schema(name, table.schema, spec)
-    column_name = spec.text_field if spec.text_field is not None else spec.messages_field
-    assert column_name is not None
-    column = table.column(column_name)
-    chunk = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
-    if spec.text_field is not None:
-        texts = chunk if pa.types.is_string(chunk.type) else _as_string(chunk)
-        data, starts, ends = string_spans(texts)
-        rows = np.arange(len(texts), dtype=np.int64)
-        return UnitSpans(data, starts, ends, rows, np.full(len(texts), -1, dtype=np.int32), column.type)
-    return _message_spans(chunk, spec, column.type)
-
-
-def _as_string(array: pa.Array) -> pa.Array:
-    from genbench.contamination.sources import _as_text
-
-    return _as_text(array)
-
-
-def _valid(array: pa.Array) -> np.ndarray:
-    """The array's validity as booleans."""
-    bitmap = array.buffers()[0]
-    if bitmap is None:
-        return np.ones(len(array), dtype=bool)
-    bits = np.unpackbits(np.frombuffer(bitmap, dtype=np.uint8), bitorder="little")
-    return bits[array.offset : array.offset + len(array)].astype(bool)
+    if pa.types.is_null(lists.type) or (is_list(lists.type) and pa.types.is_null(lists.type.value_type)):
+        return None
+    if not is_list(lists.type) or not pa.types.is_struct(lists.type.value_type):
+        raise ContaminationError(f"the field {spec.messages_field!r} holds {lists.type}, not a list of messages.")
+    offsets = integers_to_numpy(lists.offsets).astype(np.int64)
+    first, last = int(offsets[0]), int(offsets[-1])
+    messages = lists.values.slice(first, last - first)
+    row = np.searchsorted(offsets, np.arange(first, last, dtype=np.int64), side="right") - 1
+    # Messages under a null list are not messages (Arrow lets a null list keep a range of values).
+    keep = valid_to_numpy(messages) & valid_to_numpy(lists)[row]
+    if spec.filter is not None:
+        key, value = spec.filter
+        keep &= _equals(as_text(message_field(messages, key)), value)
+    kept = np.flatnonzero(keep)
+    rows = row[kept]
+    return MessageSelection(messages, kept, rows, (kept + first - offsets[rows]).astype(np.int32))
 
 
 def _equals(texts: pa.Array, value: str) -> np.ndarray:
@@ -98,7 +144,7 @@ def _equals(texts: pa.Array, value: str) -> np.ndarray:
     data, starts, ends = string_spans(texts)
     wanted = np.frombuffer(value.encode("utf-8"), dtype=np.uint8)
     equal = (ends - starts) == len(wanted)
-    equal &= _valid(texts)
+    equal &= valid_to_numpy(texts)
     if len(wanted) and equal.any():
         raw = np.frombuffer(data, dtype=np.uint8)
         candidates = np.flatnonzero(equal)
@@ -107,30 +153,104 @@ def _equals(texts: pa.Array, value: str) -> np.ndarray:
     return equal
 
 
-def _message_spans(lists: pa.Array, spec: UnitSpec, column_type: Any) -> UnitSpans:
+def message_texts(lists: pa.Array, spec: UnitSpec) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The units of a chunk of the messages column as Python strings, with their rows and turns (index builds)."""
+    chosen = select_messages(lists, spec)
+    if chosen is None:
+        return [], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)
+    texts = as_text(message_field(chosen.messages, spec.query_field)).take(integer_array(chosen.kept))
+    return texts.to_pylist(), chosen.rows, chosen.turns
+
+
+def table_column(table: pa.Table, name: str) -> pa.ChunkedArray:
+    """A column; nulls where the table does not have it (a JSONL block where no row has the field)."""
     import pyarrow as pa
 
-    offsets = np.frombuffer(lists.buffers()[1], dtype=np.int32, count=len(lists) + 1, offset=lists.offset * 4)
-    offsets = offsets.astype(np.int64)
-    messages = lists.values
-    first, last = int(offsets[0]), int(offsets[-1])
-    messages = messages.slice(first, last - first)
-    keep = _valid(messages)
-    # Messages under a null list are not messages (Arrow lets a null list keep a range of values).
-    row = np.searchsorted(offsets, np.arange(first, last, dtype=np.int64), side="right") - 1
-    keep &= _valid(lists)[row]
-    texts = messages.field(spec.query_field)
-    if spec.filter is not None:
-        key, value = spec.filter
-        values = messages.field(key)
-        keep &= _equals(values if pa.types.is_string(values.type) else _as_string(values), value)
-    if not pa.types.is_string(texts.type):
-        texts = _as_string(texts)
-    data, starts, ends = string_spans(texts)
-    kept = np.flatnonzero(keep)
-    rows = row[kept]
-    turns = (kept + first - offsets[rows]).astype(np.int32)
-    return UnitSpans(data, starts[kept], ends[kept], rows, turns, column_type)
+    if name in table.column_names:
+        return table.column(name)
+    return pa.chunked_array([pa.nulls(table.num_rows)])
+
+
+def message_field(messages: pa.Array, key: str) -> pa.Array:
+    """A field of the messages; nulls where no message of this block has the key."""
+    import pyarrow as pa
+
+    if messages.type.get_field_index(key) == -1:
+        return pa.nulls(len(messages))
+    return messages.field(key)
+
+
+def as_text(array: pa.Array) -> pa.Array:
+    """A string array (nulls as empty strings) from strings, lists of strings, or scalars."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if is_list(array.type):
+        array = pc.binary_join(pc.cast(array, pa.list_(pa.string())), string_scalar(" "))
+    elif not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+        try:
+            array = pc.cast(array, pa.string())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+            raise ContaminationError(f"Cannot read a text from values of type {array.type}: {exc}") from exc
+    return pc.fill_null(array, string_scalar(""))
+
+
+def _is_string(data_type: pa.DataType) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_string(data_type) or pa.types.is_large_string(data_type))
+
+
+def is_list(data_type: pa.DataType) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_list(data_type) or pa.types.is_large_list(data_type))
+
+
+def check_unit_schema(name: str, schema: pa.Schema, spec: UnitSpec) -> None:
+    """Raise a clear error when the fields ``spec`` names are missing from ``schema`` (of the dataset ``name``)."""
+    import pyarrow as pa
+
+    columns = list(schema.names)
+    field = spec.text_field if spec.text_field is not None else spec.messages_field
+    if field not in columns:
+        hint = "" if spec.text_field is not None else " (for datasets without messages use --text_field)"
+        raise ContaminationError(f"The dataset {name!r} has no field {field!r}; its fields are {columns}{hint}.")
+    column_type = schema.field(field).type
+    if spec.text_field is not None:
+        if not is_text_type(column_type):
+            raise ContaminationError(
+                f"The field {field!r} of {name!r} holds {column_type}: --text_field takes a field of texts "
+                "(or numbers), or of lists of texts joined with spaces; nested lists and objects cannot be indexed. "
+                "For chat messages use --messages_field."
+            )
+        return
+    if not is_list(column_type) or not pa.types.is_struct(column_type.value_type):
+        raise ContaminationError(
+            f"The field {field!r} of {name!r} holds {column_type}, not a list of messages (objects); "
+            "use --text_field for a plain text field."
+        )
+    keys = [column_type.value_type.field(i).name for i in range(column_type.value_type.num_fields)]
+    wanted = [spec.query_field] + ([spec.filter[0]] if spec.filter else [])
+    for key in wanted:
+        if key not in keys:
+            raise ContaminationError(
+                f"The messages in {field!r} of {name!r} have no key {key!r}; their keys are {keys}."
+            )
+
+
+def is_text_type(column_type: pa.DataType) -> bool:
+    """Whether a column of this type gives one text per row: strings or scalars, or lists of those."""
+    import pyarrow as pa
+
+    if is_list(column_type):
+        column_type = column_type.value_type
+    return not (
+        pa.types.is_nested(column_type)
+        or pa.types.is_dictionary(column_type)
+        or pa.types.is_binary(column_type)
+        or pa.types.is_large_binary(column_type)
+    )
 
 
 @functools.lru_cache(maxsize=16)
