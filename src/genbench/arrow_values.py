@@ -98,15 +98,3 @@ def valid_to_numpy(array: pa.Array) -> np.ndarray:
     if bitmap is None or array.null_count == 0:
         return np.ones(len(array), dtype=bool)
     return _bits(bitmap, array.offset, len(array))
-
-
-def true_to_numpy(mask: pa.Array) -> np.ndarray:
-    """Where an Arrow boolean array is true (nulls count as false), as NumPy booleans.
-
-    >>> import pyarrow.json as paj, pyarrow as pa
-    >>> true_to_numpy(paj.read_json(pa.BufferReader(b'{"b": true}\\n{"b": null}\\n{"b": false}')).column("b").chunk(0))
-    array([ True, False, False])
-    """
-    if len(mask) == 0 or mask.buffers()[1] is None:
-        return np.zeros(len(mask), dtype=bool)
-    return _bits(mask.buffers()[1], mask.offset, len(mask)) & valid_to_numpy(mask)
