@@ -322,3 +322,16 @@ def test_large_arrow_types_read_alike_in_scan_and_index(tmp_path):
     scanned, searched = _index_and_scan(tmp_path, parquet, [_tests(6, user_texts)], ngram_size=2, top_k=2)
     _same(scanned, searched)
     assert any(i.raw_score > 0 for i in scanned.results[0].instances)
+
+
+def test_an_empty_filter_value_matches_null_keys_in_scan_and_index(tmp_path):
+    """`role:` selects messages whose role is empty or null (a null reads as the empty text) on both paths."""
+    rows = [
+        {"messages": [{"role": None, "content": "alpha beta"}, {"role": "", "content": "gamma delta"}]},
+        {"messages": [{"role": "user", "content": "alpha beta gamma"}]},
+    ]
+    train = _write(tmp_path / "train.jsonl", rows)
+    tests = [TestSet.from_texts("t", ["alpha beta", "gamma delta", "beta gamma"])]
+    scanned, searched = _index_and_scan(tmp_path, train, tests, ngram_size=2, query_filter="role:")
+    _same(scanned, searched)
+    assert [i.raw_score for i in scanned.results[0].instances] == [1.0, 1.0, 0.0]
