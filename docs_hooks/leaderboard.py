@@ -20,7 +20,7 @@ def on_files(files: Any, config: Any) -> Any:
 
     for variable in OFFLINE:
         os.environ.setdefault(variable, "1")
-    from genbench.demo import run_demo
+    from genbench.runs.demo import run_demo
     from genbench.display import progress_bars
     from genbench.leaderboard import build_leaderboard
 

@@ -13,7 +13,8 @@ import subprocess
 
 def shipped_task_ids() -> list[str]:
     """Ids of the shipped tasks, sorted."""
-    from genbench.loading import PACKAGE_TASKS_DIR, scan_task_dirs
+    from genbench.registry.directories import scan_task_dirs
+    from genbench.registry.roots import PACKAGE_TASKS_DIR
 
     tasks, _ = scan_task_dirs()
     package_tasks = sorted(task_id for task_id, path in tasks.items() if path.parent == PACKAGE_TASKS_DIR)

@@ -12,9 +12,9 @@ import functools
 from pathlib import Path
 
 import pytest
+from genbench.task.feature_seam import FEATURES, feature
 
 import genbench
-from genbench.features import FEATURES, feature
 
 PACKAGE_DIR = Path(genbench.__file__).resolve().parent
 
@@ -103,9 +103,9 @@ def test_find_cycle_finds_a_cycle_and_accepts_a_dag() -> None:
 def test_import_graph_sees_function_level_imports() -> None:
     graph = import_graph()
     # task.py imports the seam inside its methods; the registry's task builder imports task.py inside a function.
-    assert "genbench.features" in graph["genbench.task"]
-    assert "genbench.task" in graph["genbench.task_classes"]
-    assert {"genbench.task_classes", "genbench.task_directories"} <= graph["genbench.loading"]
+    assert "genbench.task.feature_seam" in graph["genbench.task"]
+    assert "genbench.task" in graph["genbench.task.classes"]
+    assert {"genbench.task.classes", "genbench.registry.directories"} <= graph["genbench.task.factory"]
 
 
 def test_package_import_graph_is_acyclic() -> None:
@@ -115,7 +115,7 @@ def test_package_import_graph_is_acyclic() -> None:
 
 def test_task_imports_no_feature_module() -> None:
     graph = import_graph()
-    features = {"genbench.contamination", "genbench.reranking", "genbench.runs", "genbench.loading"}
+    features = {"genbench.contamination", "genbench.reranking", "genbench.runs", "genbench.task.factory"}
     assert not {m for m in graph["genbench.task"] if m.split(".")[0:2] and ".".join(m.split(".")[:2]) in features}
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from genbench.errors import GenbenchConfigWarning, InvalidTaskIdError, TaskNotFoundError
 
 from genbench import Task, TaskDict, load_task
 from genbench.cli import cli
-from genbench.errors import GenbenchConfigWarning, InvalidTaskIdError, TaskNotFoundError
 from tests.tiny_tasks import CONFIG, write_task
 
 DICT_CONFIG = {"name": "Family", "description": "Two subtasks.", "keywords": ["k"], "authors": ["A"]}

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from genbench import registry_cache, registry_jsonnet
+from genbench.config import listing_jsonnet as registry_jsonnet
 from genbench.config import loading as config_loading
-from genbench.listing import task_records
+from genbench.registry import metadata_cache as registry_cache
+from genbench.registry.listing import task_records
 from tests.tiny_tasks import CONFIG
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from genbench.testing import CheckCase, plan_checks
+from genbench.review import CheckCase, plan_checks
 from tests.shipped_tasks import shipped_task_ids
 
 CASES = [case for task_id in shipped_task_ids() for case in plan_checks(task_id, submission=True)]

@@ -11,14 +11,15 @@ import pytest
 
 import genbench
 from genbench import load_task
-from genbench.api import PreparationStrategy, TaskType
-from genbench.baselines import predict, training_pool
 from genbench.config.schema import TaskConfig, TaskDictConfig
-from genbench.loading import PACKAGE_TASKS_DIR, load_config
+from genbench.core.vocabulary import PreparationStrategy, TaskType
 from genbench.metrics.evaluation import best_score_reached, main_score_key
 from genbench.prompting.few_shot import few_shot_pool
+from genbench.registry.roots import PACKAGE_TASKS_DIR
+from genbench.registry.task_configs import load_config
+from genbench.runs.baselines import predict, training_pool
 from genbench.task import Task
-from genbench.task_dict import TaskDict
+from genbench.task.task_dict import TaskDict
 from tests.shipped_tasks import shipped_task_ids
 
 SHOTS = 3
@@ -166,7 +167,7 @@ def test_finetuning_datasets(task: Task):
         pytest.skip("the task does not support finetuning")
     splits = task.get_prepared_datasets(PreparationStrategy.FINETUNING)
     assert "train" in splits and "test" in splits
-    from genbench.testing.preparation_checks import gold_predictions  # reranking: perfect scores, not texts
+    from genbench.review.preparation_checks import gold_predictions  # reranking: perfect scores, not texts
 
     result = task.evaluate_predictions(predictions=gold_predictions(splits["test"]), gold=splits["test"])
     assert best_score_reached(result, task.config.evaluation_metrics) == []
@@ -286,7 +287,7 @@ def test_sample_task_data_is_small(task_id: str):
 
 # ------------------------------------------------------------------------------------------------- baselines
 def test_majority_option_baseline_rules():
-    from genbench.baselines import MajorityOptionBaseline
+    from genbench.runs.baselines import MajorityOptionBaseline
 
     pool = [
         {"input": "q", "target": 1, "target_options": ["a", "b", "c"]},
@@ -303,7 +304,7 @@ def test_majority_option_baseline_rules():
 
 
 def test_free_form_and_sequence_labeling_baselines():
-    from genbench.baselines import MostFrequentTargetBaseline, TokenMajorityLabelBaseline
+    from genbench.runs.baselines import MostFrequentTargetBaseline, TokenMajorityLabelBaseline
 
     pool = [{"input": "1 + 1", "target": "2"}, {"input": "0 + 3", "target": "3"}, {"input": "2 + 1", "target": "3"}]
     assert MostFrequentTargetBaseline(pool).predict([{"input": "5 + 5"}]) == [{"target": "3"}]

@@ -12,25 +12,33 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from genbench.compat import aliases as _compat_aliases
+from genbench.core.version import VERSION
+
+__version__ = VERSION
 
 _EXPORTS = {
-    "Task": "genbench.task",
-    "TaskDict": "genbench.task_dict",
+    "Task": "genbench.task.task",
+    "TaskDict": "genbench.task.task_dict",
     "TaskConfig": "genbench.config.schema",
-    "load_task": "genbench.loading",
-    "load_config": "genbench.loading",
-    "list_tasks": "genbench.listing",
+    "load_task": "genbench.task.factory",
+    "load_config": "genbench.registry.task_configs",
+    "list_tasks": "genbench.registry.listing",
 }
 
 __all__ = ["Task", "TaskConfig", "TaskDict", "list_tasks", "load_config", "load_task"]
 
+# genbench's former module paths (genbench.testing, genbench.errors, ...) stay importable: genbench.compat.aliases.
+# The one import of genbench.compat at the package root, see docs/architecture.md.
+_compat_aliases.install()
+
 if TYPE_CHECKING:
     from genbench.config.schema import TaskConfig
-    from genbench.listing import list_tasks
-    from genbench.loading import load_config, load_task
-    from genbench.task import Task
-    from genbench.task_dict import TaskDict
+    from genbench.registry.listing import list_tasks
+    from genbench.registry.task_configs import load_config
+    from genbench.task.factory import load_task
+    from genbench.task.task import Task
+    from genbench.task.task_dict import TaskDict
 
 
 def __getattr__(name: str) -> Any:

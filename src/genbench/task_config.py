@@ -1,12 +1,4 @@
-"""Compatibility module: the original framework's ``genbench.task_config`` import path."""
+"""The original framework's ``genbench.task_config``: the config classes."""
 
-from genbench.config.schema import (  # noqa: F401 - re-exported
-    DataSourceConfig,
-    EvaluationMetricConfig,
-    FinetuningStrategyConfig,
-    PreparationStrategiesConfig,
-    PromptBasedTestingConfig,
-    PromptBaseTestingConfig,
-    PromptBuilderConfig,
-    TaskConfig,
-)
+from genbench.compat.config_names import *  # noqa: F403
+from genbench.compat.config_names import __all__  # noqa: F401

@@ -21,8 +21,8 @@ from genbench import load_task
 from genbench.cli import cli
 from genbench.contamination import build_index
 from genbench.contamination.errors import ContaminationError
-from genbench.errors import GenBenchError, MetricError, OutputError, PredictionError
-from genbench.io import prepare_output_dir, write_text_atomic
+from genbench.core.errors import GenBenchError, MetricError, OutputError, PredictionError
+from genbench.core.files import prepare_output_dir, write_text_atomic
 from genbench.reranking import RerankingSamples, binary_classification_metrics, ranking_metrics
 
 

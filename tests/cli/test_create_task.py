@@ -1,4 +1,5 @@
-"""``genbench-cli create-task`` and ``genbench.scaffold``: a created task works as it is, refusals create nothing."""
+"""``genbench-cli create-task`` and ``genbench.authoring.scaffold``: a created task works as it is, refusals create
+nothing."""
 
 from __future__ import annotations
 
@@ -11,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from genbench import Task, TaskDict, load_task
-from genbench.api import PreparationStrategy
+from genbench.authoring.scaffold import class_name_from_id, create_task, task_id_from_name, validate_task_id
 from genbench.cli import cli
-from genbench.config.loading import load_task_config, load_task_dict_config
-from genbench.errors import TaskDefinitionError
+from genbench.config.documents import load_task_config, load_task_dict_config
+from genbench.core.errors import TaskDefinitionError
+from genbench.core.vocabulary import PreparationStrategy
 from genbench.metrics import best_score_reached
-from genbench.scaffold import class_name_from_id, create_task, task_id_from_name, validate_task_id
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DOC_MARKER = "<!-- genbench: replace this template text -->"
@@ -28,7 +29,7 @@ def _create(runner, root: Path, *args: str, **kwargs):
 
 
 def _has_validation_suite() -> bool:
-    return importlib.util.find_spec("genbench.testing.plan") is not None
+    return importlib.util.find_spec("genbench.review.plan") is not None
 
 
 # --------------------------------------------------------------------------------------------------- success
@@ -86,9 +87,9 @@ def test_created_task_prompts_and_gold_scores(runner, root):
     assert result["hf_exact_match__exact_match"] == 1.0
 
 
-@pytest.mark.skipif(not _has_validation_suite(), reason="genbench.testing is not available yet")
+@pytest.mark.skipif(not _has_validation_suite(), reason="genbench.review is not available yet")
 def test_created_task_passes_the_validation_suite(runner, root):
-    from genbench.testing.plan import run_checks
+    from genbench.review.plan import run_checks
 
     assert _create(runner, root, "-n", "Fresh Task", "-a", "Ada").exit_code == 0
     report = run_checks("fresh_task")
@@ -138,7 +139,7 @@ def test_create_task_with_subtasks(runner, root):
     assert prompts[3][0]["input"].count("Q: ") == 4
 
     if _has_validation_suite():
-        from genbench.testing.plan import run_checks
+        from genbench.review.plan import run_checks
 
         report = run_checks("my_awesome_taskdict")
         assert report.ok, report.format_text()
@@ -168,7 +169,7 @@ def test_unusual_name_round_trips_into_the_config(root):
 def test_default_tasks_dir_is_the_package_tasks_dir(tmp_path, monkeypatch):
     package_tasks = tmp_path / "package_tasks"
     package_tasks.mkdir()
-    monkeypatch.setattr("genbench.loading.PACKAGE_TASKS_DIR", package_tasks)
+    monkeypatch.setattr("genbench.registry.roots.PACKAGE_TASKS_DIR", package_tasks)
     path = create_task("Default Place")
     assert path == package_tasks / "default_place" and (path / "task.py").is_file()
 
@@ -295,7 +296,7 @@ def test_library_refusals(root):
 
 
 def test_rendering_failure_leaves_nothing_behind(root, monkeypatch):
-    import genbench.scaffold as scaffold
+    import genbench.authoring.scaffold as scaffold
 
     original = scaffold.render_template
     calls = []
@@ -315,7 +316,7 @@ def test_rendering_failure_leaves_nothing_behind(root, monkeypatch):
 
 
 def test_rendering_failure_removes_a_tasks_dir_it_created(tmp_path, monkeypatch):
-    import genbench.scaffold as scaffold
+    import genbench.authoring.scaffold as scaffold
 
     def broken(template, values, output_dir):
         (Path(output_dir) / "partial").mkdir()
@@ -329,7 +330,7 @@ def test_rendering_failure_removes_a_tasks_dir_it_created(tmp_path, monkeypatch)
 
 
 def test_rendering_failure_through_the_cli_is_one_error_line(runner, root, monkeypatch):
-    import genbench.scaffold as scaffold
+    import genbench.authoring.scaffold as scaffold
 
     monkeypatch.setattr(scaffold, "render_template", lambda *args: (_ for _ in ()).throw(OSError("disk full")))
     result = _create(runner, root, "-n", "Broken", "-a", "Ada")

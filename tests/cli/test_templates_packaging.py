@@ -31,7 +31,7 @@ TEMPLATE_FILES = [
 
 
 def test_templates_are_package_resources():
-    templates = importlib.resources.files("genbench") / "templates"
+    templates = importlib.resources.files("genbench.authoring") / "templates"
     for relative in TEMPLATE_FILES:
         resource = templates.joinpath(*relative.split("/"))
         assert resource.is_file(), relative
@@ -41,14 +41,14 @@ def test_templates_are_package_resources():
 
 def test_template_python_files_are_invisible_to_source_tools():
     """No ``*.py`` under templates/: pytest's doctest collection, ruff and mypy would choke on Jinja syntax."""
-    templates = Path(str(importlib.resources.files("genbench") / "templates"))
+    templates = Path(str(importlib.resources.files("genbench.authoring") / "templates"))
     assert not list(templates.rglob("*.py"))
 
 
 def test_plain_cookiecutter_renders_the_template_with_derived_defaults(tmp_path):
     from cookiecutter.main import cookiecutter
 
-    templates = Path(str(importlib.resources.files("genbench") / "templates"))
+    templates = Path(str(importlib.resources.files("genbench.authoring") / "templates"))
     # A user config keeps cookiecutter's replay file and clone cache out of the home directory.
     config = tmp_path / "cookiecutter.yaml"
     config.write_text(f"cookiecutters_dir: {tmp_path / 'cache'}\nreplay_dir: {tmp_path / 'replay'}\n")
@@ -89,7 +89,7 @@ def test_wheel_contains_the_templates_and_creates_tasks_outside_the_checkout(tmp
     (wheel,) = dist.glob("genbench-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     for relative in TEMPLATE_FILES:
-        assert f"genbench/templates/{relative}" in names, relative
+        assert f"genbench/authoring/templates/{relative}" in names, relative
 
     # "Install" the wheel (a pure-Python wheel is a zip of the package) and create a task from it, elsewhere.
     site = tmp_path / "site"
@@ -97,7 +97,7 @@ def test_wheel_contains_the_templates_and_creates_tasks_outside_the_checkout(tmp
     work = tmp_path / "work"
     work.mkdir()
     script = (
-        "import genbench, genbench.scaffold as s, sys\n"
+        "import genbench, genbench.authoring.scaffold as s, sys\n"
         "assert genbench.__file__.startswith(sys.argv[1]), genbench.__file__\n"
         "print(s.create_task('From Wheel', authors=['Ada'], tasks_dir='tasks'))\n"
     )

@@ -10,7 +10,7 @@ import pytest
 
 from genbench.config import evaluate_jsonnet, load_task_config
 from genbench.config.sandbox import sandbox_available
-from genbench.errors import ConfigError
+from genbench.core.errors import ConfigError
 
 GOOD = """{
   name: 'x', description: 'y', keywords: ['k'], authors: ['a'],

@@ -12,7 +12,7 @@ import pytest
 from genbench import TaskConfig
 from genbench.config import collect_config_warnings, load_task_config, load_task_dict_config
 from genbench.config.schema import EvaluationMetricConfig
-from genbench.errors import ConfigError, GenbenchConfigWarning
+from genbench.core.errors import ConfigError, GenbenchConfigWarning
 
 BASE = {
     "name": "Lenient",

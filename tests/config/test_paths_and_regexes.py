@@ -7,8 +7,8 @@ import time
 import pytest
 
 from genbench.config import load_task_config
+from genbench.core.errors import ConfigError
 from genbench.data.splits import load_split_file
-from genbench.errors import ConfigError
 from genbench.metrics.extraction import extract_free_form_answer
 
 CONFIG = """{{

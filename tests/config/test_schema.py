@@ -9,10 +9,10 @@ import warnings
 import pytest
 
 from genbench import TaskConfig
-from genbench.api import TaskType
 from genbench.config import load_task_config, task_config_from_dict, task_config_json_schema
-from genbench.config.loading import check_task_config
-from genbench.errors import ConfigError, GenbenchConfigWarning
+from genbench.config.documents import check_task_config
+from genbench.core.errors import ConfigError, GenbenchConfigWarning
+from genbench.core.vocabulary import TaskType
 
 VALID = {
     "name": "My Awesome Task",

@@ -191,7 +191,7 @@ def test_task_checks_run_on_the_elasticsearch_backend(make_backend, tmp_path, wr
 
 def test_backend_registry_and_config_field():
     from genbench.config import task_config_from_dict
-    from genbench.errors import ConfigError
+    from genbench.core.errors import ConfigError
     from tests.contamination.test_task_integration import config
 
     assert backend_names()[:2] == ["embedded", "elasticsearch"]

@@ -8,7 +8,7 @@ import pytest
 
 from genbench.contamination import ContaminationError, TestSet, build_index, dataset_test_set, search
 from genbench.contamination.backend import SearchMode
-from genbench.errors import DataLoadError, GenBenchError
+from genbench.core.errors import DataLoadError, GenBenchError
 
 
 def test_missing_messages_field_names_the_fields(tmp_path: Path, write_jsonl):

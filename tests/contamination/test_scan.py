@@ -26,8 +26,8 @@ from genbench.contamination.oneshot import scan
 from genbench.contamination.sources import UnitSpec
 from genbench.contamination.token_keys import keys_of_tokens, span_token_keys, unit_token_keys
 from genbench.contamination.units import unit_spans
+from genbench.core.errors import GenBenchError
 from genbench.data.jsonl import plain_object_lines
-from genbench.errors import GenBenchError
 
 WORDS = ["the", "cat", "sat", "on", "mat", "Paris", "CAFÉ", "東京", "a_very_long_token_indeed", "x1", "ΟΔΟΣ"]
 

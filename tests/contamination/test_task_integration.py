@@ -11,9 +11,9 @@ import pytest
 from genbench import load_task
 from genbench.config import task_config_from_dict
 from genbench.contamination import ContaminationError, build_index
-from genbench.errors import ConfigError, GenbenchConfigWarning
-from genbench.testing.base import TaskCheckWarning
-from genbench.testing.checks import check_ngram_overlap
+from genbench.core.errors import ConfigError, GenbenchConfigWarning
+from genbench.review.base import TaskCheckWarning
+from genbench.review.checks import check_ngram_overlap
 
 TEST_ROWS = [
     {"input": "the quick brown fox jumps over the lazy dog near the river bank", "target": "a"},

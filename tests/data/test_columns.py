@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datasets import Dataset
 
-from genbench.api import TaskType
+from genbench.core.vocabulary import TaskType
 from genbench.data.columns import INDEX_COLUMN, apply_field_mapping, with_index_column
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from genbench.core.errors import ChecksumMismatchError, DataLoadError, DataNotFoundError
 from genbench.data import cache_dir, cached_path, fetch, file_sha256
-from genbench.errors import ChecksumMismatchError, DataLoadError, DataNotFoundError
 
 BODY = b'{"input": "1+1", "target": "2"}\n{"input": "2+2", "target": "4"}\n'
 BODY_SHA256 = hashlib.sha256(BODY).hexdigest()

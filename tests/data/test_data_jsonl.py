@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from genbench.core.errors import DataLoadError, DataNotFoundError
 from genbench.data import read_jsonl
-from genbench.errors import DataLoadError, DataNotFoundError
 
 
 def write(tmp_path: Path, text: str | bytes, name: str = "data.jsonl") -> Path:

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from genbench.config.schema import DataSourceConfig
+from genbench.core.errors import ChecksumMismatchError, DataLoadError, DataNotFoundError
 from genbench.data import load_data_source
 from genbench.data.sources import _hub_hint, order_splits
-from genbench.errors import ChecksumMismatchError, DataLoadError, DataNotFoundError
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> Path:

@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from genbench.core.errors import ConfigError, DataLoadError
 from genbench.data import load_split_file, normalise_split_name, parse_split_spec, resplit
 from genbench.data.splits import MAX_REPORTED_PROBLEMS
-from genbench.errors import ConfigError, DataLoadError
 
 
 def split_file(tmp_path: Path, text: str) -> Path:

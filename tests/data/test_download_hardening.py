@@ -8,10 +8,10 @@ import time
 import pytest
 
 from genbench.config.schema import DataSourceConfig
+from genbench.core.errors import DataLoadError, DataNotFoundError
 from genbench.data import cached_path, fetch, load_data_source
 from genbench.data.cache import EMPTY_SHA256, cached_entry, remove_stale_downloads
 from genbench.data.staging import remove_stale_temporaries, staged_file
-from genbench.errors import DataLoadError, DataNotFoundError
 
 from .test_data_cache import BODY, BODY_SHA256, cache_files
 

@@ -17,12 +17,12 @@ from click.testing import CliRunner
 
 from genbench.cli import cli
 from genbench.config.schema import DataSourceConfig
+from genbench.core.errors import ChecksumMismatchError, DataLoadError
 from genbench.data import load_data_source
-from genbench.data.bundle import MANIFEST_NAME, export_bundle, import_bundle
 from genbench.data.cache import cached_entry, cached_path, list_cache_entries
 from genbench.data.hub import find_hub_export, list_hub_exports
-from genbench.data.task_data import HubDataset, fetch_one
-from genbench.errors import ChecksumMismatchError, DataLoadError
+from genbench.registry.data_bundle import MANIFEST_NAME, export_bundle, import_bundle
+from genbench.registry.task_data import HubDataset, fetch_one
 
 REMOTE_BODY = b'{"input": "1+1", "target": "2"}\n{"input": "2+2", "target": "4"}\n{"input": "3+3", "target": "6"}\n'
 REMOTE_SHA256 = hashlib.sha256(REMOTE_BODY).hexdigest()

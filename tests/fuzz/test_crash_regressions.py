@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from genbench.core.errors import GenBenchError
 from genbench.data.jsonl import read_jsonl
-from genbench.errors import GenBenchError
 
 NULL_FIRST = b'null\n{"messages": [{"role": "user", "content": "hi"}]}\n'
 
@@ -27,7 +27,7 @@ def test_a_first_line_null_is_an_error_not_a_segmentation_fault(tmp_path: Path):
         f"""
         from genbench.contamination.sources import load_training_dataset
         from genbench.data.jsonl import read_jsonl
-        from genbench.errors import GenBenchError
+        from genbench.core.errors import GenBenchError
 
         for load in (lambda: read_jsonl({str(path)!r}, split="train"), lambda: load_training_dataset({str(path)!r})):
             try:
@@ -60,7 +60,7 @@ def test_training_data_lines_are_checked_across_read_blocks(tmp_path: Path):
     code = textwrap.dedent(
         f"""
         from genbench.contamination import sources
-        from genbench.errors import GenBenchError
+        from genbench.core.errors import GenBenchError
 
         sources._READ_BLOCK = 20  # the first block ends inside the spaces before `null`
         try:
@@ -93,7 +93,7 @@ def test_a_list_of_strings_starting_with_null_gives_a_valid_table(tmp_path: Path
 )
 def test_reranking_gold_without_usable_candidates_is_a_prediction_error(options, message):
     """Were a ``TypeError: object of type 'NoneType' has no len()`` and a ``ValueError`` of the metric core."""
-    from genbench.errors import PredictionError
+    from genbench.core.errors import PredictionError
     from genbench.metrics import evaluate_predictions
 
     gold = [{"input": "q", "target": ["d1"], "target_options": options}]

@@ -25,7 +25,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from genbench import load_task
-from genbench.api import PreparationStrategy
+from genbench.core.vocabulary import PreparationStrategy
 
 from .harness import FUZZ, dumps, encoded, genbench_error_or_success, mutated, texts
 

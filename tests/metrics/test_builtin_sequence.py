@@ -9,7 +9,7 @@ import pytest
 from seqeval.metrics import accuracy_score, classification_report
 from seqeval.scheme import IOB2
 
-from genbench.errors import MetricError
+from genbench.core.errors import MetricError
 from genbench.metrics.builtin.sequence import seqeval
 
 REFS = [["O", "O", "O", "B-MISC", "I-MISC", "I-MISC", "O"], ["B-PER", "I-PER", "O"]]

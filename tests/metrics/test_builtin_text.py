@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from genbench.errors import MetricError
+from genbench.core.errors import MetricError
 from genbench.metrics.builtin.text import exact_match
 
 REFS = ["the cat", "theater", "YELLING", "agent007"]

@@ -9,7 +9,7 @@ import pytest
 import sacrebleu as sacrebleu_lib
 from sacrebleu.metrics import CHRF
 
-from genbench.errors import MetricError
+from genbench.core.errors import MetricError
 from genbench.metrics.builtin.translation import bleu, chrf, sacrebleu, tokenize_13a
 
 VOCAB = ["the", "cat", "sat", "on", "mat", "a", "dog", ",", ".", "ran", "3.5", "it's", "(big)"]

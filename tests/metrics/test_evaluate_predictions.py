@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from sklearn import metrics as skm
 
-from genbench.api import TaskType
 from genbench.config.schema import EvaluationMetricConfig, PromptBuilderConfig
-from genbench.errors import MetricError, PredictionError
+from genbench.core.errors import MetricError, PredictionError
+from genbench.core.vocabulary import TaskType
 from genbench.metrics import evaluate_predictions
 
 ACCURACY = EvaluationMetricConfig(hf_id="accuracy")

@@ -9,7 +9,7 @@ import types
 import pytest
 
 from genbench.config.schema import EvaluationMetricConfig
-from genbench.errors import GenbenchConfigWarning, MetricError
+from genbench.core.errors import GenbenchConfigWarning, MetricError
 from genbench.metrics import BUILTIN_METRICS, compute_metric, evaluate_predictions, metric_key_prefix, registry
 
 

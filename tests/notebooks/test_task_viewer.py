@@ -8,8 +8,9 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from genbench import baselines, load_task
-from genbench.api import PreparationStrategy
+from genbench import load_task
+from genbench.core.vocabulary import PreparationStrategy
+from genbench.runs import baselines
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "task_viewer.ipynb"
 

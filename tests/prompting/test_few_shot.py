@@ -7,8 +7,8 @@ import logging
 import numpy as np
 import pytest
 
-from genbench.api import DatasetSplit
-from genbench.errors import PreparationError
+from genbench.core.errors import PreparationError
+from genbench.core.vocabulary import DatasetSplit
 from genbench.prompting import few_shot_pool, sample_shot_ids
 from genbench.prompting.counter_rng import hash64, uniform_below
 

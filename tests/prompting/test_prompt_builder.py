@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from datasets import ClassLabel, Dataset, Features, Value
 
-from genbench.api import DatasetSplit, TaskType
 from genbench.config.schema import PromptBuilderConfig
-from genbench.errors import PreparationError
+from genbench.core.errors import PreparationError
+from genbench.core.vocabulary import DatasetSplit, TaskType
 from genbench.prompting import build_prompt_datasets, sample_shot_ids
 from genbench.prompting.counter_rng import DOMAIN_PERMUTE_CHOICES, hash64
 

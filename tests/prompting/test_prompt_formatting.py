@@ -9,9 +9,9 @@ import pyarrow as pa
 import pytest
 from datasets import Dataset
 
-from genbench.api import TaskType
 from genbench.config.schema import PromptBuilderConfig
-from genbench.errors import PreparationError
+from genbench.core.errors import PreparationError
+from genbench.core.vocabulary import TaskType
 from genbench.prompting import format_examples
 
 DEFAULT = PromptBuilderConfig()

@@ -9,7 +9,7 @@ import shutil
 import numpy as np
 import pytest
 
-from genbench.errors import DataLoadError, DataNotFoundError
+from genbench.core.errors import DataLoadError, DataNotFoundError
 from genbench.reranking import CrossEncoderNanoBEIREvaluator, CrossEncoderRerankingEvaluator, load_nanobeir_samples
 from genbench.reranking.nano_beir import DEFAULT_DATASET_NAMES, default_dataset_names, demo_suite_path
 

@@ -10,6 +10,7 @@ from scipy.stats import pearsonr, spearmanr
 from sentence_transformers.sentence_transformer.evaluation import BinaryClassificationEvaluator
 from sklearn.metrics import average_precision_score, f1_score
 
+from genbench.metrics.correlation_metrics import ConstantInputWarning, rankdata_average
 from genbench.reranking import (
     average_precision,
     binary_classification_metrics,
@@ -20,7 +21,6 @@ from genbench.reranking import (
     pearson,
     spearman,
 )
-from genbench.reranking.correlation_metrics import ConstantInputWarning, rankdata_average
 
 
 def random_binary(seed):

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from genbench import load_task
 from genbench.cli import cli
 from genbench.config.schema import TaskConfig
-from genbench.errors import ConfigError, GenbenchConfigWarning, PredictionError
+from genbench.core.errors import ConfigError, GenbenchConfigWarning, PredictionError
 from genbench.metrics import best_score_reached, evaluate_predictions
 from genbench.reranking import CrossEncoderRerankingEvaluator, ranking_metrics
 from genbench.reranking.tasks import reranking_samples
@@ -147,7 +147,7 @@ def test_classification_and_correlation_metrics_from_scores():
 
 
 def test_sample_task_loads_and_baseline_is_base_order():
-    from genbench.baselines import predict
+    from genbench.runs.baselines import predict
 
     task = load_task(TASK_ID)
     test = task.get_datasets_raw()["test"]

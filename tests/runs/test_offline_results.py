@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from genbench import load_task
 from genbench.cli import cli
-from genbench.demo import run_demo
 from genbench.runs import offline
+from genbench.runs.demo import run_demo
 from genbench.runs.results import read_results
 from genbench.runs.scoring import BootstrapSettings
 

@@ -1,4 +1,4 @@
-"""``genbench-cli changed-tasks`` and ``genbench.submission.changed_tasks`` on a real diff."""
+"""``genbench-cli changed-tasks`` and ``genbench.authoring.submission.changed_tasks`` on a real diff."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from genbench.authoring.submission import ChangedTasks, GitError, SubmissionError, changed_tasks
 from genbench.cli import cli
-from genbench.submission import ChangedTasks, GitError, SubmissionError, changed_tasks
 
 from .submission_helpers import git, write_task
 

@@ -1,4 +1,4 @@
-"""``genbench.submission.github``: the REST client against a loopback fake API, and compare URLs."""
+"""``genbench.authoring.submission.github``: the REST client against a loopback fake API, and compare URLs."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import urllib.parse
 
 import pytest
 
-from genbench.submission import GitHubClient, GitHubError, PullRequest, compare_url
+from genbench.authoring.submission import GitHubClient, GitHubError, PullRequest, compare_url
 
 from .submission_helpers import FakeGitHub
 

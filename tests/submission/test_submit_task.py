@@ -1,4 +1,5 @@
-"""``genbench-cli submit-task`` and ``genbench.submission.submit_task`` end to end: real git, a fake GitHub API."""
+"""``genbench-cli submit-task`` and ``genbench.authoring.submission.submit_task`` end to end: real git, a fake GitHub
+API."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from genbench.authoring.submission import SubmissionError, prepare_submission, pull_request_body, submit_task
+from genbench.authoring.submission.github import API_VERSION
 from genbench.cli import cli
-from genbench.submission import SubmissionError, prepare_submission, pull_request_body, submit_task
-from genbench.submission.github import API_VERSION
 
 from .submission_helpers import TASK_ID, FakeGitHub, FakeSuite, TaskRepo, git, write_task
 
@@ -23,7 +24,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def use_suite(monkeypatch: pytest.MonkeyPatch, fake_suite: FakeSuite) -> FakeSuite:
     """Make the CLI's validation suite the fake one (the CLI takes no suite argument)."""
-    import genbench.submission.submit as submit_module
+    import genbench.authoring.submission.submit as submit_module
 
     monkeypatch.setattr(submit_module, "_default_run_tests", lambda: fake_suite)
     return fake_suite
@@ -274,7 +275,7 @@ def test_submit_task_help():
 
 
 def test_packaged_template_matches_the_repository_template():
-    packaged = REPO_ROOT / "src" / "genbench" / "submission" / "task_submission.md"
+    packaged = REPO_ROOT / "src" / "genbench" / "authoring" / "submission" / "task_submission.md"
     shipped = REPO_ROOT / ".github" / "PULL_REQUEST_TEMPLATE" / "task_submission.md"
     assert packaged.read_text(encoding="utf-8") == shipped.read_text(encoding="utf-8")
 
@@ -283,7 +284,7 @@ def test_clean_repo_fixture_sanity(task_repo: TaskRepo):
     assert git(task_repo.root, "status", "--porcelain") == ""
 
 
-# -- with the real validation suite (genbench.testing.run_task_tests, in a subprocess) ------------------------------
+# -- with the real validation suite (genbench.review.run_task_tests, in a subprocess) ------------------------------
 
 
 def test_real_validation_suite_then_pull_request(task_repo: TaskRepo, github_api: FakeGitHub):

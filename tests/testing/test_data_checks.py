@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from genbench import load_task
-from genbench.testing.checks import (
+from genbench.review.checks import (
     TaskCheckFailure,
     TaskCheckSkipped,
     TaskCheckWarning,

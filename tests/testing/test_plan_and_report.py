@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from genbench.errors import TaskNotFoundError
-from genbench.testing import TASK_CHECKS, TASK_DICT_CHECKS, CheckResult, TaskTestReport, plan_checks, run_checks
-from genbench.testing.checks import DOC_TEMPLATE_MARKER
+from genbench.core.errors import TaskNotFoundError
+from genbench.review import TASK_CHECKS, TASK_DICT_CHECKS, CheckResult, TaskTestReport, plan_checks, run_checks
+from genbench.review.checks import DOC_TEMPLATE_MARKER
 
 TASK_CHECK_NAMES = [check.name for check in TASK_CHECKS]
 

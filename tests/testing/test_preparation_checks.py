@@ -7,7 +7,7 @@ import warnings
 import pytest
 
 from genbench import load_task
-from genbench.testing.checks import (
+from genbench.review.checks import (
     TaskCheckFailure,
     TaskCheckSkipped,
     TaskCheckWarning,

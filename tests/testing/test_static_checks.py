@@ -8,8 +8,8 @@ import warnings
 import pytest
 
 from genbench import load_task
-from genbench.errors import GenbenchConfigWarning
-from genbench.testing.checks import (
+from genbench.core.errors import GenbenchConfigWarning
+from genbench.review.checks import (
     DOC_TEMPLATE_MARKER,
     TaskCheckFailure,
     TaskCheckSkipped,

@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from genbench.cli import cli
-from genbench.testing import plan_checks, run_task_tests
-from genbench.testing.isolation import run_child
+from genbench.review import plan_checks, run_task_tests
+from genbench.review.isolation import run_child
 
 GENBENCH_CLI = Path(sys.executable).with_name("genbench-cli")
 TASK_CODE_CHECKS = ["task_loads", "method_names", "gold_scores", "prompts", "finetuning"]

@@ -68,7 +68,7 @@ class _LazyGroup(click.Group):
 
 def format_error(exc: BaseException) -> str:
     """The message of an error for the terminal: genbench errors as they are, others with their type."""
-    from genbench.errors import GenBenchError
+    from genbench.core.errors import GenBenchError
 
     message = str(exc).strip() or type(exc).__name__
     if isinstance(exc, GenBenchError):

@@ -13,7 +13,7 @@ from numbers import Real
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from genbench.io import to_jsonable
+from genbench.core.files import to_jsonable
 
 if TYPE_CHECKING:
     from rich.console import Console

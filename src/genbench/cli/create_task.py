@@ -16,7 +16,7 @@ def _stdin_is_interactive() -> bool:
 
 
 def _check_id(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    from genbench.scaffold import task_id_problem
+    from genbench.authoring.scaffold import task_id_problem
 
     problem = None if value is None else task_id_problem(value)
     if problem is not None:
@@ -82,9 +82,9 @@ def create_task(
       genbench-cli create-task --name "The addition task" --id addition -a "Jane Doe, John Smith"
       genbench-cli create-task -n "The addition task" -i addition -s subtask_1 -s subtask_2
     """
-    from genbench import scaffold
+    from genbench.authoring import scaffold
     from genbench.cli._output import display_path
-    from genbench.loading import task_roots
+    from genbench.registry.roots import task_roots
 
     if not name.strip():
         raise click.BadParameter("the task name is empty.", param_hint="'-n' / '--name'")

@@ -33,9 +33,9 @@ def fetch_command(targets: tuple[str, ...], refresh: bool) -> None:
       genbench-cli data fetch arithmetic_length negation_consistency
       genbench-cli data fetch --refresh https://example.org/my_task/test.jsonl
     """
+    from genbench.core.errors import GenBenchError
     from genbench.data.cache import cache_dir, fetch, file_sha256, is_remote
-    from genbench.data.task_data import DataFile, describe, fetch_one, task_data
-    from genbench.errors import GenBenchError
+    from genbench.registry.task_data import DataFile, describe, fetch_one, task_data
 
     failures: list[str] = []
     for target in targets:
@@ -88,7 +88,7 @@ def export_command(task_ids: tuple[str, ...], output: Path) -> None:
     Example:
       genbench-cli data export arithmetic_length -o data.tar
     """
-    from genbench.data.bundle import export_bundle
+    from genbench.registry.data_bundle import export_bundle
 
     summary = export_bundle(list(task_ids), output)
     click.echo(
@@ -109,8 +109,8 @@ def import_command(bundle: Path) -> None:
     Example:
       genbench-cli data import data.tar
     """
-    from genbench.data.bundle import import_bundle
     from genbench.data.cache import cache_dir
+    from genbench.registry.data_bundle import import_bundle
 
     summary = import_bundle(bundle)
     for entry in summary.files:
@@ -134,8 +134,8 @@ def add_command(url: str, file: Path, sha256: str | None) -> None:
     Example:
       genbench-cli data add https://example.org/my_task/test.jsonl ./test.jsonl
     """
+    from genbench.core.errors import ChecksumMismatchError
     from genbench.data.cache import add_to_cache
-    from genbench.errors import ChecksumMismatchError
 
     pinned = _pinned_sha256(url)
     if sha256 is not None and pinned and sha256.strip().lower() not in pinned:
@@ -159,9 +159,9 @@ def add_command(url: str, file: Path, sha256: str | None) -> None:
 
 def _pinned_sha256(url: str) -> dict[str, str]:
     """sha256 -> the task pinning it, over every registry task whose config names ``url`` (broken ones skipped)."""
-    from genbench.data.task_data import DataFile, task_data
-    from genbench.errors import GenBenchError
-    from genbench.loading import discover_tasks
+    from genbench.core.errors import GenBenchError
+    from genbench.registry.directories import discover_tasks
+    from genbench.registry.task_data import DataFile, task_data
 
     pinned: dict[str, str] = {}
     for task_id in discover_tasks():

@@ -85,8 +85,8 @@ def demo(
     from rich.markup import escape
     from rich.table import Table
 
-    from genbench.demo import run_demo
-    from genbench.errors import GenBenchError
+    from genbench.core.errors import GenBenchError
+    from genbench.runs.demo import run_demo
 
     def skipped(result: Any) -> bool:
         return result.broken and not task_ids

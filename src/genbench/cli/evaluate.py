@@ -16,7 +16,7 @@ import click
 
 from genbench.cli._output import spinner
 from genbench.cli.params import NAME, SEED
-from genbench.errors import PredictionError
+from genbench.core.errors import PredictionError
 
 if TYPE_CHECKING:
     from genbench.task import Task
@@ -38,7 +38,7 @@ def read_predictions(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     >>> read_predictions(path)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    genbench.errors.PredictionError: ...predictions.jsonl:2: invalid JSON: ... (column 14)
+    genbench.core.errors.PredictionError: ...predictions.jsonl:2: invalid JSON: ... (column 14)
     """
     from genbench.data.jsonl import iter_json_objects
 
@@ -115,7 +115,7 @@ def write_predictions_results(
     Returns:
         The results file.
     """
-    from genbench.api import PreparationStrategy
+    from genbench.core.vocabulary import PreparationStrategy
     from genbench.runs.offline import predictions_results
 
     predictions = read_predictions(predictions_path)
@@ -243,9 +243,9 @@ def evaluate(
       genbench-cli evaluate -i arithmetic_length -p predictions.jsonl --results-dir results --model my-llm --shots 0
     """
     from genbench.cli._output import dumps
-    from genbench.io import prepare_output_dir, write_text_atomic
-    from genbench.loading import load_task
+    from genbench.core.files import prepare_output_dir, write_text_atomic
     from genbench.task import Task
+    from genbench.task.factory import load_task
 
     if output is not None:
         prepare_output_dir(output.parent)  # before the scoring: an unwritable location fails now

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from genbench.listing import declared_splits
+from genbench.registry.listing import declared_splits
 
 __all__ = ["declared_splits", "list_tasks", "task_listing"]
 
@@ -19,12 +19,12 @@ SPLIT_FILE = "split file"
 def task_listing() -> list[dict[str, Any]]:
     """One JSON-ready record per registry task, sorted by id: what ``list-tasks --json`` prints.
 
-    See :func:`genbench.listing.task_records` for the fields; a broken task has its ``error`` set.
+    See :func:`genbench.registry.listing.task_records` for the fields; a broken task has its ``error`` set.
 
     >>> [record["type"] for record in task_listing() if record["id"] == "negation_consistency"]
     ['task_dict']
     """
-    from genbench.listing import task_records
+    from genbench.registry.listing import task_records
 
     return task_records()
 

@@ -17,7 +17,7 @@ def schema(task_dict: bool, results: bool, output: str | None) -> None:
       genbench-cli schema -o config.schema.json
       genbench-cli schema --results
     """
-    from genbench.io import write_text_atomic
+    from genbench.core.files import write_text_atomic
 
     if results and task_dict:
         raise click.UsageError("give --task-dict or --results, not both.")

@@ -59,8 +59,8 @@ def show_task(task_id: str, shots: int, seed: int) -> None:
       genbench-cli show-task -i arithmetic_length
       genbench-cli show-task -i negation_consistency:negated --shots 1
     """
-    from genbench.loading import load_task
     from genbench.task import Task
+    from genbench.task.factory import load_task
 
     with spinner(f"Loading task {task_id}..."):
         task = load_task(task_id)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from genbench.submission.github import DEFAULT_API_URL
-from genbench.submission.submit import DEFAULT_BASE, DEFAULT_UPSTREAM, check_upstream_slug
+from genbench.authoring.submission.github import DEFAULT_API_URL
+from genbench.authoring.submission.submit import DEFAULT_BASE, DEFAULT_UPSTREAM, check_upstream_slug
 
 
 def _check_upstream(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -62,7 +62,7 @@ def submit_task(
 
     Example: GITHUB_TOKEN=... genbench-cli submit-task -i my_awesome_task
     """
-    from genbench.submission.submit import submit_task as run_submission
+    from genbench.authoring.submission.submit import submit_task as run_submission
 
     def progress(message: str) -> None:
         click.echo(message, err=True)

@@ -1,7 +1,7 @@
 """``genbench-cli test-task``: run the task validation suite and print a summary.
 
 The checks that need no task code run in this process; the others run through pytest in a child process whose
-verdict this process decides (see :mod:`genbench.testing.trust`).
+verdict this process decides (see :mod:`genbench.review.trust`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import click
 
 from genbench.cli.params import FiniteFloatRange
 
-# genbench.testing.runner.DEFAULT_TIMEOUT, repeated so that `genbench-cli --help` does not import the suite (a test
+# genbench.review.runner.DEFAULT_TIMEOUT, repeated so that `genbench-cli --help` does not import the suite (a test
 # checks that the two agree).
 DEFAULT_TIMEOUT = 1800.0
 
@@ -177,10 +177,10 @@ def cli_test_task(ctx: click.Context, task_id: str, submission: bool, timeout: f
     """
     from rich.console import Console
 
-    from genbench.loading import _split_id, get_task_dir
-    from genbench.testing import run_task_tests
+    from genbench.registry.directories import get_task_dir, split_task_id
+    from genbench.review import run_task_tests
 
-    get_task_dir(*_split_id(task_id))  # an unknown id is one error line, before anything starts
+    get_task_dir(*split_task_id(task_id))  # an unknown id is one error line, before anything starts
     debug = bool((ctx.obj or {}).get("debug"))
     console = Console()
     if not console.is_terminal:  # keep lines unwrapped in logs and captured output

@@ -1,13 +1,13 @@
 """Task configuration: the typed schema, sandboxed jsonnet loading, leniency, validation and JSON Schema export."""
 
-from genbench.config.json_schema import task_config_json_schema
-from genbench.config.jsonnet import evaluate_jsonnet, load_jsonnet
-from genbench.config.loading import (
+from genbench.config.documents import (
     collect_config_warnings,
     load_task_config,
     load_task_dict_config,
     task_config_from_dict,
 )
+from genbench.config.json_schema import task_config_json_schema
+from genbench.config.jsonnet import evaluate_jsonnet, load_jsonnet
 from genbench.config.schema import (
     ContaminationCheckConfig,
     DataSourceConfig,
@@ -15,7 +15,6 @@ from genbench.config.schema import (
     FinetuningStrategyConfig,
     PreparationStrategiesConfig,
     PromptBasedTestingConfig,
-    PromptBaseTestingConfig,
     PromptBuilderConfig,
     TaskConfig,
     TaskDictConfig,
@@ -27,7 +26,6 @@ __all__ = [
     "EvaluationMetricConfig",
     "FinetuningStrategyConfig",
     "PreparationStrategiesConfig",
-    "PromptBaseTestingConfig",
     "PromptBasedTestingConfig",
     "PromptBuilderConfig",
     "TaskConfig",

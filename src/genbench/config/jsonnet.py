@@ -3,7 +3,7 @@
 ``import``/``importstr`` may only read files inside the directory of the file being evaluated (the task's
 directory), so a config cannot read arbitrary files of the reviewer's machine. Evaluation runs under a memory and
 a time limit (:mod:`genbench.config.sandbox`). Every problem, from unreadable bytes (a NUL byte, Latin-1 or
-UTF-16 text) to jsonnet's syntax and runtime errors, becomes a :class:`~genbench.errors.ConfigError` that names
+UTF-16 text) to jsonnet's syntax and runtime errors, becomes a :class:`~genbench.core.errors.ConfigError` that names
 the file and, where jsonnet reports one, the line and column.
 """
 
@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from genbench.errors import ConfigError, ConfigProblem
+from genbench.core.errors import ConfigError, ConfigProblem
 
 _KIND = re.compile(r"^(STATIC|RUNTIME) ERROR:\s*")
 # A location jsonnet prints after a file name: `:3:5`, `:3:5-16` (a range on one line) or `:(3:5)-(4:2)`.
@@ -155,5 +155,5 @@ def evaluate_jsonnet_source(text: str, *, file: str | None, base: Path, root: Pa
 
 
 def load_jsonnet(path: str | Path) -> Any:
-    """Evaluate a jsonnet file (the original framework's ``genbench.utils.file.load_jsonnet``)."""
+    """Evaluate a jsonnet file (the original framework's ``genbench.compat.file_helpers.load_jsonnet``)."""
     return evaluate_jsonnet(path=path)

@@ -4,8 +4,8 @@ The original GenBench framework read configs with ``dataclass_factory``, which i
 TaskDict's config as a plain dict. So real tasks carry unknown keys, extra keys in metric entries
 (``average: 'macro'`` next to ``hf_id``), task fields in a TaskDict config, and spellings of the original guide.
 This module rewrites such a document into the current schema and lists, for each change, a
-:class:`~genbench.errors.ConfigProblem` naming the dotted field, what happened and what to write instead; the
-loader turns them into :class:`~genbench.errors.GenbenchConfigWarning`s, and the review fails on them.
+:class:`~genbench.core.errors.ConfigProblem` naming the dotted field, what happened and what to write instead; the
+loader turns them into :class:`~genbench.core.errors.GenbenchConfigWarning`s, and the review fails on them.
 
 What is kept where: unknown keys of a metric entry stay on the entry (``metric.model_extra``) and unknown keys of
 a TaskDict config stay on it (``config.model_extra``), because task code written for the original may read them;
@@ -38,7 +38,7 @@ from genbench.config.schema import (
     TaskDictConfig,
 )
 from genbench.config.unknown_fields import compute_kwargs_hint, unknown_field_message
-from genbench.errors import ConfigProblem
+from genbench.core.errors import ConfigProblem
 
 # Spellings used by the original framework's documentation and tests, and the field that replaced each.
 LEGACY_PROMPT_BUILDER_KEYS = {"instruction": "instruction_zero_shot", "choice_prefix": "choices_prefix"}

@@ -92,7 +92,7 @@ def update_reference_block(text: str) -> str:
     Raises:
         ValueError: the document lacks the markers.
     """
-    from genbench.generated_docs import replace_generated_block
+    from genbench.core.generated_docs import replace_generated_block
 
     return replace_generated_block(text, BEGIN_MARKER, END_MARKER, config_reference_markdown())
 
@@ -100,6 +100,6 @@ def update_reference_block(text: str) -> str:
 if __name__ == "__main__":  # pragma: no cover - a maintenance command
     import sys
 
-    from genbench.generated_docs import update_file
+    from genbench.core.generated_docs import update_file
 
     update_file(sys.argv[1:], "docs/config.md", update_reference_block)

@@ -5,7 +5,7 @@ Python's ``re`` one 25-character model output took 0.8 s and each further 2 char
 could stall every evaluation. Config regexes are therefore compiled and matched with the ``regex`` package
 (``re``-compatible syntax, version 0): its engine matches that pattern in linear time, and for the patterns that
 still backtrack exponentially (overlapping alternatives such as ``(a|aa)+$``) its matching takes a ``timeout``;
-a match that exceeds it is a :class:`~genbench.errors.ConfigError` naming the field and the fix. The limit is
+a match that exceeds it is a :class:`~genbench.core.errors.ConfigError` naming the field and the fix. The limit is
 ``GENBENCH_REGEX_TIMEOUT`` seconds (default 1), per prediction.
 """
 
@@ -15,7 +15,7 @@ import functools
 import os
 from typing import Any
 
-from genbench.errors import ConfigError, ConfigProblem
+from genbench.core.errors import ConfigError, ConfigProblem
 
 DEFAULT_TIMEOUT_S = 1.0
 

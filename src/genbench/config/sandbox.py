@@ -4,7 +4,7 @@ A config is code: ``std.range(1, 300000000)`` makes the jsonnet C++ library abor
 memory runs out, and ``std.range(1, 1e7)`` takes seconds and gigabytes. Configs are therefore evaluated in one
 persistent worker process (:mod:`genbench.config.jsonnet_worker`) that runs under ``RLIMIT_AS``; the parent waits
 for each answer with a deadline and kills the worker when it passes. A bomb costs one worker (restarted on the
-next call) and becomes a :class:`~genbench.errors.ConfigError`. The worker starts once per process (about 20 ms)
+next call) and becomes a :class:`~genbench.core.errors.ConfigError`. The worker starts once per process (about 20 ms)
 and each evaluation then costs one pipe round trip, so listing a hundred tasks stays fast.
 
 No library offers this: the ``jsonnet`` binding has a stack limit (``max_stack``) but no memory or time limit, so
@@ -55,7 +55,7 @@ def _positive_env(name: str, default, kind):
     except ValueError:
         value = 0
     if not value > 0:
-        from genbench.errors import ConfigError, ConfigProblem
+        from genbench.core.errors import ConfigError, ConfigProblem
 
         raise ConfigError(None, [ConfigProblem("", f"environment variable {name}={text!r} is not a positive number")])
     return value

@@ -8,6 +8,7 @@ Fields, defaults and meanings are those of the original GenBench ``TaskConfig``;
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -25,9 +26,10 @@ from pydantic import (
     model_validator,
 )
 
-from genbench.api import TaskType
 from genbench.config.unknown_fields import compute_kwargs_hint, unknown_field_message
-from genbench.errors import ConfigProblem, GenbenchConfigWarning
+from genbench.core.errors import ConfigProblem, GenbenchConfigWarning, UnknownPluginError
+from genbench.core.plugins import CONTAMINATION_BACKENDS
+from genbench.core.vocabulary import TaskType
 
 ID_PATTERN = r"^[a-z0-9_]+$"
 SHA256_PATTERN = r"^[0-9a-f]{64}$"
@@ -92,8 +94,8 @@ class EvaluationMetricConfig(_KeepsExtras):
 
     Unknown keys of an entry (``average: 'macro'``) are kept in ``model_extra`` but not passed to the metric, as in
     the original framework; ``compute_extra_kwargs`` is what reaches its ``compute``. Each is reported with the
-    loader's :class:`~genbench.errors.GenbenchConfigWarning` (field, problem, fix), also when the entry is validated
-    by itself (``EvaluationMetricConfig.model_validate``, ``compute_metric`` with a mapping).
+    loader's :class:`~genbench.core.errors.GenbenchConfigWarning` (field, problem, fix), also when the entry is
+    validated by itself (``EvaluationMetricConfig.model_validate``, ``compute_metric`` with a mapping).
 
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as caught:
@@ -238,10 +240,10 @@ class ContaminationCheckConfig(_Strict):
     @field_validator("backend")
     @classmethod
     def _known_backend(cls, value: str) -> str:
-        from genbench.contamination.registry import backend_names
-
-        if value not in backend_names():
-            raise ValueError(f"unknown contamination backend {value!r}: use one of {', '.join(backend_names())}")
+        try:  # the names come from entry points: the schema imports no backend
+            CONTAMINATION_BACKENDS.target(value)
+        except UnknownPluginError as error:
+            raise ValueError(str(error)[0].lower() + str(error)[1:]) from None
         return value
 
     @property
@@ -289,10 +291,6 @@ class PromptBasedTestingConfig(_Strict):
     )
 
 
-# The original framework's spelling of the class name.
-PromptBaseTestingConfig = PromptBasedTestingConfig
-
-
 class PreparationStrategiesConfig(_Strict):
     """The ways a model can be prepared for the task; at least one is required."""
 
@@ -300,6 +298,18 @@ class PreparationStrategiesConfig(_Strict):
     prompt_based_testing: PromptBasedTestingConfig | None = Field(
         default=None, description="Prompt-based testing recipe."
     )
+
+
+# The config document reader (genbench.config.documents.load_task_config), behind TaskConfig.from_jsonnet. The reader
+# builds TaskConfig objects, so it imports this module; it registers itself here when imported (the package's
+# __init__ imports it), instead of this module importing it back.
+_document_loader: Callable[..., TaskConfig] | None = None
+
+
+def register_document_loader(loader: Callable[..., TaskConfig]) -> None:
+    """Set the function behind :meth:`TaskConfig.from_jsonnet` (called by :mod:`genbench.config.documents`)."""
+    global _document_loader
+    _document_loader = loader
 
 
 class TaskConfig(_Strict):
@@ -379,10 +389,9 @@ class TaskConfig(_Strict):
         Raises:
             ConfigError: every problem of the file at once, each with field path and expected form.
         """
-        from genbench.features import feature
-
-        config: TaskConfig = feature("load_task_config")(jsonnet_str=jsonnet_str, jsonnet_path=jsonnet_path)
-        return config
+        if _document_loader is None:  # pragma: no cover - genbench.config's __init__ registers it
+            raise RuntimeError("genbench.config.documents was not imported")
+        return _document_loader(jsonnet_str=jsonnet_str, jsonnet_path=jsonnet_path)
 
     def to_json(self, path: Any) -> None:
         """Write the validated config as JSON (enums as their values)."""

@@ -4,7 +4,7 @@ A document is first relaxed (:mod:`genbench.config.leniency`: legacy spellings, 
 against the typed schema; schema problems (missing required fields, wrong types, unknown task types) are errors.
 Cross-field rules run last and skip every field the schema already rejected, so a bad ``has_train_set`` is
 reported once, as the cause, and not again through the rules it breaks. Errors are raised together as one
-:class:`~genbench.errors.ConfigError`; the rest is returned as warnings.
+:class:`~genbench.core.errors.ConfigError`; the rest is returned as warnings.
 
 What stays an error: what the original framework also rejected (missing ``name``/``description``/``keywords``/
 ``authors``, an ``hf`` source without ``hf_id`` or ``git_commit_sha``, a ``manual`` source without ``test`` or with
@@ -26,7 +26,7 @@ from pydantic import BaseModel, ValidationError
 
 from genbench.config.locate import locate
 from genbench.config.schema import UNKNOWN_KEYS_REPORTED
-from genbench.errors import ConfigError, ConfigProblem
+from genbench.core.errors import ConfigError, ConfigProblem
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 Relax = Callable[[Any, "str | None"], "tuple[Any, list[ConfigProblem]]"]

@@ -17,13 +17,6 @@ Elasticsearch indexes (``backend="elasticsearch"``); :mod:`~genbench.contaminati
 """
 
 from genbench.contamination.analysis import ANALYZER_VERSION, tokenize
-from genbench.contamination.api import (
-    ContaminationReport,
-    DecontaminationSummary,
-    build_index,
-    decontaminate,
-    search,
-)
 from genbench.contamination.backend import (
     Index,
     IndexBackend,
@@ -36,6 +29,13 @@ from genbench.contamination.backend import (
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.oneshot import scan
 from genbench.contamination.testsets import TestSet, dataset_test_set, task_test_sets
+from genbench.contamination.workflow import (
+    ContaminationReport,
+    DecontaminationSummary,
+    build_index,
+    decontaminate,
+    search,
+)
 
 __all__ = [
     "ANALYZER_VERSION",

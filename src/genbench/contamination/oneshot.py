@@ -1,7 +1,7 @@
 """One-shot contamination checks: stream the training data past the test sets, with no index kept.
 
-:func:`scan` gives the report :func:`~genbench.contamination.api.search` gives after
-:func:`~genbench.contamination.api.build_index` (the same scores, matches, unit numbers and previews; the tests
+:func:`scan` gives the report :func:`~genbench.contamination.workflow.search` gives after
+:func:`~genbench.contamination.workflow.build_index` (the same scores, matches, unit numbers and previews; the tests
 compare them), for exact and n-gram matches, without writing an index: it holds the test sets' windows
 (:mod:`.scan_windows`) and reads the training data once, block by block, on two threads. Its memory is that of the
 test sets and of a few blocks, whatever the size of the training data. Use it for a check you run once; build an
@@ -35,7 +35,6 @@ import numpy as np
 
 from genbench.contamination.allocator import reused_heap
 from genbench.contamination.analysis import tokenize
-from genbench.contamination.api import ContaminationReport, training_datasets
 from genbench.contamination.backend import SearchMode, SearchResult, text_instance_results, unit_preview
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.scan_windows import QueryTokens, WindowLookup
@@ -48,6 +47,7 @@ from genbench.contamination.scoring import (
 from genbench.contamination.sources import UnitSpec, index_name, is_local
 from genbench.contamination.testsets import TestSet, task_test_sets
 from genbench.contamination.token_keys import TokenKeys, span_token_keys
+from genbench.contamination.workflow import ContaminationReport, training_datasets
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -126,7 +126,7 @@ def scan(
 
     Args:
         train_datasets: Training dataset names or paths (JSONL or Parquet file, ``save_to_disk`` folder, cached Hub
-            id), as for :func:`~genbench.contamination.api.build_index`.
+            id), as for :func:`~genbench.contamination.workflow.build_index`.
         dataset_mixer_config: A training config YAML whose ``dataset_mixer`` names more training datasets.
         split: The training split to read.
         test_sets: The test sets; default: the test split of every task in the registry.
@@ -141,8 +141,8 @@ def scan(
         hash_bits: Test hook: keep only this many bits of the window hashes (forces collisions; results stay exact).
 
     Returns:
-        The report, as :func:`~genbench.contamination.api.search` would give it; its ``manifests`` describe the
-        training datasets (``backend: scan``), so :func:`~genbench.contamination.api.decontaminate` works on it.
+        The report, as :func:`~genbench.contamination.workflow.search` would give it; its ``manifests`` describe the
+        training datasets (``backend: scan``), so :func:`~genbench.contamination.workflow.decontaminate` works on it.
 
     Raises:
         ContaminationError: a dataset cannot be read, lacks a field, is empty or has no units; bad options.

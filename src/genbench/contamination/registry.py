@@ -1,9 +1,9 @@
 """The index backends by name: ``embedded`` (files, the default) and ``elasticsearch`` (a server).
 
-A backend is a class implementing :class:`~genbench.contamination.backend.IndexBackend`, named here by the module
-that defines it (imported only when chosen, so ``import genbench`` stays light). A third backend is one more module
-and one more line in :data:`BACKENDS`; a package outside genbench can add one through the entry-point group
-``genbench.contamination_backends`` (``name = "module:Class"``) without editing genbench at all.
+A backend is a class implementing :class:`~genbench.contamination.backend.IndexBackend`, registered as an entry
+point of the group ``genbench.contamination_backends`` (``name = "module:Class"``) and imported only when chosen, so
+``import genbench`` stays light. genbench's own are declared in its ``pyproject.toml``; a package outside genbench
+adds one the same way, without editing genbench at all (:mod:`genbench.core.plugins`).
 
 >>> backend_names()[:2]
 ['embedded', 'elasticsearch']
@@ -13,46 +13,36 @@ and one more line in :data:`BACKENDS`; a package outside genbench can add one th
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 from genbench.contamination.errors import ContaminationError
+from genbench.core.errors import UnknownPluginError
+from genbench.core.plugins import CONTAMINATION_BACKENDS
 
 if TYPE_CHECKING:
     from genbench.contamination.backend import IndexBackend
 
 DEFAULT_BACKEND = "embedded"
-BACKENDS: dict[str, str] = {
-    "embedded": "genbench.contamination.embedded:EmbeddedBackend",
-    "elasticsearch": "genbench.contamination.es:ElasticsearchBackend",
-}
-"""Backend name -> ``module:Class``."""
-ENTRY_POINT_GROUP = "genbench.contamination_backends"
-
-
-def _registered() -> dict[str, str]:
-    from importlib.metadata import entry_points
-
-    found = {point.name: point.value for point in entry_points(group=ENTRY_POINT_GROUP)}
-    return {**found, **BACKENDS}  # genbench's own names cannot be taken over
+BACKENDS = CONTAMINATION_BACKENDS
+"""The backends by name (:data:`genbench.core.plugins.CONTAMINATION_BACKENDS`: entry points of the group
+``genbench.contamination_backends``, genbench's own declared in its ``pyproject.toml``)."""
 
 
 def backend_names() -> list[str]:
     """The names ``--backend`` accepts: genbench's own first, then those of installed plug-ins."""
-    return list(dict.fromkeys([*BACKENDS, *sorted(_registered())]))
+    return BACKENDS.names()
 
 
 def backend_class(name: str) -> type[IndexBackend]:
     """The class of the backend ``name``.
 
     Raises:
-        ContaminationError: no backend has that name.
+        ContaminationError: no backend has that name, or it cannot be imported.
     """
-    target = _registered().get(name)
-    if target is None:
-        raise ContaminationError(f"Unknown contamination backend {name!r}: use one of {', '.join(backend_names())}.")
-    module, _, attribute = target.partition(":")
-    return getattr(importlib.import_module(module), attribute)  # type: ignore[no-any-return]
+    try:
+        return BACKENDS.load(name)  # type: ignore[no-any-return]
+    except UnknownPluginError as error:
+        raise ContaminationError(str(error)) from error
 
 
 def create_backend(name: str | None = None, **options: Any) -> IndexBackend:

@@ -17,11 +17,11 @@ import numpy as np
 
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.sources import _safe, iter_rows_json, load_training_dataset
-from genbench.io import atomic_open, prepare_output_dir
+from genbench.core.files import atomic_open, prepare_output_dir
 
 if TYPE_CHECKING:
-    from genbench.contamination.api import ContaminationReport
     from genbench.contamination.backend import SearchResult
+    from genbench.contamination.workflow import ContaminationReport
 
 
 @dataclass

@@ -40,7 +40,7 @@ from genbench.contamination.units import (
     message_texts,
     table_column,
 )
-from genbench.errors import GenBenchError
+from genbench.core.errors import GenBenchError
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -88,8 +88,8 @@ def check_task_contamination(
     Raises:
         ContaminationError: no checks, a missing index (build it with ``genbench-cli contamination index``).
     """
-    from genbench.contamination.api import search
     from genbench.contamination.errors import ContaminationError
+    from genbench.contamination.workflow import search
 
     checks = list(checks if checks is not None else task.config.contamination_checks or [])
     if not checks:
@@ -140,7 +140,7 @@ def evaluate_clean_and_all(
 
     ``gold`` rows are matched to test instances by ``_genbench_idx``.
     """
-    from genbench.errors import PredictionError
+    from genbench.core.errors import PredictionError
 
     result: OrderedDict[str, Any] = OrderedDict(task.evaluate_predictions(predictions=list(predictions), gold=gold))
     if "_genbench_idx" not in gold.column_names:
@@ -172,7 +172,7 @@ def split_overlap(
     """N-gram overlap between the task's test inputs and its train/validation inputs (the few-shot pool is one of
     them), with the contamination rules, indexing the splits in a temporary directory.
     """
-    from genbench.contamination.api import build_index, search
+    from genbench.contamination.workflow import build_index, search
 
     raw = task.get_datasets_raw()
     test_set, test_ids = test_set_of(task)

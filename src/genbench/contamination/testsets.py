@@ -123,8 +123,9 @@ def task_test_sets(task_ids: Sequence[str] | None = None) -> list[TestSet]:
     Raises:
         TaskNotFoundError: an id is not in the registry.
     """
-    from genbench.loading import discover_tasks, load_task
-    from genbench.task_dict import TaskDict
+    from genbench.registry.directories import discover_tasks
+    from genbench.task.factory import load_task
+    from genbench.task.task_dict import TaskDict
 
     ids = list(task_ids) if task_ids is not None else sorted(discover_tasks())
     test_sets = []

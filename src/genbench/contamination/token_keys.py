@@ -211,7 +211,7 @@ def string_spans(texts: pa.Array) -> tuple[Any, np.ndarray, np.ndarray]:
     empty)."""
     import pyarrow as pa
 
-    from genbench.arrow_values import valid_to_numpy
+    from genbench.data.arrow_values import valid_to_numpy
 
     if not (pa.types.is_string(texts.type) or pa.types.is_large_string(texts.type)):
         raise TypeError(f"a string array is needed, not {texts.type}")

@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from genbench.arrow_values import integer_array, integers_to_numpy, string_scalar, valid_to_numpy
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.token_keys import string_spans
+from genbench.data.arrow_values import integer_array, integers_to_numpy, string_scalar, valid_to_numpy
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from genbench.core.errors import ChecksumMismatchError, DataLoadError, DataNotFoundError
+from genbench.core.files import write_json_atomic
 from genbench.data.staging import remove_stale_temporaries, staged_file
-from genbench.errors import ChecksumMismatchError, DataLoadError, DataNotFoundError
-from genbench.io import write_json_atomic
 
 logger = logging.getLogger(__name__)
 

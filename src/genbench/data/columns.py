@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from genbench.api import TaskType
-from genbench.errors import PreparationError
+from genbench.core.errors import PreparationError
+from genbench.core.vocabulary import TaskType
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -120,7 +120,7 @@ def index_column_table(table: pa.Table) -> pa.Table:
     """
     import numpy as np
 
-    from genbench.arrow_values import integer_array
+    from genbench.data.arrow_values import integer_array
 
     index = integer_array(np.arange(table.num_rows))
     if INDEX_COLUMN in table.column_names:

@@ -1,6 +1,6 @@
 """Streaming one HTTP(S) body into a file, within limits on size and time.
 
-A download stops with a :class:`~genbench.errors.DataLoadError` when the body grows past
+A download stops with a :class:`~genbench.core.errors.DataLoadError` when the body grows past
 ``$GENBENCH_MAX_DOWNLOAD_BYTES`` (default 5 GiB) or the whole transfer takes longer than
 ``$GENBENCH_DOWNLOAD_TIMEOUT`` seconds (default 3600); a server that sends nothing for 60 seconds (or for the
 time left, when it is shorter) is given up on too. The total deadline holds from the first byte of the connection
@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from typing import IO, Any
 
-from genbench.errors import DataLoadError
+from genbench.core.errors import DataLoadError
 
 MAX_BYTES_ENV = "GENBENCH_MAX_DOWNLOAD_BYTES"
 """Environment variable: the largest download accepted, in bytes."""
@@ -106,7 +106,7 @@ def download(uri: str, out: IO[bytes], *, limits: DownloadLimits, progress_label
     import urllib.error
     import urllib.request
 
-    from genbench import __version__
+    from genbench.core.version import VERSION as __version__
 
     deadline = time.monotonic() + limits.timeout_s
     request = urllib.request.Request(

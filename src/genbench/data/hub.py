@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from genbench.core.errors import DataLoadError
 from genbench.data.cache import HUB_SUBDIR, cache_dir, file_sha256, remove_stale_downloads
 from genbench.data.staging import replace_directory, staged_directory
-from genbench.errors import DataLoadError
 
 RECORD_NAME = "genbench-hf-record.json"
 _SAFE_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")

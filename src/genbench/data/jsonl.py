@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from genbench.errors import DataLoadError, DataNotFoundError
+from genbench.core.errors import DataLoadError, DataNotFoundError
 
 if TYPE_CHECKING:
     import datasets
@@ -135,7 +135,7 @@ def validate_jsonl(data: bytes, *, source: str, content_type: str = "", allow_em
     >>> validate_jsonl(b'{"a": 1}\\n{"a": ', source="x.jsonl")
     Traceback (most recent call last):
     ...
-    genbench.errors.DataLoadError: x.jsonl, line 2: invalid JSON: Expecting value (column 7).
+    genbench.core.errors.DataLoadError: x.jsonl, line 2: invalid JSON: Expecting value (column 7).
     """
     head = data[:512].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
     if "html" in content_type.lower() or head.startswith((b"<!doctype", b"<html", b"<?xml", b"<head", b"<body")):
@@ -179,7 +179,7 @@ def iter_json_objects(
     >>> list(iter_json_objects(path))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    genbench.errors.DataLoadError: ...rows.jsonl:3: expected a JSON object, got list
+    genbench.core.errors.DataLoadError: ...rows.jsonl:3: expected a JSON object, got list
     """
     with open(path, "rb") as handle:  # bytes, so that a non-UTF-8 line is reported with its number
         for number, raw in enumerate(handle, start=1):

@@ -11,10 +11,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from genbench.core.errors import DataLoadError
 from genbench.data.cache import fetch, is_remote, refetch_hint
 from genbench.data.hub import find_hub_export, load_hub_export
 from genbench.data.jsonl import read_jsonl, read_jsonl_table
-from genbench.errors import DataLoadError
 
 if TYPE_CHECKING:
     import datasets
@@ -64,7 +64,7 @@ def load_data_source(
 
     Raises:
         DataLoadError: The data cannot be fetched, verified, read or loaded (subclasses
-            :class:`~genbench.errors.DataNotFoundError` and :class:`~genbench.errors.ChecksumMismatchError`
+            :class:`~genbench.core.errors.DataNotFoundError` and :class:`~genbench.core.errors.ChecksumMismatchError`
             included); the message names the file or dataset id and revision, with a hint when offline.
 
     >>> import tempfile, pathlib

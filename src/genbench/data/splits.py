@@ -25,9 +25,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from genbench.data.features import reconcile_features
+from genbench.core.errors import ConfigError, ConfigProblem
 from genbench.data.sources import order_splits
-from genbench.errors import ConfigError, ConfigProblem
+from genbench.data.split_features import reconcile_features
 
 if TYPE_CHECKING:
     import datasets
@@ -132,7 +132,7 @@ def parse_split_spec(document: Any, *, file: str | None = None) -> dict[str, lis
     >>> parse_split_spec({"test": ["test:1", "train-3", 7]}, file="split.jsonnet")
     Traceback (most recent call last):
     ...
-    genbench.errors.ConfigError: split.jsonnet: test[1]: expected 'split:index' (e.g. 'train:3'), got 'train-3'
+    genbench.core.errors.ConfigError: split.jsonnet: test[1]: expected 'split:index' (e.g. 'train:3'), got 'train-3'
     split.jsonnet: test[2]: expected a 'split:index' string (e.g. 'train:3'), got the number 7
     """
     if not isinstance(document, dict):
@@ -266,7 +266,7 @@ def resplit_tables(
     import numpy as np
     import pyarrow as pa
 
-    from genbench.arrow_values import integer_array
+    from genbench.data.arrow_values import integer_array
 
     file_name = None if file is None else str(file)
     plans = _plan(tables, spec, file_name)

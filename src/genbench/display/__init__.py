@@ -1,7 +1,7 @@
 """Seeing tasks in notebooks: HTML cards of tasks (``Task._repr_html_``) and progress-bar settings.
 
-The cards are reached from :class:`~genbench.Task` through the feature seam (``genbench.features``), so ``task.py``
-does not import this package.
+The cards are reached from :class:`~genbench.Task` through the plugin seam
+(:data:`genbench.core.plugins.TASK_FEATURES`), so ``genbench.task`` does not import this package.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from genbench.display.html import CARD_CSS, escape, table, visible_whitespace
 
 if TYPE_CHECKING:
     from genbench.task import Task
-    from genbench.task_dict import TaskDict
+    from genbench.task.task_dict import TaskDict
 
 _DESCRIPTION_PREVIEW = 400
 
@@ -182,8 +182,8 @@ def _cell(value: Any) -> str:
 
 
 def _prompts(task: Task, count: int, shots: int, random_seed: int) -> str:
-    from genbench.api import PreparationStrategy
-    from genbench.errors import GenBenchError
+    from genbench.core.errors import GenBenchError
+    from genbench.core.vocabulary import PreparationStrategy
 
     shot_list = [0] if shots == 0 else [0, shots]
     try:

@@ -90,9 +90,9 @@ def light_splits(task: Task) -> dict[str, pa.Table] | None:
         return None
     if task.config.data_source.type != "manual":
         return None
+    from genbench.core.errors import PreparationError
     from genbench.data.columns import index_column_table, map_fields_table
     from genbench.data.sources import load_manual_tables
-    from genbench.errors import PreparationError
 
     tables = load_manual_tables(task.config.data_source, task.task_dir)
     if task.config.split_file is not None:
@@ -159,7 +159,7 @@ def example_prompts(
     >>> [p["title"] for p in example_prompts(load_task("arithmetic_length"), 3)]
     ['0-shot prompt (test example 0)', '3-shot prompt (test example 0)']
     """
-    from genbench.api import PreparationStrategy
+    from genbench.core.vocabulary import PreparationStrategy
     from genbench.task import Task
 
     if splits is _NOT_GIVEN:

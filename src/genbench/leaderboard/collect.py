@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from genbench.errors import GenBenchError
+from genbench.core.errors import GenBenchError
 
 
 class LeaderboardError(GenBenchError, ValueError):

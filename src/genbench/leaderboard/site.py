@@ -6,8 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from genbench.core.files import write_text_atomic
 from genbench.display.html import escape
-from genbench.io import write_text_atomic
 from genbench.leaderboard.collect import Leaderboard, TaskEntry, collect
 from genbench.leaderboard.pages import index_page, model_page, task_page
 
@@ -58,12 +58,12 @@ def build_leaderboard(results_dirs: Iterable[str | Path], site_dir: str | Path, 
 def task_card(task: TaskEntry) -> str:
     """The registry's card of the task (no data loaded), noting whether its config is the one of the results; the
     results' own description of the task when the registry does not have it."""
+    from genbench.core.errors import GenBenchError
     from genbench.display.card import task_card_html, task_dict_card_html
-    from genbench.errors import GenBenchError
     from genbench.runs.results import canonical_sha256
 
     try:
-        from genbench.loading import load_task
+        from genbench.task.factory import load_task
 
         loaded = load_task(task.task_id)
     except (GenBenchError, ImportError, SyntaxError) as exc:
@@ -74,7 +74,7 @@ def task_card(task: TaskEntry) -> str:
             f'<div class="gb-note">Not in this installation\'s registry ({escape(exc)}): shown from the results '
             "files.</div></div>"
         )
-    from genbench.task_dict import TaskDict
+    from genbench.task.task_dict import TaskDict
 
     if isinstance(loaded, TaskDict):
         return task_dict_card_html(loaded, standalone=False)

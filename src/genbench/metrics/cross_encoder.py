@@ -21,7 +21,7 @@ import numbers
 from collections.abc import Sequence
 from typing import Any
 
-from genbench.errors import MetricError, PredictionError
+from genbench.core.errors import MetricError, PredictionError
 
 RERANKING = "cross_encoder_reranking"
 CLASSIFICATION = "cross_encoder_classification"
@@ -46,7 +46,7 @@ def check_no_nan(targets: Sequence[Any]) -> None:
     >>> check_no_nan([[0.5, 0.1], [0.2, float("nan")]])
     Traceback (most recent call last):
     ...
-    genbench.errors.PredictionError: predictions[1]['target'] contains NaN: every score must be a number (NaN \
+    genbench.core.errors.PredictionError: predictions[1]['target'] contains NaN: every score must be a number (NaN \
 cannot be ranked); a model that outputs NaN is broken
     """
     for index, target in enumerate(targets):
@@ -79,10 +79,10 @@ def check_reranking_scores(targets: Sequence[Any], target_options: Sequence[Any]
     Raises:
         PredictionError: naming the first bad prediction's index, what was found and what was expected.
 
-    >>> check_reranking_scores([[0.5, 0.1]], [["a", "b", "c"]])
+    >>> check_reranking_scores([[0.5, 0.1]], [["a", "b", "c"]])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    genbench.errors.PredictionError: predictions[0]['target'] has 2 scores, expected 3 (one per target_options entry)
+    genbench.core.errors.PredictionError: predictions[0]['target'] has 2 scores, expected 3 (one per ...
     """
     if target_options is None:
         raise PredictionError("The gold set has no target_options column: a reranking task needs the candidates")
@@ -117,7 +117,7 @@ def reranking_metrics(config: Any, targets: Sequence[Any], gold_targets: Sequenc
     >>> {key: round(value, 4) for key, value in result.items()}
     {'map': 0.5, 'mrr@3': 0.5, 'ndcg@3': 0.6309}
     """
-    from genbench.reranking import RerankingSamples
+    from genbench.metrics.reranking_samples import RerankingSamples
 
     check_reranking_scores(targets, target_options)
     samples, score_of = [], []
@@ -151,7 +151,10 @@ def reranking_metrics(config: Any, targets: Sequence[Any], gold_targets: Sequenc
 
 def classification_metrics(targets: Sequence[Any], gold_targets: Sequence[Any]) -> dict:
     """``cross_encoder_classification``: binary metrics of one score per example, or multi-class F1 of logits."""
-    from genbench.reranking import binary_classification_metrics, multiclass_classification_metrics
+    from genbench.metrics.classification_metrics import (
+        binary_classification_metrics,
+        multiclass_classification_metrics,
+    )
 
     binary = all(_is_number(t) for t in targets)
     if not binary:
@@ -179,7 +182,7 @@ def classification_metrics(targets: Sequence[Any], gold_targets: Sequence[Any]) 
 
 def correlation_scores(targets: Sequence[Any], gold_targets: Sequence[Any]) -> dict:
     """``cross_encoder_correlation``: Pearson and Spearman of predicted and gold numbers."""
-    from genbench.reranking import correlation_metrics
+    from genbench.metrics.correlation_metrics import correlation_metrics
 
     bad = next((i for i, t in enumerate(targets) if not _is_number(t)), None)
     if bad is not None:

@@ -12,8 +12,8 @@ import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from genbench.api import EvaluationResult, TaskType
-from genbench.errors import MetricError
+from genbench.core.errors import MetricError
+from genbench.core.vocabulary import EvaluationResult, TaskType
 from genbench.metrics.predictions import ScoringInputs, prediction_targets, prepare_for_scoring, read_gold
 from genbench.metrics.registry import compute_metric_by_id, metric_key_prefix
 

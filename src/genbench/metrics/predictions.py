@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from genbench.api import TaskType
-from genbench.errors import PredictionError
+from genbench.core.errors import PredictionError
+from genbench.core.vocabulary import TaskType
 from genbench.metrics.extraction import extract_free_form_answer
 
 if TYPE_CHECKING:
@@ -103,10 +103,10 @@ def prediction_targets(predictions: Any, gold_size: int) -> list[Any]:
 
     >>> prediction_targets([{"target": "4"}, {"target": "5"}], 2)
     ['4', '5']
-    >>> prediction_targets([{"target": "4"}, {"answer": "5"}], 2)
+    >>> prediction_targets([{"target": "4"}, {"answer": "5"}], 2)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    genbench.errors.PredictionError: predictions[1] has no 'target' key (its keys: answer); 1 of 2 predictions lack it
+    genbench.core.errors.PredictionError: predictions[1] has no 'target' key (its keys: answer); 1 of 2 ...
     """
     if not isinstance(predictions, (list, tuple)):
         raise PredictionError(

@@ -1,7 +1,7 @@
 """Run a configured metric: the built-in twin of its ``evaluate`` id, else ``evaluate.load`` with its pinned revision.
 
 ``evaluate.load`` is called at most once per (id, revision) in a process (the original framework loaded the
-metric from the Hub on every call), and any failure becomes one :class:`~genbench.errors.MetricError` saying what
+metric from the Hub on every call), and any failure becomes one :class:`~genbench.core.errors.MetricError` saying what
 was tried and what works offline.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from genbench.errors import MetricError
+from genbench.core.errors import MetricError
 from genbench.metrics.builtin import BUILTIN_METRICS, get_builtin_metric, metric_options
 
 if TYPE_CHECKING:

@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from genbench.api import TaskType
-from genbench.arrow_values import integer_array, string_array, string_scalar
-from genbench.errors import PreparationError
+from genbench.core.errors import PreparationError
+from genbench.core.vocabulary import TaskType
+from genbench.data.arrow_values import integer_array, string_array, string_scalar
 from genbench.prompting.few_shot import few_shot_pool, sample_shot_ids, split_name
 from genbench.prompting.formatting import IDX_COLUMN, FormattedExamples, format_examples, format_examples_with
 
@@ -65,7 +65,7 @@ def build_prompt_datasets(
     seed gives the same prompts on any machine. Nothing is written to the Hugging Face cache.
 
     Args:
-        datasets: Split name (or :class:`~genbench.api.DatasetSplit`) to formatted dataset, with ``input``,
+        datasets: Split name (or :class:`~genbench.core.vocabulary.DatasetSplit`) to formatted dataset, with ``input``,
             ``target``, ``target_options`` (multiple choice) and ``_genbench_idx`` columns.
         task_type: ``free_form``, ``multiple_choice`` or ``sequence_labeling``.
         prompt_builder: The task's prompt builder options.

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from genbench.api import DatasetSplit
-from genbench.errors import PreparationError
+from genbench.core.errors import PreparationError
+from genbench.core.vocabulary import DatasetSplit
 from genbench.prompting.counter_rng import DOMAIN_ORDER_SHOTS, DOMAIN_SAMPLE_SHOTS, hash64, uniform_below
 
 if TYPE_CHECKING:
@@ -40,7 +40,8 @@ def few_shot_pool(datasets: Mapping[str, datasets.Dataset] | Mapping[Any, Any]) 
     query must be excluded from its own shots. A warning is logged whenever the pool is not the train split.
 
     Args:
-        datasets: Split name (or :class:`~genbench.api.DatasetSplit`) to dataset; anything with ``len()`` works.
+        datasets: Split name (or :class:`~genbench.core.vocabulary.DatasetSplit`) to dataset; anything with
+            ``len()`` works.
 
     Returns:
         ``(split_name, exclude_query)``: the pool's split name, and whether queries come from the pool itself.

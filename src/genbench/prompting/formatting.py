@@ -8,7 +8,7 @@ The shapes are those of the original GenBench framework (see ``docs/prompting.md
   joined by ``sequence_labeling_separator``). Sequence-labeling tokens are joined by single spaces.
 
 Everything runs as Arrow compute kernels and NumPy operations over whole columns: no per-row Python, no
-``Dataset.map``. Bad examples raise :class:`~genbench.errors.PreparationError` naming the split and the example's
+``Dataset.map``. Bad examples raise :class:`~genbench.core.errors.PreparationError` naming the split and the example's
 ``_genbench_idx``.
 """
 
@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from genbench.api import TaskType
-from genbench.arrow_values import integer_array, integers_to_numpy, string_array, string_scalar
-from genbench.errors import PreparationError
+from genbench.core.errors import PreparationError
+from genbench.core.vocabulary import TaskType
+from genbench.data.arrow_values import integer_array, integers_to_numpy, string_array, string_scalar
 from genbench.prompting.counter_rng import DOMAIN_PERMUTE_CHOICES, hash64
 
 if TYPE_CHECKING:

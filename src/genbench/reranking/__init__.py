@@ -17,14 +17,16 @@ Importing this package loads neither sentence-transformers nor torch.
 
 from __future__ import annotations
 
-from genbench.reranking.classification_metrics import (
+from genbench.metrics.classification_metrics import (
     average_precision,
     binary_classification_metrics,
     find_best_accuracy_and_threshold,
     find_best_f1_and_threshold,
     multiclass_classification_metrics,
 )
-from genbench.reranking.correlation_metrics import correlation_metrics, pearson, spearman
+from genbench.metrics.correlation_metrics import correlation_metrics, pearson, spearman
+from genbench.metrics.ranking_metrics import pad_ragged, ranking_metrics, ranking_metrics_per_query
+from genbench.metrics.reranking_samples import RerankingSamples
 from genbench.reranking.evaluation import (
     CrossEncoderClassificationEvaluator,
     CrossEncoderCorrelationEvaluator,
@@ -33,8 +35,6 @@ from genbench.reranking.evaluation import (
     CrossEncoderRerankingEvaluator,
 )
 from genbench.reranking.nano_beir import demo_suite_path, load_nanobeir_samples
-from genbench.reranking.ranking_metrics import pad_ragged, ranking_metrics, ranking_metrics_per_query
-from genbench.reranking.samples import RerankingSamples
 
 __all__ = [
     "CrossEncoderClassificationEvaluator",

@@ -38,7 +38,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from genbench.errors import DataLoadError, DataNotFoundError
+from genbench.core.errors import DataLoadError, DataNotFoundError
 
 __all__ = [
     "DATASET_NAME_TO_HUMAN_READABLE",

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from genbench.errors import MetricError
+from genbench.core.errors import MetricError
 
 __all__ = [
     "BiEncoderScorer",
@@ -148,7 +148,7 @@ def evaluate_task_with_cross_encoder(
         MetricError: the task has no test split, or neither reranking examples nor text-pair examples with a
             classification/correlation metric.
     """
-    from genbench.api import TaskType
+    from genbench.core.vocabulary import TaskType
     from genbench.reranking.evaluation import (
         CrossEncoderClassificationEvaluator,
         CrossEncoderCorrelationEvaluator,
@@ -224,8 +224,8 @@ def rerank_task(
     Returns:
         The results and the lines of sentence-transformers' log: statistics, then the "Base -> Reranked" table.
     """
-    from genbench.loading import load_task
     from genbench.reranking.evaluation.base import base_vs_reranked_lines
+    from genbench.task.factory import load_task
 
     task = load_task(task_id)
     if bi_encoder or model is None or is_bi_encoder(model):

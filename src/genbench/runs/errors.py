@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from genbench.errors import GenBenchError
+from genbench.core.errors import GenBenchError
 
 
 class ModelSpecError(GenBenchError, ValueError):

@@ -28,9 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from genbench.api import PreparationStrategy, TaskType
-from genbench.errors import GenBenchError, PreparationError
+from genbench.core.errors import GenBenchError, PreparationError
+from genbench.core.vocabulary import PreparationStrategy, TaskType
 from genbench.runs.cache import CacheStats, RequestCache, answer_with_cache, request_key
+from genbench.runs.model_runner import ModelRunner, RequestUnsupported
 from genbench.runs.results import (
     SCHEMA_VERSION,
     file_stem,
@@ -38,8 +39,7 @@ from genbench.runs.results import (
     task_fingerprint,
     write_results,
 )
-from genbench.runs.runner import ModelRunner, RequestUnsupported
-from genbench.runs.runners import load_runner
+from genbench.runs.runner_registry import load_runner
 from genbench.runs.scoring import BootstrapSettings, GoldSubsets, metric_entries, per_sample_scores, quiet_evaluate
 from genbench.runs.specs import parse_model_spec
 
@@ -328,7 +328,7 @@ def results_document(
     seconds: float,
 ) -> dict[str, Any]:
     """The results document of a task (see ``results.schema.json``)."""
-    import genbench
+    from genbench.core.version import VERSION
 
     strategy = (
         PreparationStrategy.PROMPT_BASED_TESTING
@@ -344,7 +344,7 @@ def results_document(
             "keywords": list(task.keywords),
             "fingerprint": task_fingerprint(task.config, task.get_datasets_raw()),
         },
-        "genbench_version": genbench.__version__,
+        "genbench_version": VERSION,
         "model": model,
         "preparation_strategy": strategy.value,
         "seed": seed,
@@ -448,7 +448,8 @@ def run_model_on_task(
 
 def expand_task_ids(task_ids: str | Iterable[str]) -> list[str]:
     """``"all"`` -> every task of the registry; ``"a,b"`` -> ``["a", "b"]``; a task with subtasks -> its subtasks."""
-    from genbench.loading import discover_tasks, load_config
+    from genbench.registry.directories import discover_tasks
+    from genbench.registry.task_configs import load_config
 
     ids = [t.strip() for t in task_ids.split(",")] if isinstance(task_ids, str) else [str(t) for t in task_ids]
     ids = [t for t in ids if t]
@@ -459,7 +460,7 @@ def expand_task_ids(task_ids: str | Iterable[str]) -> list[str]:
         config = load_config(task_id)
         subtasks = getattr(config, "subtasks_order", None)
         if ":" not in task_id and not hasattr(config, "task_type"):
-            from genbench.loading import load_task
+            from genbench.task.factory import load_task
 
             loaded = load_task(task_id)
             expanded.extend(f"{task_id}:{sid}" for sid in (subtasks or list(loaded)))  # type: ignore[arg-type]
@@ -489,7 +490,7 @@ def run(
     Returns:
         One :class:`TaskRun` per task, in order.
     """
-    from genbench.loading import load_task
+    from genbench.task.factory import load_task
 
     runner = load_runner(parse_model_spec(model, model_args))
     runs = []

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from genbench.runs.errors import ModelRunError, ModelSpecError
-from genbench.runs.runner import ModelRunner, directory_revision
+from genbench.runs.model_runner import ModelRunner, directory_revision
 from genbench.runs.specs import ModelSpec, check_known_args, int_arg
 
 logger = logging.getLogger(__name__)

@@ -59,8 +59,8 @@ def predictions_results(
 
 
 def baseline_results(task: Task, output_dir: str | Path, *, shot_list: Sequence[int], random_seed: int = 42) -> Path:
-    """Write the results file of the task type's baseline (see :mod:`genbench.baselines`) on every setting."""
-    from genbench.baselines import BASELINES, predict, training_pool
+    """Write the results file of the task type's baseline (see :mod:`genbench.runs.baselines`) on every setting."""
+    from genbench.runs.baselines import BASELINES, predict, training_pool
 
     started = time.perf_counter()
     bootstrap = BootstrapSettings(seed=random_seed)

@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from genbench.runs.errors import ModelRunError, ModelSpecError
-from genbench.runs.runner import ModelRunner, RequestUnsupported
+from genbench.runs.model_runner import ModelRunner, RequestUnsupported
 from genbench.runs.specs import ModelSpec, check_known_args, float_arg, int_arg
 
 logger = logging.getLogger(__name__)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from genbench.runs.errors import ModelRunError, ModelSpecError
-from genbench.runs.runner import ModelRunner, RequestUnsupported
+from genbench.runs.model_runner import ModelRunner, RequestUnsupported
 from genbench.runs.specs import ModelSpec
 
 

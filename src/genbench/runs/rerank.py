@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from genbench.runs.runner import ModelRunner, directory_revision
+from genbench.runs.model_runner import ModelRunner, directory_revision
 from genbench.runs.specs import ModelSpec, check_known_args, int_arg
 
 

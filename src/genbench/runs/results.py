@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from genbench.io import atomic_open, to_jsonable, write_json_atomic
+from genbench.core.files import atomic_open, to_jsonable, write_json_atomic
 from genbench.runs.errors import ResultsFileError
 
 SCHEMA_VERSION = 1

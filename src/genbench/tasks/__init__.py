@@ -17,7 +17,7 @@ def __getattr__(name: str) -> Any:
 def _add_task_roots() -> None:
     # Every GENBENCH_TASKS_PATH root is part of this package, so `genbench.tasks.<task_id>.<module>` imports work
     # for tasks outside the package too (the loader keeps `__path__` in step when the variable changes).
-    from genbench.task_imports import tasks_package
+    from genbench.registry.task_modules import tasks_package
 
     tasks_package()
 

@@ -1,1 +1,1 @@
-"""Compatibility helpers kept at the original framework's import paths."""
+"""The original framework's ``genbench.utils`` package: ``file``, ``logging``, ``tasks``."""

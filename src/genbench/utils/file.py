@@ -1,19 +1,4 @@
-"""Compatibility module: ``genbench.utils.file`` of the original framework."""
+"""The original framework's ``genbench.utils.file``."""
 
-from __future__ import annotations
-
-from pathlib import Path
-
-from genbench.config.jsonnet import load_jsonnet
-
-
-def get_repo_dir() -> Path:
-    """The repository checkout holding this package (``src/genbench``'s grandparent), as in the original.
-
-    For an installed (non-editable) package this is the directory above ``site-packages``' parent, which has no
-    meaning: use it only from a source checkout.
-    """
-    return Path(__file__).resolve().parents[3]
-
-
-__all__ = ["get_repo_dir", "load_jsonnet"]
+from genbench.compat.file_helpers import *  # noqa: F403
+from genbench.compat.file_helpers import __all__  # noqa: F401

@@ -17,7 +17,7 @@ from genbench.contamination.embedded.store import FORMAT_VERSION, read_manifest,
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.sources import LoadedDataset, UnitSpec, index_name, is_local, no_units_error
 from genbench.contamination.sources import _safe as _safe_name
-from genbench.io import prepare_output_dir
+from genbench.core.files import prepare_output_dir
 
 SHARD_ROWS = 10_000
 """Rows per build shard: the unit of checkpointing (a stopped build redoes at most one shard), and of the build's

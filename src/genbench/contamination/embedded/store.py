@@ -26,7 +26,7 @@ from genbench.contamination.embedded.leftovers import build_lock, remove_stale_i
 from genbench.contamination.embedded.npy_file import npy_header
 from genbench.contamination.memory import give_back_free_memory
 from genbench.contamination.sources import LoadedDataset, UnitBatch, UnitSpec, iter_unit_batches
-from genbench.io import write_text_atomic
+from genbench.core.files import write_text_atomic
 
 MANIFEST = "manifest.json"
 FORMAT = "genbench-contamination-index"

@@ -174,7 +174,7 @@ class TextIndex(Index):
         """List the n-gram sizes with a stored table in the manifest (rewritten atomically)."""
         import json
 
-        from genbench.io import write_text_atomic
+        from genbench.core.files import write_text_atomic
 
         sizes = sorted({*self.manifest.get("ngram_tables", []), n})
         self.manifest = {**self.manifest, "ngram_tables": sizes}

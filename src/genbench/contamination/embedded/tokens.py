@@ -41,7 +41,7 @@ _KEY_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], 
 def _factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(codes, uniques)`` with ``uniques[codes] == keys``, uniques in order of first appearance (pyarrow's hash
     table: much faster than sorting; through Arrow buffers, so that pyarrow does not import pandas)."""
-    from genbench.arrow_values import integer_array, integers_to_numpy
+    from genbench.data.arrow_values import integer_array, integers_to_numpy
 
     encoded = integer_array(keys, np.uint64).dictionary_encode()
     return integers_to_numpy(encoded.indices).astype(np.int64), integers_to_numpy(encoded.dictionary)

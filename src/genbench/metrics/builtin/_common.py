@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from genbench.errors import MetricError
+from genbench.core.errors import MetricError
 
 
 def check_same_length(metric: str, predictions: Sequence[Any], references: Sequence[Any]) -> None:
@@ -16,7 +16,7 @@ def check_same_length(metric: str, predictions: Sequence[Any], references: Seque
     >>> check_same_length("accuracy", [1, 0], [1])
     Traceback (most recent call last):
     ...
-    genbench.errors.MetricError: accuracy: got 2 predictions but 1 references; they must be as many
+    genbench.core.errors.MetricError: accuracy: got 2 predictions but 1 references; they must be as many
     """
     if len(predictions) != len(references):
         raise MetricError(

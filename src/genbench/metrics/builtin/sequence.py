@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from genbench.errors import MetricError
+from genbench.core.errors import MetricError
 from genbench.metrics.builtin._common import check_same_length
 
 # The tagging schemes of seqeval.scheme, by the names evaluate's seqeval accepts.

@@ -11,7 +11,7 @@ import string
 from collections.abc import Sequence
 from typing import Any
 
-from genbench.errors import MetricError
+from genbench.core.errors import MetricError
 from genbench.metrics.builtin._common import check_same_length
 
 _NO_PUNCTUATION = str.maketrans("", "", string.punctuation)

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from genbench.errors import MetricError
+from genbench.core.errors import MetricError
 from genbench.metrics.builtin._common import check_same_length
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from genbench.io import atomic_open
+from genbench.core.files import atomic_open
 
 __all__ = ["CrossEncoderEvaluator", "EvaluationOutput", "base_vs_reranked_lines"]
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from genbench.reranking.classification_metrics import binary_classification_metrics, multiclass_classification_metrics
+from genbench.metrics.classification_metrics import binary_classification_metrics, multiclass_classification_metrics
 from genbench.reranking.evaluation.base import CrossEncoderEvaluator, EvaluationOutput
 from genbench.reranking.evaluation.reranking import predict_scores
 
@@ -38,7 +38,7 @@ class CrossEncoderClassificationEvaluator(CrossEncoderEvaluator):
 
     Same arguments, defaults, result keys, CSV file and log lines as sentence-transformers'
     ``CrossEncoderClassificationEvaluator`` (6.2), and the same numbers (from
-    :mod:`genbench.reranking.classification_metrics`). A model with one output (``num_labels == 1``) is a binary
+    :mod:`genbench.metrics.classification_metrics`). A model with one output (``num_labels == 1``) is a binary
     classifier: ``accuracy``, ``accuracy_threshold``, ``f1``, ``f1_threshold``, ``precision``, ``recall``,
     ``average_precision`` (primary), with the best thresholds on its scores. A model with several outputs is
     judged by its arg-max class: ``f1_macro`` (primary), ``f1_micro``, ``f1_weighted``.

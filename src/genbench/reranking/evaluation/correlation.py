@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from genbench.reranking.correlation_metrics import correlation_metrics
+from genbench.metrics.correlation_metrics import correlation_metrics
 from genbench.reranking.evaluation.base import CrossEncoderEvaluator, EvaluationOutput
 from genbench.reranking.evaluation.classification import check_sentence_pairs
 from genbench.reranking.evaluation.reranking import predict_scores
@@ -24,7 +24,7 @@ class CrossEncoderCorrelationEvaluator(CrossEncoderEvaluator):
     Same arguments, defaults, result keys (``pearson``, ``spearman``; primary ``{name}_spearman``), CSV file
     (``CrossEncoderCorrelationEvaluator_{name}_results.csv``: ``epoch, steps, Pearson_Correlation,
     Spearman_Correlation``) and log line as sentence-transformers' ``CrossEncoderCorrelationEvaluator`` (6.2), and
-    the same numbers (from :mod:`genbench.reranking.correlation_metrics`).
+    the same numbers (from :mod:`genbench.metrics.correlation_metrics`).
 
     Args:
         sentence_pairs: ``[text, text]`` pairs (at least 2).

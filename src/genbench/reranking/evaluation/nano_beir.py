@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
+from genbench.metrics.ranking_metrics import _check_at_k
 from genbench.reranking.evaluation.base import CrossEncoderEvaluator, EvaluationOutput, base_vs_reranked_lines
 from genbench.reranking.evaluation.reranking import CrossEncoderRerankingEvaluator
 from genbench.reranking.nano_beir import default_dataset_names, load_nanobeir_samples, resolve_dataset_name
-from genbench.reranking.ranking_metrics import _check_at_k
 
 __all__ = ["CrossEncoderNanoBEIREvaluator"]
 

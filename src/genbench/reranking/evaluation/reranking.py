@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
+from genbench.metrics.ranking_metrics import _check_at_k
+from genbench.metrics.reranking_samples import RerankingSamples
 from genbench.reranking.evaluation.base import CrossEncoderEvaluator, EvaluationOutput, base_vs_reranked_lines
-from genbench.reranking.ranking_metrics import _check_at_k
-from genbench.reranking.samples import RerankingSamples
 
 __all__ = ["CrossEncoderRerankingEvaluator"]
 
@@ -34,11 +34,11 @@ class CrossEncoderRerankingEvaluator(CrossEncoderEvaluator):
 
     Same arguments, defaults, result keys, CSV file and log lines as sentence-transformers'
     ``CrossEncoderRerankingEvaluator`` (6.2), and the same numbers: the metrics come from
-    :mod:`genbench.reranking.ranking_metrics`. All pairs of all samples go through one ``model.predict`` call.
+    :mod:`genbench.metrics.ranking_metrics`. All pairs of all samples go through one ``model.predict`` call.
 
     Args:
         samples: List of dicts with ``query``, ``positive`` and one of ``negative`` / ``documents`` (a first-stage
-            ranking, best first); see :mod:`genbench.reranking.samples`. Checked here: a bad sample raises
+            ranking, best first); see :mod:`genbench.metrics.reranking_samples`. Checked here: a bad sample raises
             ``ValueError`` naming its index and key.
         at_k: Cut-off of MRR and NDCG. Defaults to 10.
         always_rerank_positives: With ``documents``, also rerank the positives missing from the list (True) or

@@ -1,0 +1,49 @@
+"""Submitting tasks and finding the tasks a branch changes.
+
+- :func:`submit_task` checks the branch (not ``main``, task files committed and pushed), runs the validation suite
+  and opens the pull request through the GitHub API, or gives the URL that opens it in a browser.
+- :func:`changed_tasks` lists the task ids a branch touches since it forked from a base ref; the pull-request
+  review workflow tests exactly those.
+
+Everything here uses the standard library and the ``git`` command line only.
+"""
+
+from __future__ import annotations
+
+from genbench.authoring.submission.changes import DEFAULT_TASKS_DIR, ChangedTasks, changed_tasks
+from genbench.authoring.submission.errors import GitError, GitHubError, SubmissionError
+from genbench.authoring.submission.git import RemoteRepo, parse_remote_url
+from genbench.authoring.submission.github import DEFAULT_API_URL, GitHubClient, PullRequest, compare_url
+from genbench.authoring.submission.submit import (
+    DEFAULT_BASE,
+    DEFAULT_UPSTREAM,
+    SubmissionPlan,
+    SubmissionResult,
+    prepare_submission,
+    pull_request_body,
+    pull_request_title,
+    submit_task,
+)
+
+__all__ = [
+    "DEFAULT_API_URL",
+    "DEFAULT_BASE",
+    "DEFAULT_TASKS_DIR",
+    "DEFAULT_UPSTREAM",
+    "ChangedTasks",
+    "GitError",
+    "GitHubClient",
+    "GitHubError",
+    "PullRequest",
+    "RemoteRepo",
+    "SubmissionError",
+    "SubmissionPlan",
+    "SubmissionResult",
+    "changed_tasks",
+    "compare_url",
+    "parse_remote_url",
+    "prepare_submission",
+    "pull_request_body",
+    "pull_request_title",
+    "submit_task",
+]

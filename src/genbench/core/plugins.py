@@ -1,0 +1,126 @@
+"""The one plugin seam: named objects of one kind, imported on first use, extensible through entry points.
+
+A :class:`PluginGroup` maps names to ``"module:attribute"`` targets. Its entries come from two places:
+
+- ``builtins``: genbench's own entries, declared by the package that owns the kind (the CLI's commands in
+  :mod:`genbench.cli`, the model runners in :mod:`genbench.runs`). A lower layer never names a module above it.
+- the entry-point group ``group`` of every installed distribution (``[project.entry-points."<group>"]`` in a
+  ``pyproject.toml``). genbench declares there the entries that a lower layer must reach without importing the
+  package that implements them: the task features (:data:`TASK_FEATURES`, reached from :class:`~genbench.Task`'s
+  methods) and the contamination backends (:data:`CONTAMINATION_BACKENDS`, whose names the config schema checks).
+  Third-party packages add their own entries the same way, without editing genbench.
+
+genbench's own entries come first and cannot be taken over by another distribution's entry of the same name.
+An unknown name is a :class:`~genbench.core.errors.UnknownPluginError` that lists the known names and the close
+matches; a target that does not import is one too, naming the target.
+
+>>> TASK_FEATURES.load("check_contamination").__name__
+'task_contamination_scores'
+>>> CONTAMINATION_BACKENDS.names()[:2]
+['embedded', 'elasticsearch']
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from genbench.core.errors import UnknownPluginError
+
+PluginT = TypeVar("PluginT")
+
+OWN_DISTRIBUTION = "genbench"
+
+
+@functools.cache
+def _entry_points(group: str) -> tuple[tuple[str, str, bool], ...]:
+    """``(name, target, is genbench's own)`` of every installed entry point of ``group`` (read once per process)."""
+    from importlib.metadata import entry_points
+
+    found = []
+    for point in entry_points(group=group):
+        dist = getattr(point, "dist", None)
+        own = dist is not None and (dist.metadata["Name"] or "").lower() == OWN_DISTRIBUTION
+        found.append((point.name, point.value, own))
+    return tuple(found)
+
+
+@dataclass(frozen=True)
+class PluginGroup(Generic[PluginT]):
+    """Named plugins of one kind.
+
+    Attributes:
+        group: The entry-point group (``genbench.<kind>``).
+        kind: What one plugin is, for messages (``"contamination backend"``).
+        builtins: genbench's own entries declared in code (name -> ``"module:attribute"``), by the package that
+            owns the kind.
+        default: The name listed first (entry points of one distribution come sorted by name).
+    """
+
+    group: str
+    kind: str
+    builtins: Mapping[str, str] = field(default_factory=dict)
+    default: str | None = None
+
+    def targets(self) -> dict[str, str]:
+        """Every entry, name -> ``"module:attribute"``: genbench's own first (in declaration order), then others."""
+        points = _entry_points(self.group)
+        own = {**self.builtins, **{name: target for name, target, is_own in points if is_own}}
+        if self.default in own:
+            own = {self.default: own[self.default], **own}
+        others = {name: target for name, target, is_own in sorted(points) if not is_own and name not in own}
+        return {**own, **others}
+
+    def names(self) -> list[str]:
+        """The known names: genbench's own first, then those of installed plug-ins (sorted)."""
+        return list(self.targets())
+
+    def target(self, name: str) -> str:
+        """The ``"module:attribute"`` of ``name``.
+
+        Raises:
+            UnknownPluginError: no entry has that name (the message lists the known ones and close matches).
+        """
+        targets = self.targets()
+        if name in targets:
+            return targets[name]
+        close = difflib.get_close_matches(name, list(targets), n=3)
+        hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        known = ", ".join(targets) or "none (is genbench installed? its entry points declare them)"
+        raise UnknownPluginError(f"Unknown {self.kind} {name!r}: use one of {known}.{hint}")
+
+    def load(self, name: str) -> PluginT:
+        """The object registered as ``name``, imported now (once per process).
+
+        Raises:
+            UnknownPluginError: no entry has that name, or its target does not import.
+        """
+        return _load(self.target(name), self.kind, name)  # type: ignore[no-any-return]
+
+
+@functools.cache
+def _load(target: str, kind: str, name: str) -> Any:
+    module, _, attribute = target.partition(":")
+    try:
+        value = importlib.import_module(module)
+        for part in filter(None, attribute.split(".")):
+            value = getattr(value, part)
+    except (ImportError, AttributeError) as error:
+        raise UnknownPluginError(f"The {kind} {name!r} ({target}) cannot be loaded: {error}") from error
+    return value
+
+
+TASK_FEATURES: PluginGroup[Any] = PluginGroup("genbench.task_features", "task feature")
+"""The functions behind :class:`~genbench.Task`'s feature methods (each takes the task first), declared as entry
+points in genbench's ``pyproject.toml``: ``check_contamination``, ``evaluate_clean_and_all``,
+``evaluate_cross_encoder``, ``run_model``, ``html_card``, ``task_dict_html_card``."""
+
+CONTAMINATION_BACKENDS: PluginGroup[Any] = PluginGroup(
+    "genbench.contamination_backends", "contamination backend", default="embedded"
+)
+"""The contamination index backends (classes implementing ``genbench.contamination.backend.IndexBackend``),
+declared as entry points: ``embedded`` and ``elasticsearch``, then any a plug-in adds."""

@@ -1,0 +1,339 @@
+"""Data bundles: cached task data in one tar file, to carry to a machine without internet.
+
+``export_bundle`` writes the cached downloads and Hub dataset exports of some tasks into a tar with a manifest
+(``genbench-data-manifest.json``: each file's URI, SHA-256 and size; each Hub dataset's id, config, revision and
+per-file SHA-256). ``import_bundle`` trusts nothing in the tar: it refuses members that are links, special files,
+absolute paths or contain ``..``, members the manifest does not list and listed members that are missing; it
+extracts into a scratch folder inside the cache, verifies every size and SHA-256 (and that downloads are valid
+JSONL), and only when all of that passed moves the entries into place, each with an atomic rename. Destinations
+are computed from the URI or (id, config, revision), never taken from member names.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import re
+import tarfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import IO, Any
+
+from genbench.core.errors import ChecksumMismatchError, DataLoadError
+from genbench.data.cache import (
+    EMPTY_SHA256,
+    CacheEntry,
+    cache_dir,
+    cached_entry,
+    file_sha256,
+    install_download,
+    is_remote,
+    remove_stale_downloads,
+)
+from genbench.data.hub import HubExport, hub_export_dir, install_hub_export
+from genbench.data.staging import scratch_directory, staged_file
+
+MANIFEST_NAME = "genbench-data-manifest.json"
+BUNDLE_FORMAT = "genbench-data-bundle"
+BUNDLE_VERSION = 1
+_MAX_MANIFEST_BYTES = 64 << 20
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_CHUNK_BYTES = 1 << 20
+
+
+@dataclass
+class BundleSummary:
+    """What a bundle holds (export) or what was installed from it (import)."""
+
+    files: list[CacheEntry] = field(default_factory=list)
+    hub_datasets: list[HubExport] = field(default_factory=list)
+
+
+def export_bundle(task_ids: list[str], output: str | os.PathLike[str]) -> BundleSummary:
+    """Write the cached data of ``task_ids`` into the tar file ``output`` (written atomically).
+
+    Files inside the task directories are not included: they travel with the tasks.
+
+    Raises:
+        DataLoadError: Some data of the tasks is not in the cache (the message lists it and says to run
+            ``genbench-cli data fetch`` first), or a cached file changed since it was fetched.
+    """
+    from genbench.registry.task_data import DataFile, cached_hub_export, describe, task_data
+
+    summary = BundleSummary()
+    missing = []
+    for item in task_data(task_ids):
+        if isinstance(item, DataFile):
+            if not item.remote:
+                continue
+            entry = cached_entry(item.uri)
+            if entry is None or (item.sha256 is not None and entry.sha256 != item.sha256):
+                missing.append(describe(item))
+            elif entry not in summary.files:
+                summary.files.append(entry)
+        else:
+            export = cached_hub_export(item)
+            if export is None:
+                missing.append(describe(item))
+            elif export not in summary.hub_datasets:
+                summary.hub_datasets.append(export)
+    if missing:
+        raise DataLoadError(
+            "Not in the genbench cache (or not matching the pinned sha256), so it cannot be exported: "
+            + "; ".join(missing)
+            + f". Run `genbench-cli data fetch {' '.join(task_ids)}` on a machine with network access first."
+        )
+    manifest = _manifest(summary, task_ids)
+    with staged_file(Path(output)) as (out, _), tarfile.open(fileobj=out, mode="w") as tar:
+        _add_bytes(tar, MANIFEST_NAME, json.dumps(manifest, indent=2).encode("utf-8") + b"\n")
+        for entry, record in zip(summary.files, manifest["files"], strict=True):
+            _add_file(tar, record["member"], entry.path, entry.sha256)
+        for export, record in zip(summary.hub_datasets, manifest["hub_datasets"], strict=True):
+            for relative, digest in export.files.items():
+                _add_file(tar, f"{record['member']}/{relative}", export.path / relative, digest)
+    return summary
+
+
+def _manifest(summary: BundleSummary, task_ids: list[str]) -> dict[str, Any]:
+    from genbench.core.version import VERSION as __version__
+
+    return {
+        "format": BUNDLE_FORMAT,
+        "version": BUNDLE_VERSION,
+        "created_by": f"genbench {__version__}",
+        "tasks": list(task_ids),
+        "files": [
+            {"uri": e.uri, "sha256": e.sha256, "size": e.size, "member": f"downloads/{e.path.name}"}
+            for e in summary.files
+        ],
+        "hub_datasets": [
+            {
+                "hf_id": x.hf_id,
+                "name": x.name,
+                "revision": x.revision,
+                "member": f"hf/{index}",
+                "files": {
+                    rel: {"sha256": digest, "size": (x.path / rel).stat().st_size} for rel, digest in x.files.items()
+                },
+            }
+            for index, x in enumerate(summary.hub_datasets)
+        ],
+    }
+
+
+def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes) -> None:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    info.mtime = int(time.time())
+    info.mode = 0o644
+    tar.addfile(info, io.BytesIO(data))
+
+
+def _add_file(tar: tarfile.TarFile, name: str, path: Path, sha256: str) -> None:
+    if file_sha256(path) != sha256:
+        raise DataLoadError(
+            f"The cached file {path} changed since it was fetched (its SHA-256 is no longer {sha256}); run "
+            "`genbench-cli data fetch --refresh` for its task, then export again."
+        )
+    info = tarfile.TarInfo(name)  # a fresh header: only a regular file's name, size and mode go into the bundle
+    info.size = path.stat().st_size
+    info.mtime = int(path.stat().st_mtime)
+    info.mode = 0o644
+    with open(path, "rb") as stream:
+        tar.addfile(info, stream)
+
+
+def import_bundle(bundle: str | os.PathLike[str]) -> BundleSummary:
+    """Install the data of a bundle written by :func:`export_bundle` into this machine's cache.
+
+    Nothing is installed unless every member is safe and listed, and every file matches its size and SHA-256.
+
+    Raises:
+        DataLoadError: The file is not a readable tar, has no valid manifest, has an unsafe, unlisted or missing
+            member, or a download that is not valid JSONL.
+        ChecksumMismatchError: A file does not match the manifest.
+    """
+    from genbench.data.jsonl import validate_jsonl
+
+    where = str(bundle)
+    try:
+        tar = tarfile.open(bundle, mode="r:*")  # noqa: SIM115 - closed by the `with` below, after the checks
+    except (OSError, tarfile.TarError) as exc:
+        raise DataLoadError(f"{where}: not a readable tar file ({exc}).") from exc
+    remove_stale_downloads()
+    with tar, scratch_directory(cache_dir()) as scratch:
+        members = _checked_members(tar, where)
+        manifest = _read_manifest(tar, members, where)
+        files, hubs = _planned(manifest, members, where)
+        staged_files = []
+        for index, record in enumerate(files):
+            staged = scratch / "files" / str(index)
+            _extract(tar, members[record["member"]], staged, record["sha256"], record["size"], where)
+            validate_jsonl(
+                staged.read_bytes(),
+                source=f"{where}: {record['member']} ({record['uri']})",
+                allow_empty=record["sha256"] == EMPTY_SHA256,
+            )
+            staged_files.append(staged)
+        staged_hubs = []
+        for index, record in enumerate(hubs):
+            folder = scratch / "hf" / str(index)
+            for relative, expected in record["files"].items():
+                member = members[f"{record['member']}/{relative}"]
+                _extract(tar, member, folder / relative, expected["sha256"], expected["size"], where)
+            staged_hubs.append(folder)
+
+        summary = BundleSummary()
+        for record, staged in zip(files, staged_files, strict=True):
+            summary.files.append(install_download(record["uri"], staged, record["sha256"], record["size"], "import"))
+        for record, folder in zip(hubs, staged_hubs, strict=True):
+            export = HubExport(
+                record["hf_id"],
+                record["name"],
+                record["revision"],
+                folder,
+                {rel: value["sha256"] for rel, value in record["files"].items()},
+            )
+            summary.hub_datasets.append(install_hub_export(folder, export))
+    return summary
+
+
+def _checked_members(tar: tarfile.TarFile, where: str) -> dict[str, tarfile.TarInfo]:
+    members: dict[str, tarfile.TarInfo] = {}
+    try:
+        infos = tar.getmembers()
+    except (OSError, tarfile.TarError) as exc:
+        raise DataLoadError(f"{where}: the tar file is damaged ({exc}).") from exc
+    for info in infos:
+        name = info.name
+        parts = PurePosixPath(name).parts
+        if name.startswith("/") or "\\" in name or not parts or ".." in parts or re.match(r"^[A-Za-z]:", name):
+            raise DataLoadError(f"{where}: member {name!r} has an absolute or escaping path; the bundle is refused.")
+        if not (info.isfile() or info.isdir()):
+            raise DataLoadError(
+                f"{where}: member {name!r} is a link or special file; a genbench bundle holds only regular files, "
+                "so the bundle is refused."
+            )
+        normal = PurePosixPath(*parts).as_posix()
+        if info.isfile():
+            if normal in members:
+                raise DataLoadError(f"{where}: member {normal!r} appears twice; the bundle is refused.")
+            members[normal] = info
+    return members
+
+
+def _read_manifest(tar: tarfile.TarFile, members: dict[str, tarfile.TarInfo], where: str) -> dict[str, Any]:
+    info = members.get(MANIFEST_NAME)
+    if info is None:
+        raise DataLoadError(
+            f"{where}: no {MANIFEST_NAME}; this is not a bundle written by `genbench-cli data export`."
+        )
+    if info.size > _MAX_MANIFEST_BYTES:
+        raise DataLoadError(f"{where}: {MANIFEST_NAME} is implausibly large ({info.size} bytes).")
+    stream = tar.extractfile(info)
+    try:
+        manifest = json.loads(stream.read() if stream is not None else b"")
+    except ValueError as exc:
+        raise DataLoadError(f"{where}: {MANIFEST_NAME} is not valid JSON ({exc}).") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != BUNDLE_FORMAT:
+        raise DataLoadError(f"{where}: {MANIFEST_NAME} is not a {BUNDLE_FORMAT} manifest.")
+    if manifest.get("version") != BUNDLE_VERSION:
+        raise DataLoadError(
+            f"{where}: bundle format version {manifest.get('version')!r}, but this genbench reads version "
+            f"{BUNDLE_VERSION}; export it again with the same genbench version as the importing machine."
+        )
+    return manifest
+
+
+def _planned(
+    manifest: dict[str, Any], members: dict[str, tarfile.TarInfo], where: str
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The manifest's entries, each checked for shape and safe destinations; every member accounted for."""
+    files, hubs = manifest.get("files"), manifest.get("hub_datasets")
+    if not isinstance(files, list) or not isinstance(hubs, list):
+        raise DataLoadError(f"{where}: {MANIFEST_NAME} needs lists 'files' and 'hub_datasets'.")
+    listed = {MANIFEST_NAME}
+    for position, record in enumerate(files):
+        spot = f"{where}: {MANIFEST_NAME} files[{position}]"
+        if not isinstance(record, dict) or not isinstance(record.get("uri"), str) or not is_remote(record["uri"]):
+            raise DataLoadError(f"{spot}: needs a 'uri' with http:// or https://.")
+        _check_digest(record, spot)
+        listed.add(_member_name(record, spot))
+    for position, record in enumerate(hubs):
+        spot = f"{where}: {MANIFEST_NAME} hub_datasets[{position}]"
+        if not isinstance(record, dict) or not all(isinstance(record.get(k), str) for k in ("hf_id", "revision")):
+            raise DataLoadError(f"{spot}: needs 'hf_id' and 'revision' strings.")
+        if record.get("name") is not None and not isinstance(record["name"], str):
+            raise DataLoadError(f"{spot}: 'name' must be a string or null.")
+        hub_export_dir(record["hf_id"], record.get("name"), record["revision"])  # raises for unsafe parts
+        record.setdefault("name", None)
+        prefix = _member_name(record, spot)
+        if not isinstance(record.get("files"), dict) or not record["files"]:
+            raise DataLoadError(f"{spot}: needs a non-empty 'files' object.")
+        for relative, expected in record["files"].items():
+            parts = PurePosixPath(relative).parts
+            if not parts or ".." in parts or relative.startswith("/") or "\\" in relative:
+                raise DataLoadError(f"{spot}: file name {relative!r} is absolute or escaping.")
+            _check_digest(expected, f"{spot} files[{relative!r}]")
+            listed.add(f"{prefix}/{PurePosixPath(*parts).as_posix()}")
+    unlisted = sorted(set(members) - listed)
+    absent = sorted(listed - set(members))
+    if unlisted or absent:
+        details = "; ".join(
+            part
+            for part in (
+                f"members not in the manifest: {', '.join(unlisted[:5])}" if unlisted else "",
+                f"listed but missing: {', '.join(absent[:5])}" if absent else "",
+            )
+            if part
+        )
+        raise DataLoadError(f"{where}: the tar and its manifest disagree ({details}); the bundle is refused.")
+    return files, hubs
+
+
+def _member_name(record: dict[str, Any], spot: str) -> str:
+    member = record.get("member")
+    parts = PurePosixPath(member).parts if isinstance(member, str) else ()
+    if not parts or ".." in parts or str(member).startswith("/"):
+        raise DataLoadError(f"{spot}: 'member' must be a relative path inside the bundle.")
+    return PurePosixPath(*parts).as_posix()
+
+
+def _check_digest(record: Any, spot: str) -> None:
+    if (
+        not isinstance(record, dict)
+        or not isinstance(record.get("sha256"), str)
+        or not _SHA256.match(record["sha256"])
+    ):
+        raise DataLoadError(f"{spot}: needs a 'sha256' of 64 lowercase hex digits.")
+    if not isinstance(record.get("size"), int) or isinstance(record["size"], bool) or record["size"] < 0:
+        raise DataLoadError(f"{spot}: needs a 'size' in bytes.")
+
+
+def _extract(tar: tarfile.TarFile, info: tarfile.TarInfo, target: Path, sha256: str, size: int, where: str) -> None:
+    if info.size != size:
+        raise ChecksumMismatchError(f"{where}: {info.name} has {info.size} bytes, the manifest says {size}.")
+    stream = tar.extractfile(info)
+    if stream is None:
+        raise DataLoadError(f"{where}: {info.name} cannot be read.")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    hasher = hashlib.sha256()
+    try:
+        with stream, open(target, "xb") as out:
+            _copy(stream, out, hasher)
+    except FileExistsError:
+        raise DataLoadError(f"{where}: {info.name} is listed twice in the manifest; the bundle is refused.") from None
+    if hasher.hexdigest() != sha256:
+        raise ChecksumMismatchError(
+            f"{where}: {info.name} has SHA-256 {hasher.hexdigest()}, the manifest says {sha256}; the bundle is "
+            "damaged or was changed, nothing was imported."
+        )
+
+
+def _copy(stream: IO[bytes], out: IO[bytes], hasher: Any) -> None:
+    for chunk in iter(lambda: stream.read(_CHUNK_BYTES), b""):
+        out.write(chunk)
+        hasher.update(chunk)

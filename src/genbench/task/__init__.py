@@ -1,0 +1,27 @@
+"""Task and TaskDict: a task's data, prompts and evaluation, and building them from a task directory.
+
+This package is also the original framework's module ``genbench.task``: its helpers ``get_data_split_name``,
+``resplit_data_source`` and ``make_nshot_dataset`` are resolved from :mod:`genbench.compat.task_helpers` on first
+use (the one import of ``compat`` from inside genbench besides the package root's, see :mod:`genbench.compat`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from genbench.task.task import Task
+from genbench.task.task_dict import TaskDict
+
+_ORIGINAL_HELPERS = ("get_data_split_name", "make_nshot_dataset", "resplit_data_source")
+
+__all__ = ["Task", "TaskDict", "get_data_split_name", "make_nshot_dataset", "resplit_data_source"]
+
+if TYPE_CHECKING:
+    from genbench.compat.task_helpers import get_data_split_name, make_nshot_dataset, resplit_data_source
+
+
+def __getattr__(name: str) -> Any:
+    if name in _ORIGINAL_HELPERS:
+        return getattr(importlib.import_module("genbench.compat.task_helpers"), name)
+    raise AttributeError(f"module 'genbench.task' has no attribute {name!r}")
