@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from genbench.contamination.errors import ContaminationError
-from genbench.contamination.sources import _safe, iter_rows_json, load_training_dataset
+from genbench.contamination.sources import iter_rows_json, load_training_dataset, safe_file_name
 from genbench.core.files import atomic_open, prepare_output_dir
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ TOP_INSTANCES = 10
 
 def result_file_name(result: SearchResult) -> str:
     """The JSONL file of one (index, test set) pair."""
-    return f"{result.index}__{_safe(result.test_set)}.jsonl"
+    return f"{result.index}__{safe_file_name(result.test_set)}.jsonl"
 
 
 def write_report(report: ContaminationReport, output_dir: Path) -> list[Path]:

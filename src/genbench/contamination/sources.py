@@ -522,11 +522,11 @@ def index_name(dataset: str) -> str:
         resolved = str(path.resolve())
         stem = path.name.rsplit(".", 1)[0] if path.is_file() else path.name
         digest = hashlib.sha256(resolved.encode("utf-8")).hexdigest()[:8]
-        return f"{_safe(stem)}-{digest}"
-    return _safe(dataset.replace("/", "__"))
+        return f"{safe_file_name(stem)}-{digest}"
+    return safe_file_name(dataset.replace("/", "__"))
 
 
-def _safe(text: str) -> str:
+def safe_file_name(text: str) -> str:
     cleaned = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "_" for c in text).strip("._") or "dataset"
     if len(cleaned) > 80:
         cleaned = cleaned[:60] + "-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]

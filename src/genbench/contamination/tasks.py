@@ -34,9 +34,9 @@ def result_key(check: ContaminationCheckConfig) -> str:
     >>> result_key(ContaminationCheckConfig(train_dataset="org/chat-mix", ngram_size=13, match_threshold=0.5))
     'contamination__org__chat-mix__ngram13'
     """
-    from genbench.contamination.sources import _safe
+    from genbench.contamination.sources import safe_file_name
 
-    return f"contamination__{_safe(check.train_dataset.replace('/', '__'))}__{check.label}"
+    return f"contamination__{safe_file_name(check.train_dataset.replace('/', '__'))}__{check.label}"
 
 
 @dataclass

@@ -59,8 +59,8 @@ cannot be ranked); a model that outputs NaN is broken
             )
 
 
-def _kind(value: Any) -> str:
-    from genbench.metrics.predictions import _kind as kind
+def kind_of(value: Any) -> str:
+    from genbench.metrics.predictions import kind_of as kind
 
     return kind(value)
 
@@ -70,7 +70,7 @@ def _positives(index: int, target: Any) -> list[str]:
         return [target]
     if isinstance(target, (list, tuple)) and all(isinstance(item, str) for item in target):
         return list(target)
-    raise PredictionError(f"gold[{index}] target is {_kind(target)}, expected a list of relevant documents (str)")
+    raise PredictionError(f"gold[{index}] target is {kind_of(target)}, expected a list of relevant documents (str)")
 
 
 def check_reranking_scores(targets: Sequence[Any], target_options: Sequence[Any] | None) -> None:
@@ -90,16 +90,16 @@ def check_reranking_scores(targets: Sequence[Any], target_options: Sequence[Any]
     for index, (target, options) in enumerate(zip(targets, target_options, strict=True)):
         if not isinstance(options, (list, tuple)):
             raise PredictionError(
-                f"gold[{index}] target_options is {_kind(options)}, expected the list of candidate documents"
+                f"gold[{index}] target_options is {kind_of(options)}, expected the list of candidate documents"
             )
         bad = next((number for number, option in enumerate(options) if not isinstance(option, str)), None)
         if bad is not None:
             raise PredictionError(
-                f"gold[{index}] target_options[{bad}] is {_kind(options[bad])}, expected a document (str)"
+                f"gold[{index}] target_options[{bad}] is {kind_of(options[bad])}, expected a document (str)"
             )
         if not _is_number_list(target):
             raise PredictionError(
-                f"predictions[{index}]['target'] is {_kind(target)}, expected a list of numbers (one score per "
+                f"predictions[{index}]['target'] is {kind_of(target)}, expected a list of numbers (one score per "
                 f"target_options entry) for a reranking task"
             )
         if len(target) != len(options):
@@ -161,7 +161,7 @@ def classification_metrics(targets: Sequence[Any], gold_targets: Sequence[Any]) 
         bad = next((i for i, t in enumerate(targets) if not _is_number_list(t) or not t), None)
         if bad is not None:
             raise PredictionError(
-                f"predictions[{bad}]['target'] is {_kind(targets[bad])}, expected a number (binary score) or a "
+                f"predictions[{bad}]['target'] is {kind_of(targets[bad])}, expected a number (binary score) or a "
                 "non-empty list of numbers (logits), the same kind for every prediction"
             )
         widths = {len(t) for t in targets}
@@ -174,7 +174,7 @@ def classification_metrics(targets: Sequence[Any], gold_targets: Sequence[Any]) 
     check_no_nan(targets)
     bad_gold = next((i for i, g in enumerate(gold_targets) if not isinstance(g, int) or isinstance(g, bool)), None)
     if bad_gold is not None:
-        raise PredictionError(f"gold[{bad_gold}] target is {_kind(gold_targets[bad_gold])}, expected an int label")
+        raise PredictionError(f"gold[{bad_gold}] target is {kind_of(gold_targets[bad_gold])}, expected an int label")
     if binary:
         return binary_classification_metrics([float(t) for t in targets], list(gold_targets))
     return multiclass_classification_metrics([list(map(float, t)) for t in targets], list(gold_targets))
@@ -186,11 +186,11 @@ def correlation_scores(targets: Sequence[Any], gold_targets: Sequence[Any]) -> d
 
     bad = next((i for i, t in enumerate(targets) if not _is_number(t)), None)
     if bad is not None:
-        raise PredictionError(f"predictions[{bad}]['target'] is {_kind(targets[bad])}, expected a number")
+        raise PredictionError(f"predictions[{bad}]['target'] is {kind_of(targets[bad])}, expected a number")
     check_no_nan(targets)
     bad_gold = next((i for i, g in enumerate(gold_targets) if not _is_number(g)), None)
     if bad_gold is not None:
-        raise PredictionError(f"gold[{bad_gold}] target is {_kind(gold_targets[bad_gold])}, expected a number")
+        raise PredictionError(f"gold[{bad_gold}] target is {kind_of(gold_targets[bad_gold])}, expected a number")
     return correlation_metrics([float(t) for t in targets], [float(g) for g in gold_targets])
 
 

@@ -72,10 +72,10 @@ def read_gold(gold: Any) -> GoldColumns:
         return GoldColumns(data[target_column], data.get("target_options"))
 
     if isinstance(gold, (str, bytes, Mapping)) or not isinstance(gold, Sequence):
-        raise PredictionError(f"The gold set must be a datasets.Dataset or a list of mappings, got {_kind(gold)}")
+        raise PredictionError(f"The gold set must be a datasets.Dataset or a list of mappings, got {kind_of(gold)}")
     for index, row in enumerate(gold):
         if not isinstance(row, Mapping):
-            raise PredictionError(f"gold[{index}] is {_kind(row)}, expected a mapping with a 'target' key")
+            raise PredictionError(f"gold[{index}] is {kind_of(row)}, expected a mapping with a 'target' key")
     target_column = "original_target" if gold and all("original_target" in row for row in gold) else "target"
     for index, row in enumerate(gold):
         if target_column not in row:
@@ -111,7 +111,7 @@ def prediction_targets(predictions: Any, gold_size: int) -> list[Any]:
     if not isinstance(predictions, (list, tuple)):
         raise PredictionError(
             f"predictions must be a list of mappings (one per gold example, each with a 'target' key), "
-            f"got {_kind(predictions)}"
+            f"got {kind_of(predictions)}"
         )
     if len(predictions) != gold_size:
         raise PredictionError(
@@ -122,7 +122,7 @@ def prediction_targets(predictions: Any, gold_size: int) -> list[Any]:
     if not_mappings:
         first = not_mappings[0]
         raise PredictionError(
-            f"predictions[{first}] is {_kind(predictions[first])}, expected a mapping with a 'target' key; "
+            f"predictions[{first}] is {kind_of(predictions[first])}, expected a mapping with a 'target' key; "
             f"{len(not_mappings)} of {len(predictions)} predictions are not mappings"
         )
     missing = [i for i, prediction in enumerate(predictions) if "target" not in prediction]
@@ -227,7 +227,7 @@ def _multiple_choice(targets: Sequence[Any], gold: GoldColumns) -> ScoringInputs
         first = wrong_kind[0]
         wanted = "a str" if isinstance(gold.targets[first], str) else "an int"
         raise PredictionError(
-            f"predictions[{first}]['target'] is {_kind(targets[first])}, expected {wanted} like its gold label "
+            f"predictions[{first}]['target'] is {kind_of(targets[first])}, expected {wanted} like its gold label "
             f"{gold.targets[first]!r} (the gold set has no target_options to match option texts against); "
             f"{len(wrong_kind)} of {len(targets)} predictions have this problem"
         )
@@ -278,7 +278,7 @@ def _sequence_labeling(
     bad_gold = [i for i, target in enumerate(gold.targets) if not (isinstance(target, str) or _is_label_list(target))]
     if bad_gold:
         first = bad_gold[0]
-        raise PredictionError(f"gold[{first}] target is {_kind(gold.targets[first])}, expected a list of str labels")
+        raise PredictionError(f"gold[{first}] target is {kind_of(gold.targets[first])}, expected a list of str labels")
     references = [labels_of(target) for target in gold.targets]
     predictions = []
     for target, reference in zip(targets, references, strict=True):
@@ -292,12 +292,12 @@ def _check_types(targets: Sequence[Any], accepts: Callable[[Any], bool], expecte
     if wrong:
         first = wrong[0]
         raise PredictionError(
-            f"predictions[{first}]['target'] is {_kind(targets[first])}, expected {expected} for a "
+            f"predictions[{first}]['target'] is {kind_of(targets[first])}, expected {expected} for a "
             f"{task_type.value} task; {len(wrong)} of {len(targets)} predictions have a wrong type"
         )
 
 
-def _kind(value: Any) -> str:
+def kind_of(value: Any) -> str:
     """``a float (2.5)``: the type of a value and a short view of it, for error messages."""
     shown = repr(value)
     if len(shown) > 60:

@@ -132,10 +132,10 @@ def ranking_metrics_per_query(
                 f"num_relevant[{bad}] = {total_relevant[bad]:g} is below the {int(relevant_count[bad])} relevant "
                 "candidates of that query"
             )
-    return _compute(scores2d, labels2d, lengths, _check_at_k(at_k), total_relevant)
+    return ranking_metric_arrays(scores2d, labels2d, lengths, check_at_k(at_k), total_relevant)
 
 
-def _check_at_k(at_k: Any) -> int:
+def check_at_k(at_k: Any) -> int:
     if isinstance(at_k, bool) or not isinstance(at_k, (int, np.integer)) or at_k < 1:
         raise ValueError(f"at_k must be a positive integer, got {at_k!r}")
     return int(at_k)
@@ -229,7 +229,7 @@ def _descending_order(scores2d: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return order
 
 
-def _compute(
+def ranking_metric_arrays(
     scores2d: np.ndarray, labels2d: np.ndarray, lengths: np.ndarray, at_k: int, total_relevant: np.ndarray
 ) -> dict[str, np.ndarray]:
     num_queries, width = scores2d.shape

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from genbench.metrics.ranking_metrics import _check_at_k, _compute, check_no_nan
+from genbench.metrics.ranking_metrics import check_at_k, check_no_nan, ranking_metric_arrays
 
 __all__ = ["RerankingSamples"]
 
@@ -263,20 +263,24 @@ class RerankingSamples:
                 one array per sample aligned with :attr:`candidates` (rows of unscored samples are ignored).
             at_k: Cut-off of MRR and NDCG.
         """
-        at_k = _check_at_k(at_k)
+        at_k = check_at_k(at_k)
         flat = self._flat_scores(scores)
-        return _compute(_padded(flat, self._lengths), self._labels, self._lengths, at_k, self._total_relevant)
+        return ranking_metric_arrays(
+            _padded(flat, self._lengths), self._labels, self._lengths, at_k, self._total_relevant
+        )
 
     def base_metrics(self, at_k: int = 10) -> dict[str, float]:
         """Mean ``base_map``, ``base_mrr@k``, ``base_ndcg@k`` of the ``documents`` samples in their given order."""
-        at_k = _check_at_k(at_k)
+        at_k = check_at_k(at_k)
         if not self.has_base:
             return {}
         if at_k not in self._base_cache:
             # The given order as scores: len(row), ..., 2, 1 (no ties).
             width = self._base_labels.shape[1]
             order_scores = (self._base_lengths[:, None] - np.arange(width)).astype(np.int64)
-            per_query = _compute(order_scores, self._base_labels, self._base_lengths, at_k, self._base_total_relevant)
+            per_query = ranking_metric_arrays(
+                order_scores, self._base_labels, self._base_lengths, at_k, self._base_total_relevant
+            )
             self._base_cache[at_k] = {f"base_{key}": float(np.mean(values)) for key, values in per_query.items()}
         return dict(self._base_cache[at_k])
 

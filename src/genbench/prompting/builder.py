@@ -45,7 +45,7 @@ logger = logging.getLogger(__name__)
 
 SHOT_IDS_COLUMN = "_genbench_shot_ids"
 # Bump when the prompts built for the same inputs change, so that fingerprints of old results no longer match.
-_BUILDER_VERSION = "1"
+BUILDER_VERSION = "1"
 
 
 def build_prompt_datasets(
@@ -286,7 +286,7 @@ def _fingerprint(
     options = dump(mode="json")
     state = {
         "transform": "genbench.prompting.build_prompt_datasets",
-        "version": _BUILDER_VERSION,
+        "version": BUILDER_VERSION,
         "inputs": dict(zip(used, fingerprints, strict=True)),
         "task_type": task_type.value,
         "prompt_builder": options,

@@ -154,13 +154,13 @@ def evaluate_task_with_cross_encoder(
         CrossEncoderCorrelationEvaluator,
         CrossEncoderRerankingEvaluator,
     )
-    from genbench.reranking.evaluation.base import _load_model
+    from genbench.reranking.evaluation.base import load_cross_encoder
 
     test = task.get_datasets_raw().get("test")
     if test is None:
         raise MetricError(f"Task {task.task_id!r} has no test split to evaluate on")
     if isinstance(model, (str, os.PathLike)):
-        model = BiEncoderScorer(model) if is_bi_encoder(model) else _load_model(model)
+        model = BiEncoderScorer(model) if is_bi_encoder(model) else load_cross_encoder(model)
     if TaskType(task.config.task_type) is TaskType.RERANKING:
         config = _reranking_config(task)
         evaluator: Any = CrossEncoderRerankingEvaluator(

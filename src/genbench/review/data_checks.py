@@ -31,7 +31,7 @@ _DATA_HINT = (
 )
 
 
-def _split_name(key: Any) -> str:
+def standard_split_name(key: Any) -> str:
     from genbench.prompting.few_shot import split_name
 
     return split_name(key)
@@ -99,14 +99,14 @@ def check_data_loads(task: Any) -> dict[str, Any]:
             f"get_datasets_raw() returned {kind(raw)}, expected a dict mapping split names ('train', "
             "'validation', 'test') to datasets.Dataset objects."
         )
-    return {_split_name(key): value for key, value in raw.items()}
+    return {standard_split_name(key): value for key, value in raw.items()}
 
 
 def _raw(task: Any) -> dict[str, Any]:
-    return {_split_name(key): value for key, value in task.get_datasets_raw().items()}
+    return {standard_split_name(key): value for key, value in task.get_datasets_raw().items()}
 
 
-def _datasets(task: Any) -> dict[str, Any]:
+def raw_datasets(task: Any) -> dict[str, Any]:
     """The raw splits, when each is a ``datasets.Dataset`` (else the check is skipped: no_iterable_dataset fails)."""
     from datasets import Dataset
 
@@ -117,8 +117,8 @@ def _datasets(task: Any) -> dict[str, Any]:
     return raw
 
 
-def _test_split(task: Any) -> Any:
-    raw = _datasets(task)
+def test_split(task: Any) -> Any:
+    raw = raw_datasets(task)
     if "test" not in raw:
         raise TaskCheckSkipped("there is no test split (see the declared_splits check)")
     return raw["test"]
@@ -291,7 +291,7 @@ def check_example_types(task: Any) -> None:
     task_type = TaskType(task.config.task_type)
     needs_options = task.config.preparation_strategies.prompt_based_testing is not None
     problems = []
-    for split, dataset in _datasets(task).items():
+    for split, dataset in raw_datasets(task).items():
         missing = [c for c in ("input", "target") if c not in dataset.column_names]
         if missing:
             problems.append(
@@ -366,7 +366,7 @@ def check_no_duplicates(task: Any) -> None:
 
     failures: list[str] = []
     notes: list[str] = []
-    for split, dataset in _datasets(task).items():
+    for split, dataset in raw_datasets(task).items():
         keys, ids = _example_keys(dataset, with_target=True)
         first_seen: dict[Any, int] = {}
         repeats = []
@@ -406,8 +406,8 @@ def check_test_overlap(task: Any) -> None:
     Raises:
         TaskCheckFailure: naming the first overlapping pairs (test id and train/validation id) and their number.
     """
-    test = _test_split(task)
-    raw = _datasets(task)
+    test = test_split(task)
+    raw = raw_datasets(task)
     seen: dict[Any, str] = {}
     for split in ("train", "validation"):
         if split in raw:
@@ -450,7 +450,7 @@ def check_ngram_overlap(task: Any) -> None:
     from genbench.contamination.tasks import split_overlap
     from genbench.review.base import TaskCheckWarning
 
-    if not any(split in _datasets(task) for split in ("train", "validation")):
+    if not any(split in raw_datasets(task) for split in ("train", "validation")):
         raise TaskCheckSkipped("the task has no train or validation split")
     for overlap in split_overlap(task, ngram_size=OVERLAP_NGRAM_SIZE, threshold=OVERLAP_THRESHOLD):
         if overlap.pairs:

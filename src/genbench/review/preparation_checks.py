@@ -16,7 +16,7 @@ from typing import Any
 
 from genbench.core.vocabulary import PreparationStrategy
 from genbench.review.base import TaskCheckFailure, TaskCheckSkipped, TaskCheckWarning, kind, plural, sentence
-from genbench.review.data_checks import IDX, _datasets, _split_name, _test_split, is_overridden
+from genbench.review.data_checks import IDX, is_overridden, raw_datasets, standard_split_name, test_split
 from genbench.review.static_checks import describe_error
 
 # The shot counts whose prompts are checked (the larger ones capped by the size of the few-shot pool).
@@ -79,7 +79,7 @@ def check_gold_scores(task: Any) -> None:
             "config.jsonnet has no evaluation_metrics and task.py does not override evaluate_predictions, so "
             "predictions cannot be scored: add evaluation_metrics, e.g. [{hf_id: 'exact_match', best_score: 1.0}]."
         )
-    test = _test_split(task)
+    test = test_split(task)
     gold_sets = [("the test split's targets", test, gold_predictions(test), False)]
     if task.config.preparation_strategies.prompt_based_testing is not None:
         try:
@@ -156,8 +156,8 @@ def check_prompts(task: Any, *, shots: Sequence[int] = PROMPT_SHOTS) -> None:
 
     if task.config.preparation_strategies.prompt_based_testing is None:
         raise TaskCheckSkipped("the config has no preparation_strategies.prompt_based_testing")
-    test_size = len(_test_split(task))
-    raw = _datasets(task)
+    test_size = len(test_split(task))
+    raw = raw_datasets(task)
     pool_split, exclude_self = few_shot_pool(raw)
     pool_size = max(len(raw[pool_split]) - (1 if exclude_self else 0), 0)
     shot_list = sorted({min(k, pool_size) for k in shots})
@@ -229,7 +229,7 @@ def check_finetuning(task: Any) -> None:
         raise TaskCheckFailure(
             f"Preparing finetuning datasets failed: {describe_error(error, task.task_dir)}"
         ) from None
-    splits = {_split_name(key): value for key, value in prepared.items()}
+    splits = {standard_split_name(key): value for key, value in prepared.items()}
     declared = {"train": task.config.has_train_set, "validation": task.config.has_validation_set, "test": True}
     names = ", ".join(splits) or "none"
     problems = [
@@ -264,7 +264,7 @@ def check_task_dict_merge(task_dict: Any) -> None:
     results: OrderedDict[str, Any] = OrderedDict()
     for subtask_id, subtask in task_dict.items():
         try:
-            test = _test_split(subtask)
+            test = test_split(subtask)
             results[subtask_id] = subtask.evaluate_predictions(predictions=gold_predictions(test), gold=test)
         except Exception as error:  # noqa: BLE001 - reported by the subtask's own checks
             raise TaskCheckSkipped(

@@ -85,10 +85,10 @@ def task_fingerprint(config: Any, splits: Mapping[str, Iterable[Mapping[str, Any
 
 def prompt_builder_sha256(prompt_builder: Any, task_type: str) -> str:
     """SHA-256 of the prompt builder options, the task type and the prompt builder's version."""
-    from genbench.prompting.builder import _BUILDER_VERSION
+    from genbench.prompting.builder import BUILDER_VERSION
 
     options = prompt_builder.model_dump(mode="json") if hasattr(prompt_builder, "model_dump") else prompt_builder
-    return canonical_sha256({"prompt_builder": options, "task_type": task_type, "builder_version": _BUILDER_VERSION})
+    return canonical_sha256({"prompt_builder": options, "task_type": task_type, "builder_version": BUILDER_VERSION})
 
 
 def file_stem(task_id: str) -> str:

@@ -16,7 +16,7 @@ from genbench.contamination.embedded.ngram_table import HASH_VERSION
 from genbench.contamination.embedded.store import FORMAT_VERSION, read_manifest, run_build
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.sources import LoadedDataset, UnitSpec, index_name, is_local, no_units_error
-from genbench.contamination.sources import _safe as _safe_name
+from genbench.contamination.sources import safe_file_name as _safe_name
 from genbench.core.files import prepare_output_dir
 
 SHARD_ROWS = 10_000

@@ -120,10 +120,10 @@ class ElasticsearchBackend(IndexBackend):
 
     @property
     def url(self) -> str:
-        from genbench.contamination.es.connection import DEFAULT_URL, URL_ENV, _url_of
+        from genbench.contamination.es.connection import DEFAULT_URL, URL_ENV, client_url
 
         if self._client is not None and self._url is None:
-            return _url_of(self._client)
+            return client_url(self._client)
         import os
 
         return self._url or os.environ.get(URL_ENV) or DEFAULT_URL

@@ -79,7 +79,7 @@ def check_server(client: Any, url: str | None = None) -> dict[str, Any]:
     Raises:
         ContaminationError: unreachable, unauthorised, or older than Elasticsearch 8.
     """
-    where = url or _url_of(client)
+    where = url or client_url(client)
     with translate_errors("connect", where):
         info = dict(client.info())
     number = str(info.get("version", {}).get("number", "0"))
@@ -95,7 +95,7 @@ def check_server(client: Any, url: str | None = None) -> dict[str, Any]:
     return info
 
 
-def _url_of(client: Any) -> str:
+def client_url(client: Any) -> str:
     try:
         node = next(iter(client.transport.node_pool.all()))
         return str(node.base_url)

@@ -77,7 +77,7 @@ def _to_float(value: Any) -> Any:
         return value
 
 
-def _load_model(model: Any) -> Any:
+def load_cross_encoder(model: Any) -> Any:
     """A model object as given, or a ``CrossEncoder`` loaded from a local path or model id."""
     if isinstance(model, (str, os.PathLike)):
         from sentence_transformers import CrossEncoder
@@ -152,7 +152,7 @@ class CrossEncoderEvaluator:
             epoch: Training epoch, -1 for a final evaluation (written to the CSV and the log header).
             steps: Training steps in the epoch, -1 for the end of the epoch.
         """
-        model = _load_model(model)
+        model = load_cross_encoder(model)
         logger_for(self).info(self._header(self._when(epoch, steps)))
         output = self._evaluate(model, output_path, epoch, steps)
         for line in output.log_lines:

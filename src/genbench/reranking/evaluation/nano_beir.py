@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from genbench.metrics.ranking_metrics import _check_at_k
+from genbench.metrics.ranking_metrics import check_at_k
 from genbench.reranking.evaluation.base import CrossEncoderEvaluator, EvaluationOutput, base_vs_reranked_lines
 from genbench.reranking.evaluation.reranking import CrossEncoderRerankingEvaluator
 from genbench.reranking.nano_beir import default_dataset_names, load_nanobeir_samples, resolve_dataset_name
@@ -96,7 +96,7 @@ class CrossEncoderNanoBEIREvaluator(CrossEncoderEvaluator):
         self.dataset_names = list(dataset_names)
         self.dataset_id = dataset_id
         self.rerank_k = int(rerank_k)
-        self.at_k = _check_at_k(at_k)
+        self.at_k = check_at_k(at_k)
         self.always_rerank_positives = always_rerank_positives
         self.penalize_missing_positives = penalize_missing_positives
         self.prompt_name = prompt_name

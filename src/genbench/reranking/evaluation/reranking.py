@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from genbench.metrics.ranking_metrics import _check_at_k
+from genbench.metrics.ranking_metrics import check_at_k
 from genbench.metrics.reranking_samples import RerankingSamples
 from genbench.reranking.evaluation.base import CrossEncoderEvaluator, EvaluationOutput, base_vs_reranked_lines
 
@@ -88,7 +88,7 @@ class CrossEncoderRerankingEvaluator(CrossEncoderEvaluator):
         if mrr_at_k is not None:
             logger.warning(f"The `mrr_at_k` parameter has been deprecated; please use `at_k={mrr_at_k}` instead.")
             at_k = mrr_at_k
-        self.at_k = _check_at_k(at_k)
+        self.at_k = check_at_k(at_k)
         self._set_scoring_options(prompt_name, batch_size, show_progress_bar, logger)
         self.always_rerank_positives = always_rerank_positives
         self.penalize_missing_positives = penalize_missing_positives
