@@ -31,9 +31,11 @@ ORIGINAL_REPOS ?= /tmp/orig/genbench_cbt:/tmp/orig/genbench_cbt_2023
 test-original: $(STAMP)
 	$(OFFLINE) GENBENCH_ORIGINAL_REPOS=$(ORIGINAL_REPOS) $(BIN)/python -m pytest -q tests/compat
 
+## ruff, and the architecture's import contracts (import-linter, [tool.importlinter] in pyproject.toml)
 check-quality: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks .github
 	$(BIN)/ruff format --check src tests benchmarks .github
+	$(BIN)/lint-imports --config pyproject.toml
 
 fix-style: $(STAMP)
 	$(BIN)/ruff check --fix src tests benchmarks .github

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from genbench.errors import GenbenchConfigWarning, InvalidTaskIdError, TaskNotFoundError
 
 from genbench import Task, TaskDict, load_task
 from genbench.cli import cli
+from genbench.core.errors import GenbenchConfigWarning, InvalidTaskIdError, TaskNotFoundError
 from tests.tiny_tasks import CONFIG, write_task
 
 DICT_CONFIG = {"name": "Family", "description": "Two subtasks.", "keywords": ["k"], "authors": ["A"]}
@@ -229,7 +229,7 @@ def test_show_task_of_a_broken_task_is_one_clear_error(root):
 def test_listing_records_the_stray_task_py_warning(root):
     family = write_task(root / "family", config={**DICT_CONFIG, "subtasks_order": ["a"]})
     write_task(family / "a")
-    from genbench.listing import task_records
+    from genbench.registry.listing import task_records
 
     (record,) = [r for r in task_records() if r["id"] == "family"]
     assert record["type"] == "task_dict" and record["subtasks"] == ["a"] and record["error"] is None

@@ -10,9 +10,9 @@ import textwrap
 
 import pytest
 from datasets import Dataset
-from genbench.errors import InvalidTaskIdError, TaskNotFoundError
 
 from genbench.config.schema import PromptBuilderConfig
+from genbench.core.errors import InvalidTaskIdError, TaskNotFoundError
 from genbench.registry.roots import PACKAGE_TASKS_DIR
 from genbench.task import get_data_split_name, make_nshot_dataset, resplit_data_source
 from genbench.utils import file as file_utils

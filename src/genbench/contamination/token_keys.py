@@ -1,9 +1,10 @@
 """64-bit keys of the analyzer's tokens, straight from the bytes of an Arrow buffer: the one-shot scan's tokeniser.
 
-The scan (:mod:`~genbench.contamination.scan`) never needs token ids, only a way to tell tokens apart quickly: each
-token gets a 64-bit *key*. A token of at most 8 bytes (UTF-8) *is* its key (its bytes, little-endian, zero-padded):
-equal keys mean equal tokens. A longer token's key is a hash of its bytes, so equal keys only suggest equal tokens;
-the scan compares the strings of such tokens before it counts a match (:attr:`TokenKeys.lengths` tells which).
+The one-shot scan (:func:`genbench.contamination.scan`, in :mod:`~genbench.contamination.oneshot`) never needs token
+ids, only a way to tell tokens apart quickly: each token gets a 64-bit *key*. A token of at most 8 bytes (UTF-8) *is*
+its key (its bytes, little-endian, zero-padded): equal keys mean equal tokens. A longer token's key is a hash of its
+bytes, so equal keys only suggest equal tokens; the scan compares the strings of such tokens before it counts a match
+(:attr:`TokenKeys.lengths` tells which).
 
 The texts are byte ranges of one buffer (the data buffer of an Arrow string array, where the texts of a column lie
 one after another). Pure-ASCII texts (most of English data) are tokenised on those bytes with numpy, with no Python
