@@ -9,10 +9,10 @@ The public API is imported lazily, so ``import genbench`` loads no heavy library
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from genbench.compat import aliases as _compat_aliases
+from genbench.core.lazy import lazy_exports
 from genbench.core.version import VERSION
 
 __version__ = VERSION
@@ -40,14 +40,4 @@ if TYPE_CHECKING:
     from genbench.task.task import Task
     from genbench.task.task_dict import TaskDict
 
-
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'genbench' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -66,7 +66,7 @@ def test_finite_float_range_refuses_non_finite_numbers_even_without_bounds(value
 def _all_commands() -> list[tuple[str, click.Command]]:
     found: list[tuple[str, click.Command]] = []
     ctx = click.Context(cli)
-    for name in COMMANDS:
+    for name in COMMANDS.names():
         command = cli.get_command(ctx, name)
         assert command is not None, name
         if isinstance(command, click.Group):

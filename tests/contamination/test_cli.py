@@ -202,10 +202,10 @@ def test_list(runner, files):
     assert result.exit_code == 0 and "\ttext\t" in result.output and "4 units" in result.output
 
 
-def test_runs_under_the_genbench_cli(runner, files, monkeypatch):
+def test_runs_under_the_genbench_cli(runner, files):
     from genbench import cli as cli_module
 
-    monkeypatch.setitem(cli_module.COMMANDS, "contamination", ("genbench.cli.contamination", "contamination"))
+    assert "contamination" in cli_module.COMMANDS.names()
     result = runner.invoke(cli_module.cli, ["contamination", "list", "--index-dir", str(files["idx"])])
     assert result.exit_code == 0 and "No indexes" in result.output
     result = runner.invoke(

@@ -123,7 +123,9 @@ def test_python_predictor_contract_is_checked(tmp_path: Path) -> None:
     ("spec", "args", "message"),
     [
         ("gpt2", None, "not KIND:TARGET"),
-        ("vllm:x", None, "KIND one of hf, openai"),
+        ("vllm:x", None, "unknown model runner 'vllm': use one of hf, openai"),
+        ("hff:x", None, "Did you mean 'hf'"),
+        ("nope", None, "not KIND:TARGET with KIND one of hf, openai"),
         ("hf:gpt2", "dtype", "not KEY=VALUE"),
         ("hf:gpt2", "a=1,a=2", "gives 'a' twice"),
     ],

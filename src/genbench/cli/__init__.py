@@ -1,53 +1,81 @@
 """``genbench-cli``: thin click commands over the public API.
 
-Each command lives in its own module (``genbench/cli/<command>.py``) and is attached here by name; a module is
-imported only when its command runs, so ``genbench-cli --help`` stays fast. Errors: a ``GenBenchError`` (or any
-other exception) prints ``Error: ...`` and exits 1, with the traceback only under ``--debug``; usage errors exit 2.
+Each command lives in its own module (``genbench/cli/<command>.py``) and is attached here by name in
+:data:`COMMANDS`, the plugin group ``genbench.cli_commands`` (:mod:`genbench.core.plugins`): a command's module is
+imported only when the command runs or ``--help`` lists it. Other packages add commands with entry points of that
+group (``my-command = "my_package.cli:my_command"``, a click command). Errors: a ``GenBenchError`` (or any other
+exception) prints ``Error: ...`` and exits 1, with the traceback only under ``--debug``; usage errors exit 2, an
+unknown command with the close matches.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
+import os
+import sys
 import traceback
 from typing import Any
 
 import click
 
-# command name -> (module, attribute)
-COMMANDS: dict[str, tuple[str, str]] = {
-    "changed-tasks": ("genbench.cli.changed_tasks", "changed_tasks"),
-    "compare": ("genbench.cli.compare", "compare"),
-    "contamination": ("genbench.cli.contamination", "contamination"),
-    "create-task": ("genbench.cli.create_task", "create_task"),
-    "data": ("genbench.cli.data", "data"),
-    "demo": ("genbench.cli.demo", "demo"),
-    "evaluate": ("genbench.cli.evaluate", "evaluate"),
-    "leaderboard": ("genbench.cli.leaderboard", "leaderboard"),
-    "list-tasks": ("genbench.cli.list_tasks", "list_tasks"),
-    "rerank": ("genbench.cli.rerank", "rerank"),
-    "run": ("genbench.cli.run", "run"),
-    "schema": ("genbench.cli.schema", "schema"),
-    "show-task": ("genbench.cli.show_task", "show_task"),
-    "submit-task": ("genbench.cli.submit_task", "submit_task"),
-    "test-task": ("genbench.cli.test_task", "test_task"),
-}
+from genbench.core.errors import GenBenchError, UnknownPluginError
+from genbench.core.plugins import PluginGroup
+
+COMMANDS: PluginGroup[click.Command] = PluginGroup(
+    "genbench.cli_commands",
+    "command",
+    builtins={
+        "changed-tasks": "genbench.cli.changed_tasks:changed_tasks",
+        "compare": "genbench.cli.compare:compare",
+        "contamination": "genbench.cli.contamination:contamination",
+        "create-task": "genbench.cli.create_task:create_task",
+        "data": "genbench.cli.data:data",
+        "demo": "genbench.cli.demo:demo",
+        "evaluate": "genbench.cli.evaluate:evaluate",
+        "leaderboard": "genbench.cli.leaderboard:leaderboard",
+        "list-tasks": "genbench.cli.list_tasks:list_tasks",
+        "rerank": "genbench.cli.rerank:rerank",
+        "run": "genbench.cli.run:run",
+        "schema": "genbench.cli.schema:schema",
+        "show-task": "genbench.cli.show_task:show_task",
+        "submit-task": "genbench.cli.submit_task:submit_task",
+        "test-task": "genbench.cli.test_task:cli_test_task",
+    },
+)
+"""Command name -> its click command: genbench's own, then those of installed plug-ins."""
 
 
-def _available(name: str) -> bool:
-    return importlib.util.find_spec(COMMANDS[name][0]) is not None
+class _PluginCommands(click.Group):
+    """A click group whose subcommands are :data:`COMMANDS`, each imported when it is first needed."""
 
-
-class _LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(name for name in COMMANDS if _available(name))
+        return sorted(COMMANDS.names())
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in COMMANDS or not _available(cmd_name):
+        if cmd_name not in COMMANDS:
             return None
-        module, attr = COMMANDS[cmd_name]
-        command: Any = getattr(importlib.import_module(module), attr)
+        try:
+            command: object = COMMANDS.load(cmd_name)
+        except UnknownPluginError as error:  # a plug-in's command that does not import: listed, fails when run
+            return _broken_command(cmd_name, error)
+        if not isinstance(command, click.Command):
+            target = COMMANDS.target(cmd_name)
+            return _broken_command(
+                cmd_name, UnknownPluginError(f"The command {cmd_name!r} ({target}) is not a click command.")
+            )
         return command
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as error:
+            # click's NoSuchCommand (click >= 8.2) suggests the close matches among `self.commands`, which this lazy
+            # group leaves empty: raised again with the names of COMMANDS.
+            no_such_command: Any = getattr(click.exceptions, "NoSuchCommand", None)
+            if no_such_command is None or not isinstance(error, no_such_command) or error.possibilities:
+                raise
+            raise no_such_command(error.command_name, possibilities=self.list_commands(ctx), ctx=ctx) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -55,9 +83,6 @@ class _LazyGroup(click.Group):
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
         except BrokenPipeError:  # output piped into `head` and closed: not an error of the command
-            import os
-            import sys
-
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             raise click.exceptions.Exit(0) from None
         except Exception as exc:  # noqa: BLE001 - the CLI's one place that turns errors into messages
@@ -68,15 +93,23 @@ class _LazyGroup(click.Group):
 
 def format_error(exc: BaseException) -> str:
     """The message of an error for the terminal: genbench errors as they are, others with their type."""
-    from genbench.core.errors import GenBenchError
-
     message = str(exc).strip() or type(exc).__name__
     if isinstance(exc, GenBenchError):
         return message
     return f"{type(exc).__name__}: {message} (rerun with --debug for the traceback)"
 
 
-@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+def _broken_command(name: str, error: UnknownPluginError) -> click.Command:
+    """A stand-in for a plug-in's command that cannot be loaded: ``--help`` lists it, running it is the error."""
+
+    def fail() -> None:
+        raise error
+
+    settings = {"ignore_unknown_options": True, "allow_extra_args": True}
+    return click.Command(name, callback=fail, help=str(error), add_help_option=False, context_settings=settings)
+
+
+@click.group(cls=_PluginCommands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="genbench")
 @click.option("--debug", is_flag=True, help="Show full tracebacks of errors.")
 @click.pass_context

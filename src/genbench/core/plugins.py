@@ -3,7 +3,8 @@
 A :class:`PluginGroup` maps names to ``"module:attribute"`` targets. Its entries come from two places:
 
 - ``builtins``: genbench's own entries, declared by the package that owns the kind (the CLI's commands in
-  :mod:`genbench.cli`, the model runners in :mod:`genbench.runs`). A lower layer never names a module above it.
+  :mod:`genbench.cli`, the model runners in :mod:`genbench.runs`, the metrics in :mod:`genbench.metrics.builtin`).
+  A lower layer never names a module above it. A name found there is resolved without reading any entry point.
 - the entry-point group ``group`` of every installed distribution (``[project.entry-points."<group>"]`` in a
   ``pyproject.toml``). genbench declares there the entries that a lower layer must reach without importing the
   package that implements them: the task features (:data:`TASK_FEATURES`, reached from :class:`~genbench.Task`'s
@@ -67,13 +68,21 @@ class PluginGroup(Generic[PluginT]):
     default: str | None = None
 
     def targets(self) -> dict[str, str]:
-        """Every entry, name -> ``"module:attribute"``: genbench's own first (in declaration order), then others."""
+        """Every entry, name -> ``"module:attribute"``: genbench's own first (in declaration order), then others.
+
+        Reads the installed entry points (once per process); ``builtins`` win over any entry point of their name.
+        """
         points = _entry_points(self.group)
-        own = {**self.builtins, **{name: target for name, target, is_own in points if is_own}}
+        own = {**self.builtins}
+        own.update((name, target) for name, target, is_own in points if is_own and name not in self.builtins)
         if self.default in own:
             own = {self.default: own[self.default], **own}
         others = {name: target for name, target, is_own in sorted(points) if not is_own and name not in own}
         return {**own, **others}
+
+    def __contains__(self, name: object) -> bool:
+        """Whether an entry has this name (genbench's own are found without reading the installed entry points)."""
+        return name in self.builtins or name in self.targets()
 
     def names(self) -> list[str]:
         """The known names: genbench's own first, then those of installed plug-ins (sorted)."""
@@ -85,6 +94,8 @@ class PluginGroup(Generic[PluginT]):
         Raises:
             UnknownPluginError: no entry has that name (the message lists the known ones and close matches).
         """
+        if name in self.builtins:  # no need to read the installed entry points
+            return self.builtins[name]
         targets = self.targets()
         if name in targets:
             return targets[name]

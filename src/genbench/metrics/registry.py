@@ -1,5 +1,8 @@
 """Run a configured metric: the built-in twin of its ``evaluate`` id, else ``evaluate.load`` with its pinned revision.
 
+The built-in ids are those of :data:`genbench.metrics.builtin.METRICS`: genbench's own twins and the metrics that
+installed packages register as entry points of the group ``genbench.metrics``.
+
 ``evaluate.load`` is called at most once per (id, revision) in a process (the original framework loaded the
 metric from the Hub on every call), and any failure becomes one :class:`~genbench.core.errors.MetricError` saying what
 was tried and what works offline.
@@ -10,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from genbench.core.errors import MetricError
-from genbench.metrics.builtin import BUILTIN_METRICS, get_builtin_metric, metric_options
+from genbench.core.errors import MetricError, UnknownPluginError
+from genbench.metrics.builtin import METRICS, get_builtin_metric, local_metric_ids, metric_options
 
 if TYPE_CHECKING:
     from genbench.config.schema import EvaluationMetricConfig
@@ -52,7 +55,7 @@ def builtin_id(hf_id: HfId) -> str | None:
     ('accuracy', 'accuracy', None, None)
     """
     parts = _id_parts(hf_id)
-    if len(parts) == 1 and get_builtin_metric(parts[0]) is not None:
+    if len(parts) == 1 and parts[0] in METRICS:
         return parts[0]
     return None
 
@@ -82,7 +85,7 @@ def load_hf_metric(hf_id: HfId, revision: str | None = None) -> Any:
     except Exception as exc:  # evaluate raises FileNotFoundError, ConnectionError, ImportError, ...
         raise MetricError(
             f"Metric {'/'.join(parts)!r} is not built in and {call} failed: {type(exc).__name__}: {exc}\n"
-            f"Built-in metrics (no Hub access needed): {', '.join(BUILTIN_METRICS)}. Other ids are loaded from the "
+            f"Built-in metrics (no Hub access needed): {', '.join(local_metric_ids())}. Other ids are loaded from the "
             f"Hugging Face Hub, which is unreachable offline (HF_HUB_OFFLINE=1 or no network); use a built-in id, "
             f"a local metric script path, or override evaluate_predictions in the task."
         ) from exc
@@ -105,7 +108,10 @@ def compute_metric_by_id(
     """
     kwargs = dict(kwargs or {})
     name = builtin_id(hf_id)
-    metric = get_builtin_metric(name) if name is not None else None
+    try:
+        metric = get_builtin_metric(name) if name is not None else None
+    except UnknownPluginError as exc:  # a plug-in's metric whose module does not import
+        raise MetricError(str(exc)) from exc
     if metric is not None:
         accepted = metric_options(metric)
         unknown = sorted(set(kwargs) - set(accepted))
@@ -139,8 +145,8 @@ def compute_metric(
 ) -> dict[str, Any]:
     """Compute one configured metric.
 
-    A built-in id (see ``BUILTIN_METRICS``) runs the built-in twin with ``compute_extra_kwargs`` and ignores
-    ``git_commit_sha``; any other id is loaded once per process with
+    A built-in id (see ``BUILTIN_METRICS``, and ``METRICS`` for those of plug-ins) runs the built-in twin with
+    ``compute_extra_kwargs`` and ignores ``git_commit_sha``; any other id is loaded once per process with
     ``evaluate.load(*hf_id, revision=git_commit_sha)`` and its ``compute`` is called.
 
     Args:

@@ -3,12 +3,39 @@
 ``genbench-cli run`` and :func:`run` are the entry points; :mod:`genbench.runs.execute` explains how each task type
 is answered, :mod:`genbench.runs.results` the results files, :mod:`genbench.runs.compare` the paired comparison.
 The modules are imported lazily: ``import genbench.runs`` loads no model library.
+
+:data:`MODEL_RUNNERS` names the runner of each model spec kind (the ``hf`` of ``hf:gpt2``); it is declared here, in
+the package that every runner module belongs to, so that :mod:`genbench.runs.specs` checks a spec's kind against the
+same names that :func:`genbench.runs.runner_registry.load_runner` loads.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
+
+from genbench.core.lazy import lazy_exports
+from genbench.core.plugins import PluginGroup
+
+if TYPE_CHECKING:
+    from genbench.runs.compare import compare_results
+    from genbench.runs.execute import TaskRun, run, run_model_on_task
+    from genbench.runs.model_runner import ModelRunner
+    from genbench.runs.results import read_results, results_schema_text
+
+MODEL_RUNNERS: PluginGroup[type[ModelRunner]] = PluginGroup(
+    "genbench.model_runners",
+    "model runner",
+    builtins={
+        "hf": "genbench.runs.hf:HFCausalLMRunner",
+        "openai": "genbench.runs.openai:OpenAIRunner",
+        "cross-encoder": "genbench.runs.rerank:PairScorerRunner",
+        "sentence-transformers": "genbench.runs.rerank:PairScorerRunner",
+        "python": "genbench.runs.python:PythonRunner",
+    },
+)
+"""Model spec kind -> its runner, a :class:`~genbench.runs.model_runner.ModelRunner` subclass constructed with the
+parsed :class:`~genbench.runs.specs.ModelSpec`. Another package adds a kind with an entry point in the group
+``genbench.model_runners`` (``vllm = "my_package.runner:VLLMRunner"`` makes ``--model vllm:...`` work)."""
 
 _EXPORTS = {
     "run": "genbench.runs.execute",
@@ -19,10 +46,14 @@ _EXPORTS = {
     "results_schema_text": "genbench.runs.results",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "MODEL_RUNNERS",
+    "TaskRun",
+    "compare_results",
+    "read_results",
+    "results_schema_text",
+    "run",
+    "run_model_on_task",
+]
 
-
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'genbench.runs' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,36 +1,46 @@
-"""From a model spec to its runner: the one place that knows every runner module."""
+"""From a model spec to its runner, through :data:`genbench.runs.MODEL_RUNNERS` (the plugin seam of model kinds).
+
+A runner is a :class:`~genbench.runs.model_runner.ModelRunner` subclass, constructed with the parsed spec; its
+heavy libraries (torch, transformers, openai, sentence-transformers) are imported when it is constructed or when its
+module is, never before :func:`load_runner`.
+"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from genbench.core.errors import UnknownPluginError
+from genbench.runs import MODEL_RUNNERS
 from genbench.runs.errors import ModelSpecError
-from genbench.runs.model_runner import ModelRunner
-from genbench.runs.specs import ModelSpec
+
+if TYPE_CHECKING:
+    from genbench.runs.model_runner import ModelRunner
+    from genbench.runs.specs import ModelSpec
+
+# The optional dependencies (``pip install 'genbench[extra]'``) of genbench's own kinds.
+EXTRAS = {"hf": "hf", "openai": "openai", "cross-encoder": "rerank", "sentence-transformers": "rerank"}
 
 
 def load_runner(spec: ModelSpec) -> ModelRunner:
     """The runner for a spec (its heavy libraries are imported here, not before).
 
     Raises:
-        ModelSpecError: unknown model arguments, or a missing optional dependency (the message names the extra).
+        ModelSpecError: an unknown kind (the message lists the known ones), unknown model arguments, or a missing
+            optional dependency (the message names the extra to install).
     """
     try:
-        if spec.kind == "hf":
-            from genbench.runs.hf import HFCausalLMRunner
+        runner_class = MODEL_RUNNERS.load(spec.kind)
+        return runner_class(spec)
+    except ImportError as error:  # the runner's library, imported when the runner is constructed
+        raise _missing_dependency(spec.kind, error) from error
+    except UnknownPluginError as error:
+        if isinstance(error.__cause__, ImportError):  # the runner's module imports it at module level
+            raise _missing_dependency(spec.kind, error.__cause__) from error
+        raise ModelSpecError(str(error)) from error
 
-            return HFCausalLMRunner(spec)
-        if spec.kind == "openai":
-            from genbench.runs.openai import OpenAIRunner
 
-            return OpenAIRunner(spec)
-        if spec.kind in ("cross-encoder", "sentence-transformers"):
-            from genbench.runs.rerank import PairScorerRunner
-
-            return PairScorerRunner(spec)
-        from genbench.runs.python import PythonRunner
-
-        return PythonRunner(spec)
-    except ImportError as exc:
-        extra = {"hf": "hf", "openai": "openai"}.get(spec.kind, "rerank")
-        raise ModelSpecError(
-            f"{spec.kind}: models need {exc.name or 'a missing package'}: pip install 'genbench[{extra}]'."
-        ) from exc
+def _missing_dependency(kind: str, error: ImportError) -> ModelSpecError:
+    package = error.name or "a missing package"
+    extra = EXTRAS.get(kind)
+    how = f"pip install 'genbench[{extra}]'" if extra else f"install {package} ({error})"
+    return ModelSpecError(f"{kind}: models need {package}: {how}.")

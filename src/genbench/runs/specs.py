@@ -10,6 +10,9 @@ Spec                        Runner
 ``python:module:function``  a user's predictor (:mod:`genbench.runs.python`)
 ==========================  ==================================================================================
 
+The kinds are the names of :data:`genbench.runs.MODEL_RUNNERS`: these five, then any that an installed package adds
+with an entry point of the group ``genbench.model_runners``.
+
 >>> spec = parse_model_spec("hf:gpt2", "dtype=float32,batch_size=4")
 >>> spec.kind, spec.target, spec.args
 ('hf', 'gpt2', {'dtype': 'float32', 'batch_size': '4'})
@@ -19,9 +22,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from genbench.core.errors import UnknownPluginError
+from genbench.runs import MODEL_RUNNERS
 from genbench.runs.errors import ModelSpecError
-
-KINDS = ("hf", "openai", "cross-encoder", "sentence-transformers", "python")
 
 
 @dataclass(frozen=True)
@@ -29,7 +32,7 @@ class ModelSpec:
     """A parsed model spec.
 
     Attributes:
-        kind: One of :data:`KINDS`.
+        kind: A name of :data:`genbench.runs.MODEL_RUNNERS` (``hf``, ``openai``, ...).
         target: What follows ``kind:`` (a path, model id, URL or ``module:function``).
         args: The ``--model-args`` as strings (each runner converts and checks the ones it knows).
     """
@@ -71,14 +74,19 @@ def parse_model_spec(spec: str, model_args: str | dict[str, str] | None = None) 
     """Parse ``KIND:TARGET`` and the model arguments.
 
     Raises:
-        ModelSpecError: an unknown kind or an empty target (the message lists the kinds).
+        ModelSpecError: not ``KIND:TARGET``, an unknown kind (the message lists the kinds and the close matches) or
+            an empty target.
     """
     kind, sep, target = spec.partition(":")
-    if not sep or kind not in KINDS or not target.strip():
+    if not sep or not target.strip():
         raise ModelSpecError(
-            f"Model spec {spec!r} is not KIND:TARGET with KIND one of {', '.join(KINDS)} "
+            f"Model spec {spec!r} is not KIND:TARGET with KIND one of {', '.join(MODEL_RUNNERS.names())} "
             "(e.g. hf:gpt2, openai:http://localhost:8000/v1, python:my_module:predict)."
         )
+    try:  # the kinds are the runners' names; no runner is imported here
+        MODEL_RUNNERS.target(kind)
+    except UnknownPluginError as error:
+        raise ModelSpecError(f"Model spec {spec!r}: {str(error)[0].lower()}{str(error)[1:]}") from None
     args = dict(model_args) if isinstance(model_args, dict) else parse_model_args(model_args)
     return ModelSpec(kind, target.strip(), {str(k): str(v) for k, v in args.items()})
 

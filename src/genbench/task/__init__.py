@@ -7,21 +7,21 @@ use (the one import of ``compat`` from inside genbench besides the package root'
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from genbench.core.lazy import lazy_exports
 from genbench.task.task import Task
 from genbench.task.task_dict import TaskDict
 
-_ORIGINAL_HELPERS = ("get_data_split_name", "make_nshot_dataset", "resplit_data_source")
+_ORIGINAL_HELPERS = {
+    "get_data_split_name": "genbench.compat.task_helpers",
+    "make_nshot_dataset": "genbench.compat.task_helpers",
+    "resplit_data_source": "genbench.compat.task_helpers",
+}
 
 __all__ = ["Task", "TaskDict", "get_data_split_name", "make_nshot_dataset", "resplit_data_source"]
 
 if TYPE_CHECKING:
     from genbench.compat.task_helpers import get_data_split_name, make_nshot_dataset, resplit_data_source
 
-
-def __getattr__(name: str) -> Any:
-    if name in _ORIGINAL_HELPERS:
-        return getattr(importlib.import_module("genbench.compat.task_helpers"), name)
-    raise AttributeError(f"module 'genbench.task' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _ORIGINAL_HELPERS)

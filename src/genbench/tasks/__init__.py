@@ -3,15 +3,9 @@
 ``from genbench.tasks import Task`` is kept working for tasks written with the original framework's guide.
 """
 
-from typing import Any
+from genbench.core.lazy import lazy_exports
 
-
-def __getattr__(name: str) -> Any:
-    if name in ("Task", "TaskDict"):
-        import genbench
-
-        return getattr(genbench, name)
-    raise AttributeError(f"module 'genbench.tasks' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, {"Task": "genbench", "TaskDict": "genbench"})
 
 
 def _add_task_roots() -> None:

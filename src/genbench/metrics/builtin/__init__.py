@@ -4,6 +4,11 @@ Each metric is a function ``metric(predictions, references, *, option=default, .
 parameters are the options a config may pass in ``compute_extra_kwargs``. The heavy libraries (scikit-learn, SciPy,
 sacreBLEU, seqeval) are imported when a metric runs, not when this package is imported.
 
+The metrics are the plugin group :data:`METRICS` (:mod:`genbench.core.plugins`): genbench's own twins, each imported
+on first use, then the metrics other packages register as entry points of the group ``genbench.metrics``
+(``my_metric = "my_package.metrics:my_metric"``, a function of the same form). A registered id is computed locally
+and never loaded from the Hub; genbench's own ids cannot be taken over.
+
 >>> sorted(BUILTIN_METRICS)[:3]
 ['accuracy', 'bleu', 'chrf']
 >>> get_builtin_metric("exact_match")(["a", "b"], ["a", "c"])
@@ -16,40 +21,55 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from genbench.metrics.builtin.classification import accuracy, f1, matthews_correlation, precision, recall
-from genbench.metrics.builtin.correlation import pearsonr, spearmanr
-from genbench.metrics.builtin.sequence import seqeval
-from genbench.metrics.builtin.text import exact_match
-from genbench.metrics.builtin.translation import bleu, chrf, sacrebleu
+from genbench.core.plugins import PluginGroup
 
 BuiltinMetric = Callable[..., dict[str, Any]]
 
-_REGISTRY: dict[str, BuiltinMetric] = {
-    "accuracy": accuracy,
-    "bleu": bleu,
-    "chrf": chrf,
-    "exact_match": exact_match,
-    "f1": f1,
-    "matthews_correlation": matthews_correlation,
-    "pearsonr": pearsonr,
-    "precision": precision,
-    "recall": recall,
-    "sacrebleu": sacrebleu,
-    "seqeval": seqeval,
-    "spearmanr": spearmanr,
-}
+METRICS: PluginGroup[BuiltinMetric] = PluginGroup(
+    "genbench.metrics",
+    "metric",
+    builtins={
+        "accuracy": "genbench.metrics.builtin.classification:accuracy",
+        "bleu": "genbench.metrics.builtin.translation:bleu",
+        "chrf": "genbench.metrics.builtin.translation:chrf",
+        "exact_match": "genbench.metrics.builtin.text:exact_match",
+        "f1": "genbench.metrics.builtin.classification:f1",
+        "matthews_correlation": "genbench.metrics.builtin.classification:matthews_correlation",
+        "pearsonr": "genbench.metrics.builtin.correlation:pearsonr",
+        "precision": "genbench.metrics.builtin.classification:precision",
+        "recall": "genbench.metrics.builtin.classification:recall",
+        "sacrebleu": "genbench.metrics.builtin.translation:sacrebleu",
+        "seqeval": "genbench.metrics.builtin.sequence:seqeval",
+        "spearmanr": "genbench.metrics.builtin.correlation:spearmanr",
+    },
+)
+"""Metric id -> the function computing it: genbench's twins of ``evaluate`` metrics, then those of plug-ins."""
 
-# The ids served without the Hub, sorted.
-BUILTIN_METRICS: tuple[str, ...] = tuple(sorted(_REGISTRY))
+# genbench's own ids (served without the Hub), sorted; local_metric_ids() adds those of installed plug-ins.
+BUILTIN_METRICS: tuple[str, ...] = tuple(sorted(METRICS.builtins))
+
+
+def local_metric_ids() -> list[str]:
+    """Every id computed without the Hub: genbench's own (sorted), then those of installed plug-ins (sorted).
+
+    >>> local_metric_ids()[:2]
+    ['accuracy', 'bleu']
+    """
+    return [*BUILTIN_METRICS, *(name for name in METRICS.names() if name not in METRICS.builtins)]
 
 
 def get_builtin_metric(metric_id: str) -> BuiltinMetric | None:
-    """The built-in metric with this ``evaluate`` id, or None.
+    """The metric registered as ``metric_id`` (genbench's own or a plug-in's), imported now; None for other ids.
 
     >>> get_builtin_metric("bertscore") is None
     True
+
+    Raises:
+        UnknownPluginError: a plug-in registered ``metric_id`` but its target does not import.
     """
-    return _REGISTRY.get(metric_id)
+    if metric_id not in METRICS:
+        return None
+    return METRICS.load(metric_id)
 
 
 def metric_options(metric: BuiltinMetric) -> tuple[str, ...]:
@@ -65,4 +85,4 @@ def metric_options(metric: BuiltinMetric) -> tuple[str, ...]:
     )
 
 
-__all__ = ["BUILTIN_METRICS", "BuiltinMetric", "get_builtin_metric", "metric_options"]
+__all__ = ["BUILTIN_METRICS", "METRICS", "BuiltinMetric", "get_builtin_metric", "local_metric_ids", "metric_options"]
