@@ -93,6 +93,25 @@ def test_a_config_that_runs_out_of_time_in_a_batch_is_left_out_and_the_rest_eval
     assert values == {tmp_path / "a" / "config.jsonnet": {"a": 1}, tmp_path / "c" / "config.jsonnet": {"c": 3}}
 
 
+@needs_worker
+def test_the_memory_limit_holds_once_a_batch_loaded_the_go_library(configs, monkeypatch):
+    monkeypatch.setenv("GENBENCH_JSONNET_MEMORY_MB", "200")
+    jsonnet.stop_worker()
+    assert len(evaluate_config_files(list(configs.values()))) == len(configs)
+    with pytest.raises(ConfigError, match=r"ran out of memory \(limit 200 MiB\)"):
+        evaluate_jsonnet(text="std.length(std.range(1, 1e7))")
+    assert evaluate_jsonnet(text="std.length(std.range(1, 1e5))") == 100000
+
+
+@needs_worker
+def test_a_worker_that_cannot_start_is_a_config_error_saying_so(configs, monkeypatch, tmp_path):
+    jsonnet.stop_worker()
+    monkeypatch.setattr(engine, "WORKER_SCRIPT", tmp_path / "missing_worker.py")
+    with pytest.raises(ConfigError, match="the jsonnet worker did not start"):
+        evaluate_jsonnet(text="1")
+    assert evaluate_config_files(list(configs.values())) == {}
+
+
 def test_a_bad_limit_setting_leaves_every_config_of_a_batch_to_the_caller(configs, monkeypatch):
     monkeypatch.setenv("GENBENCH_JSONNET_MEMORY_MB", "lots")
     assert evaluate_config_files(list(configs.values())) == {}

@@ -88,10 +88,9 @@ class ConfigEvaluation:
 
     def _evaluate_here(self) -> dict[Path, Any]:
         """Without the worker (not POSIX): in this process, without limits, as single configs are there."""
-        from genbench.config.jsonnet.worker import evaluate_files, load_bindings
+        from genbench.config.jsonnet.worker import batch_binding, evaluate_files
 
-        _, binding = load_bindings()
-        answers = zip(self._pending, evaluate_files(binding, self._pending), strict=True)
+        answers = zip(self._pending, evaluate_files(batch_binding(), self._pending), strict=True)
         return {self._resolved[path]: json.loads(answer["ok"]) for path, answer in answers if "ok" in answer}
 
 

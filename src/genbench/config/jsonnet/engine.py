@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from genbench.config.jsonnet.limits import (
+    SandboxLimitError,
     memory_limit_mb,
     out_of_memory,
     out_of_time,
@@ -34,6 +35,8 @@ from genbench.config.jsonnet.limits import (
 )
 
 WORKER_SCRIPT = Path(__file__).resolve().with_name("worker.py")
+STARTUP_TIMEOUT_S = 30.0
+"""Seconds a worker may take to start (about 20 ms on a quiet machine); not counted in an evaluation's limit."""
 EXTENSIONS = ("_jsonnet", "_gojsonnet")
 """The jsonnet extension modules the worker may load (the C++ one is required, the Go one optional)."""
 
@@ -55,6 +58,7 @@ class Worker:
         self.memory_mb = memory_mb
         self.owner_pid = os.getpid()
         self._buffer = bytearray()
+        self._ready = False
         # -I -S: no site-packages scan and no PYTHON* variables (a faster, cleaner start); the worker finds the
         # jsonnet extensions through the directories passed to it.
         self.process = subprocess.Popen(
@@ -92,18 +96,22 @@ class Worker:
             self.process.stdin.flush()
         except BrokenPipeError:
             self.stop()
-            raise out_of_memory(self.memory_mb) from None
+            raise self._ended() from None
         except BaseException:
             self.stop()
             raise
 
     def receive(self, timeout: float) -> dict[str, Any]:
-        """The next answer line, waited for at most ``timeout`` seconds.
+        """The next answer line, waited for at most ``timeout`` seconds once the worker has started.
 
         Raises:
-            SandboxLimitError: the deadline passed or the worker died (out of memory); it was stopped.
+            SandboxLimitError: the deadline passed or the worker died (out of memory) or did not start; it was
+                stopped.
         """
         try:
+            if not self._ready:  # its first line says it started: the deadline is the evaluation's alone
+                self._next_line(STARTUP_TIMEOUT_S)
+                self._ready = True
             return json.loads(self._next_line(timeout))
         except BaseException:
             # Interrupted (Ctrl-C) or failed mid-answer: the worker may still write this answer later, which the
@@ -118,16 +126,25 @@ class Worker:
         while (end := self._buffer.find(b"\n")) < 0:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise out_of_time(timeout)
+                raise out_of_time(timeout) if self._ready else self._ended()
             ready, _, _ = select.select([fd], [], [], remaining)
             if ready:
                 chunk = os.read(fd, 1 << 16)
-                if not chunk:  # the worker ended: the memory limit (the C++ library aborts, Go exits)
-                    raise out_of_memory(self.memory_mb)
+                if not chunk:
+                    raise self._ended()
                 self._buffer += chunk
         line = bytes(self._buffer[: end + 1])
         del self._buffer[: end + 1]
         return line
+
+    def _ended(self) -> SandboxLimitError:
+        """The error of a worker that ended: at the memory limit (the C++ library aborts, Go exits), or at start."""
+        if self._ready:
+            return out_of_memory(self.memory_mb)
+        return SandboxLimitError(
+            f"the jsonnet worker did not start within {STARTUP_TIMEOUT_S:g} s ({sys.executable} -I -S "
+            f"{WORKER_SCRIPT}); is the jsonnet package installed?"
+        )
 
 
 _lock = threading.Lock()

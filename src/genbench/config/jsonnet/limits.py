@@ -1,8 +1,9 @@
 """The limits a jsonnet evaluation runs under, read from the environment, and the error that says one was exceeded.
 
 ``GENBENCH_JSONNET_MEMORY_MB`` (default :data:`DEFAULT_MEMORY_MB`): the address space the worker may map beyond
-what it holds once started. ``GENBENCH_JSONNET_TIMEOUT`` (default :data:`DEFAULT_TIMEOUT_S` seconds): how long one
-config may take, alone or in a batch.
+what it holds once its jsonnet libraries are loaded. ``GENBENCH_JSONNET_TIMEOUT`` (default
+:data:`DEFAULT_TIMEOUT_S` seconds): how long one config may take, alone or in a batch (the worker's start is not
+counted).
 """
 
 from __future__ import annotations

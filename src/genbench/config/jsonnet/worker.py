@@ -2,7 +2,8 @@
 
 Run as a script by its path (``python -I -S worker.py MEMORY_MB EXTENSION_DIR...``), so it imports nothing of
 genbench: only the standard library and the jsonnet extensions, found in the directories the parent passes. It
-reads one JSON request per line on stdin and answers on stdout, one JSON line per evaluation:
+writes ``{"ready": true}`` once started, then reads one JSON request per line on stdin and answers on stdout, one
+JSON line per evaluation:
 
 - ``{"text": ..., "filename": ..., "root": ...}`` (one config) is answered by one line;
 - ``{"paths": [...]}`` (a batch of config files) is answered by one line per path, in order, so the parent knows
@@ -115,6 +116,58 @@ def evaluate_files(binding: Any, paths: Iterable[str]) -> Iterator[dict[str, Any
             yield {"error": f"{type(exc).__name__}: {exc}"}
 
 
+def batch_binding() -> ModuleType:
+    """The library for batches: the Go one where installed, else the C++ one."""
+    try:
+        import _gojsonnet
+    except ImportError:
+        import _jsonnet
+
+        return _jsonnet
+    return _gojsonnet
+
+
+class _Libraries:
+    """The worker's jsonnet libraries, under a limit of ``memory_mb`` MiB beyond the address space they hold.
+
+    The C++ library is loaded at start, the batch library on the first batch: the Go runtime reserves about 1.5 GiB
+    of address space on its first evaluation, so the limit is lifted for that and set again above what the worker
+    then holds (a process may raise its own soft limit; jsonnet code cannot). Where the address space cannot be
+    measured (no ``/proc``) the limit is ``memory_mb`` in all and batches use the C++ library.
+    """
+
+    def __init__(self, memory_mb: int) -> None:
+        import _jsonnet
+
+        self.single: ModuleType = _jsonnet
+        self._batch: ModuleType | None = None
+        self._memory_mb = memory_mb
+        self._limit()
+
+    def batch(self) -> ModuleType:
+        """The batch library, loaded on first use."""
+        if self._batch is None:
+            if _address_space_in_use() is None:
+                self._batch = self.single
+            else:
+                self._limit(lift=True)
+                self._batch = batch_binding()
+                self._batch.evaluate_snippet("warm-up", "{}")
+                self._limit()
+        return self._batch
+
+    def _limit(self, *, lift: bool = False) -> None:
+        try:
+            import resource
+        except ImportError:  # not POSIX: the parent evaluates in-process instead
+            return
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        soft = hard if lift else (_address_space_in_use() or 0) + self._memory_mb * 1024 * 1024
+        if hard != resource.RLIM_INFINITY:
+            soft = min(soft, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
 def _address_space_in_use() -> int | None:
     """This process's address-space size in bytes (``VmSize``), or None where ``/proc`` cannot tell."""
     try:
@@ -124,50 +177,20 @@ def _address_space_in_use() -> int | None:
         return None
 
 
-def _limit_memory(megabytes: int, in_use: int) -> None:
-    """Let the process map ``megabytes`` more address space than the ``in_use`` bytes it holds now."""
-    try:
-        import resource
-    except ImportError:  # not POSIX: the parent evaluates in-process instead
-        return
-    limit = in_use + megabytes * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-
-def load_bindings(*, fast: bool = True) -> tuple[ModuleType, ModuleType]:
-    """The C++ binding (one config) and the binding for batches: Go's where ``fast`` and installed, else C++'s."""
-    import _jsonnet
-
-    if fast:
-        try:
-            import _gojsonnet
-        except ImportError:
-            pass
-        else:
-            return _jsonnet, _gojsonnet
-    return _jsonnet, _jsonnet
-
-
 def main() -> None:
     """Answer requests until stdin closes (the parent stopped or exited)."""
-    memory_mb = int(sys.argv[1])
     sys.path.extend(directory for directory in sys.argv[2:] if directory)  # started with -I -S
-    # The Go runtime reserves about 1.5 GiB of address space on its first evaluation: the limit is set above what
-    # the worker holds after one. Where that cannot be measured (no /proc), the batch uses the C++ library. (The C++
-    # library sets its standard library up on every call: warming it up would only cost time.)
-    single, batch = load_bindings(fast=_address_space_in_use() is not None)
-    if batch is not single:
-        batch.evaluate_snippet("warm-up", "{}")
-    _limit_memory(memory_mb, _address_space_in_use() or 0)
-
+    libraries = _Libraries(int(sys.argv[1]))
     stdout = sys.stdout.buffer
+    stdout.write(b'{"ready": true}\n')  # started: the parent's deadline for the first answer begins now
+    stdout.flush()
     for line in sys.stdin.buffer:
         request = json.loads(line)
         if "paths" in request:
-            answers = evaluate_files(batch, request["paths"])
+            answers = evaluate_files(libraries.batch(), request["paths"])
         else:
             callback = confined_import_callback(request["root"])
-            answers = iter([evaluate_text(single, request["filename"], request["text"], callback)])
+            answers = iter([evaluate_text(libraries.single, request["filename"], request["text"], callback)])
         for answer in answers:
             stdout.write(json.dumps(answer).encode("utf-8") + b"\n")
             stdout.flush()
