@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from genbench.config import listing_jsonnet as registry_jsonnet
+from genbench.config import jsonnet as registry_jsonnet
 from genbench.config import loading as config_loading
 from genbench.registry import metadata_cache as registry_cache
 from genbench.registry.listing import task_records

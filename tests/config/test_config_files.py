@@ -9,7 +9,7 @@ import time
 import pytest
 
 from genbench.config import evaluate_jsonnet, load_task_config
-from genbench.config.sandbox import sandbox_available
+from genbench.config.jsonnet import sandbox_available
 from genbench.core.errors import ConfigError
 
 GOOD = """{

@@ -95,7 +95,7 @@ def build_record(task_id: str, task_dir: Path, evaluated: dict[Path, Any] | None
     Args:
         task_id: The task's id.
         task_dir: Its directory.
-        evaluated: Config files already evaluated (see :mod:`genbench.config.listing_jsonnet`); others are loaded here.
+        evaluated: Config files already evaluated (see :mod:`genbench.config.jsonnet.batch`); others are loaded here.
 
     Raises:
         GenBenchError: the task is broken (the caller records the error).
@@ -154,8 +154,6 @@ def task_records(*, strict: bool = False, use_cache: bool = True) -> list[dict[s
     Raises:
         GenBenchError: ``strict`` and a task is broken.
     """
-    from genbench.config.listing_jsonnet import ConfigEvaluation
-
     tasks, problems = scan_task_dirs()
     cache = registry_cache.RegistryCache.load() if use_cache else None
     fingerprints = {task_id: registry_cache.fingerprint(task_dir) for task_id, task_dir in tasks.items()}
@@ -166,11 +164,11 @@ def task_records(*, strict: bool = False, use_cache: bool = True) -> list[dict[s
     stale = [task_id for task_id, record in cached.items() if record is None or (strict and record["error"])]
     evaluated: dict[Path, Any] = {}
     if stale:
-        # Every config to read, evaluated in one child while this process imports the validation code.
-        evaluation = ConfigEvaluation([path for task_id in stale for path in _config_files(tasks[task_id])])
-        import genbench.config.documents  # noqa: F401 - imported now, in parallel with the child
+        # Every config to read, evaluated in one batch by the jsonnet worker; imported only here, so a warm listing
+        # imports no validation code (genbench.config imports pydantic and the schema).
+        from genbench.config.jsonnet import ConfigEvaluation
 
-        evaluated = evaluation.result()
+        evaluated = ConfigEvaluation([path for task_id in stale for path in _config_files(tasks[task_id])]).result()
     records: list[dict[str, Any]] = []
     for task_id, task_dir in tasks.items():
         fingerprint = fingerprints[task_id]

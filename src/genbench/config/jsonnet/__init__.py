@@ -1,0 +1,55 @@
+"""genbench's one jsonnet engine: configs evaluated in a worker process, confined, under limits, one or many at once.
+
+A config is code. It is evaluated in a worker process (:mod:`~genbench.config.jsonnet.worker`, driven by
+:mod:`~genbench.config.jsonnet.engine`) under a memory limit (``GENBENCH_JSONNET_MEMORY_MB``, default 512) and a
+time limit per config (``GENBENCH_JSONNET_TIMEOUT`` seconds, default 5) (:mod:`~genbench.config.jsonnet.limits`),
+and its ``import``/``importstr`` may read only files inside its own directory. The same worker serves
+
+- one config at a time (:func:`evaluate_jsonnet`, :func:`evaluate_jsonnet_source`; the config loader and split
+  files), evaluated by the C++ library, whose errors become a :class:`~genbench.core.errors.ConfigError` with the
+  file, line and column (:mod:`~genbench.config.jsonnet.source`, :mod:`~genbench.config.jsonnet.messages`);
+- many config files at once (:class:`ConfigEvaluation`; a cold ``list-tasks``), evaluated by the faster Go library
+  when installed; a config that fails there is left to the caller to evaluate alone
+  (:mod:`~genbench.config.jsonnet.batch`).
+
+On platforms without POSIX pipes and resource limits (Windows), configs are evaluated in-process without limits.
+
+>>> evaluate_jsonnet(text="local n = 2; {n: n, squares: [i * i for i in std.range(1, n)]}")
+{'n': 2, 'squares': [1, 4]}
+"""
+
+from __future__ import annotations
+
+from genbench.config.jsonnet.batch import ConfigEvaluation, evaluate_config_files
+from genbench.config.jsonnet.engine import evaluate_in_sandbox, stop_worker
+from genbench.config.jsonnet.evaluate import evaluate_jsonnet, evaluate_jsonnet_source, load_jsonnet
+from genbench.config.jsonnet.limits import (
+    DEFAULT_MEMORY_MB,
+    DEFAULT_TIMEOUT_S,
+    SandboxLimitError,
+    memory_limit_mb,
+    sandbox_available,
+    time_limit_s,
+)
+from genbench.config.jsonnet.messages import jsonnet_error
+from genbench.config.jsonnet.source import read_config_text
+from genbench.config.jsonnet.worker import confined_import_callback
+
+__all__ = [
+    "DEFAULT_MEMORY_MB",
+    "DEFAULT_TIMEOUT_S",
+    "ConfigEvaluation",
+    "SandboxLimitError",
+    "confined_import_callback",
+    "evaluate_config_files",
+    "evaluate_in_sandbox",
+    "evaluate_jsonnet",
+    "evaluate_jsonnet_source",
+    "jsonnet_error",
+    "load_jsonnet",
+    "memory_limit_mb",
+    "read_config_text",
+    "sandbox_available",
+    "stop_worker",
+    "time_limit_s",
+]
