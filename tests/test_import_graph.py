@@ -304,3 +304,239 @@ def test_a_broken_contract_fails(tmp_path: Path, module: str, line: str, contrac
     result = _lint_imports(tmp_path, tmp_path / "src")
     assert result.returncode != 0
     assert f"{contract}" in result.stdout and "BROKEN" in result.stdout
+
+
+# -- lazy imports -------------------------------------------------------------------------------------------------
+
+# Third-party libraries that are heavy to import: more than ~20 ms in a fresh process (`python -c "import X"`, the
+# import timed alone, min of 5, 2 shared cores, other jobs running): numpy 65-115 ms, pydantic 35-45, pytest
+# 115-170, pyarrow 90-140, pandas 290-340, scipy 75-190, sklearn 0.9-1.1 s, datasets 0.6-0.8 s, evaluate 4.2-4.5 s,
+# torch 1.0-1.4 s, transformers 0.6-1.0 s, sentence_transformers 5.2-6.9 s, elasticsearch 0.35-0.53 s
+# (elastic_transport 0.43 s), openai 1.4 s, sacrebleu 0.26 s, seqeval 2.7 s, cookiecutter.main 140-200 ms,
+# rich.console 35 ms, jsonschema 65-110 ms, regex 39 ms, tqdm.auto 45-170 ms, filelock 40-85 ms, platformdirs 32 ms.
+# Not heavy: jsonnet (_jsonnet 2 ms, _gojsonnet 7 ms), yaml (18 ms), and click (25 ms): every `genbench-cli`
+# process loads click before it runs a command, and only genbench.cli imports it.
+#
+# Of these, genbench imports three at module level, so they decide which genbench modules are heavy: numpy (the
+# numeric cores: prompting, metrics' and reranking's kernels, contamination, runs' scoring), pydantic (the config
+# package: pydantic itself plus building its ~240 model classes, `import genbench.config` 140-160 ms against ~20 ms for
+# genbench.core) and pytest (genbench.review.plugin, genbench.review.task_suite). The others are imported inside
+# functions only. What must stay free of them: `import genbench` (tests/test_loading.py), `genbench-cli --help`
+# (below), and the registry's listing as far as it goes (benchmarks/registry.py: list-tasks warm < 0.2 s).
+HEAVY_LIBRARIES = frozenset(
+    {
+        "cookiecutter",
+        "datasets",
+        "elastic_transport",
+        "elasticsearch",
+        "evaluate",
+        "filelock",
+        "jsonschema",
+        "numpy",
+        "openai",
+        "pandas",
+        "pyarrow",
+        "pydantic",
+        "pytest",
+        "regex",
+        "rich",
+        "sacrebleu",
+        "scipy",
+        "sentence_transformers",
+        "seqeval",
+        "sklearn",
+        "torch",
+        "tqdm",
+        "transformers",
+    }
+)
+
+_ELSEWHERE = (
+    "not heavy: the importer is rewritten by another change (the lazy registries, the Jsonnet sandbox); "
+    "reconcile after merging"
+)
+
+# Every function-level import of a genbench module (import statements and module-name strings, see
+# :func:`function_level_imports`), each allowed by name:
+#
+# - a genbench module -> the heavy library (above) that importing it loads; a function may import the module lazily
+#   when its own module does not load that library at module level (so the lazy import defers it);
+# - an ``(importer, imported)`` pair -> why that one import stays in a function although nothing heavy is deferred.
+#
+# Any other function-level import belongs at the top of its module; a cycle or a layer contract in the way is a
+# design problem to fix, not a reason to import lazily (the graph above counts function-level imports anyway).
+LAZY_IMPORTS: dict[str | tuple[str, str], str] = {
+    "genbench.config.documents": "pydantic",
+    "genbench.config.json_schema": "pydantic",
+    "genbench.config.jsonnet": "pydantic",
+    "genbench.config.listing_jsonnet": "pydantic",
+    "genbench.config.regex_guard": "pydantic",
+    "genbench.config.schema": "pydantic",
+    "genbench.contamination": "numpy",
+    "genbench.contamination.backend": "numpy",
+    "genbench.contamination.oneshot": "numpy",
+    "genbench.contamination.registry": "numpy",
+    "genbench.contamination.tasks": "numpy",
+    "genbench.data.arrow_values": "numpy",
+    "genbench.metrics.classification_metrics": "numpy",
+    "genbench.metrics.correlation_metrics": "numpy",
+    "genbench.metrics.reranking_samples": "numpy",
+    "genbench.prompting": "numpy",
+    "genbench.prompting.builder": "numpy",
+    "genbench.prompting.few_shot": "numpy",
+    "genbench.registry.task_configs": "pydantic",
+    "genbench.reranking.evaluation.base": "numpy",
+    "genbench.reranking.tasks": "numpy",
+    "genbench.runs.compare": "numpy",
+    "genbench.runs.execute": "numpy",
+    "genbench.runs.offline": "numpy",
+    "genbench.runs.scoring": "numpy",
+    "genbench.task": "pydantic",
+    "genbench.task.factory": "pydantic",
+    "genbench.task.task_dict": "pydantic",
+    ("genbench.task", "genbench.compat.task_helpers"): (
+        "compat: the original framework's genbench.task helpers, resolved by name on first use; a real import would "
+        "break the compat contract (one of COMPAT_IMPORTS)"
+    ),
+    ("genbench.cli", "genbench.core.errors"): _ELSEWHERE,
+    ("genbench.config.jsonnet", "genbench.config.sandbox"): _ELSEWHERE,
+    ("genbench.config.sandbox", "genbench.config.jsonnet_worker"): _ELSEWHERE,
+    ("genbench.config.sandbox", "genbench.core.errors"): _ELSEWHERE,
+    ("genbench.registry.listing", "genbench.core.errors"): _ELSEWHERE,
+    ("genbench.runs.runner_registry", "genbench.runs.hf"): _ELSEWHERE,
+    ("genbench.runs.runner_registry", "genbench.runs.openai"): _ELSEWHERE,
+    ("genbench.runs.runner_registry", "genbench.runs.python"): _ELSEWHERE,
+    ("genbench.runs.runner_registry", "genbench.runs.rerank"): _ELSEWHERE,
+}
+
+
+def _modules_parsed() -> dict[str, tuple[ast.Module, str, set[int], set[int]]]:
+    """Module -> (tree, its package, the nodes inside functions, the nodes under ``if TYPE_CHECKING:``)."""
+    parsed = {}
+    for module, path in module_names(PACKAGE_DIR).items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        parsed[module] = (tree, package, _function_nodes(tree), _type_checking_nodes(tree))
+    return parsed
+
+
+@functools.cache
+def function_level_imports() -> frozenset[tuple[str, str]]:
+    """Every ``(importer, imported)`` that a function imports, as the import names it (parent packages left out).
+
+    Unlike :func:`import_edges`, an import of the importer's own package counts: it may still be running.
+    """
+    modules = module_names(PACKAGE_DIR)
+    found = set()
+    for module, (tree, package, inside, skipped) in _modules_parsed().items():
+        for node in ast.walk(tree):
+            if id(node) in inside and id(node) not in skipped:
+                found.update((module, t) for t in _imported(node, module, package, modules) if t != module)
+    return frozenset(found)
+
+
+@functools.cache
+def _module_level() -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """Module -> (the genbench modules, the top-level third-party modules) that it imports when it is imported.
+
+    Import statements only: a module-name string at module level (``genbench._EXPORTS``) imports nothing yet.
+    """
+    modules = module_names(PACKAGE_DIR)
+    result = {}
+    for module, (tree, package, inside, skipped) in _modules_parsed().items():
+        own, third_party = set(), set()
+        for node in ast.walk(tree):
+            if id(node) in inside or id(node) in skipped or not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            for target in _imported(node, module, package, modules):
+                own.update(name for name in [target, *_ancestors(target)] if name != module and name in modules)
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            if isinstance(node, ast.Import) or not node.level:
+                third_party.update(n.split(".")[0] for n in names if n and not n.startswith("genbench"))
+        result[module] = (frozenset(own), frozenset(third_party))
+    return result
+
+
+@functools.cache
+def heavy_libraries_loaded(module: str) -> frozenset[str]:
+    """The heavy libraries that importing ``module`` loads: its parent packages' and its module-level imports'."""
+    level = _module_level()
+    seen = {module, *(a for a in _ancestors(module) if a in level)}
+    stack = list(seen)
+    while stack:
+        for imported in level[stack.pop()][0] - seen:
+            seen.add(imported)
+            stack.append(imported)
+    return frozenset(lib for name in seen for lib in level[name][1] if lib in HEAVY_LIBRARIES)
+
+
+def _run(code: str, *args: str) -> str:
+    env = {"PYTHONPATH": str(PACKAGE_DIR.parent), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"}
+    result = subprocess.run(
+        [sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, timeout=120, check=True
+    )
+    return result.stdout
+
+
+@functools.cache
+def help_modules() -> frozenset[str]:
+    """Every module that ``genbench-cli --help`` imports, genbench's and others (a fresh process)."""
+    code = (
+        "import contextlib, io, sys\n"
+        "from genbench.cli import cli\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    cli.main(['--help'], standalone_mode=False)\n"
+        "print('\\n'.join(sys.modules))\n"
+    )
+    return frozenset(_run(code).split())
+
+
+def test_every_function_level_import_of_a_genbench_module_is_listed() -> None:
+    unlisted = sorted(
+        f"{a} -> {b}" for a, b in function_level_imports() if (a, b) not in LAZY_IMPORTS and b not in LAZY_IMPORTS
+    )
+    assert unlisted == [], "import these at the top of the module (or list them, with the reason)"
+
+
+def test_a_lazily_imported_module_defers_a_heavy_library_its_importer_does_not_load() -> None:
+    for module, library in LAZY_IMPORTS.items():
+        if isinstance(module, str):
+            assert library in HEAVY_LIBRARIES and library in heavy_libraries_loaded(module), (module, library)
+    not_deferred = sorted(
+        f"{a} -> {b} ({LAZY_IMPORTS[b]})"
+        for a, b in function_level_imports()
+        if (a, b) not in LAZY_IMPORTS and LAZY_IMPORTS.get(b) in heavy_libraries_loaded(a)
+    )
+    assert not_deferred == [], "these importers load the library already: import these at the top"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in LAZY_IMPORTS if isinstance(m, str)))
+def test_a_listed_module_loads_its_heavy_library(module: str) -> None:
+    """The static count above, checked by importing the module in a fresh process."""
+    code = "import importlib, sys\nimportlib.import_module(sys.argv[1])\nprint('\\n'.join(sys.modules))\n"
+    loaded = {name.split(".")[0] for name in _run(code, module).split()}
+    assert LAZY_IMPORTS[module] in loaded
+    assert loaded & HEAVY_LIBRARIES == heavy_libraries_loaded(module)
+
+
+def test_a_listed_pair_defers_no_heavy_library() -> None:
+    """A pair is the exception for an import that defers nothing heavy; a heavy one is listed by its module."""
+    for pair, reason in LAZY_IMPORTS.items():
+        if isinstance(pair, tuple):
+            importer, imported = pair
+            assert imported not in LAZY_IMPORTS, f"{pair}: {imported} is listed as a heavy module already"
+            assert not heavy_libraries_loaded(imported) - heavy_libraries_loaded(importer), pair
+            assert reason.strip(), pair
+
+
+def test_help_imports_no_heavy_library() -> None:
+    """``genbench-cli --help`` imports every command module (to print each one's short help), none heavy."""
+    loaded = help_modules()
+    assert {"genbench.cli.run", "genbench.cli.contamination"} <= loaded
+    assert not {name.split(".")[0] for name in loaded} & HEAVY_LIBRARIES
+
+
+def test_no_listed_lazy_import_is_stale() -> None:
+    imports = function_level_imports()
+    used = {b for _, b in imports} | set(imports)
+    assert sorted(str(key) for key in LAZY_IMPORTS if key not in used) == []

@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from genbench.core.errors import TaskDefinitionError
+from genbench.registry import roots
+from genbench.registry.directories import discover_tasks
 
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 TASK_TEMPLATE = "task"
@@ -172,11 +174,8 @@ def check_new_task(task_id: str, tasks_dir: str | os.PathLike[str] | None = None
         TaskDefinitionError: the id is invalid, the registry already has it (in any root), the directory exists,
             or ``tasks_dir`` is a file.
     """
-    from genbench.registry.directories import discover_tasks
-    from genbench.registry.roots import PACKAGE_TASKS_DIR
-
     validate_task_id(task_id)
-    root = Path(tasks_dir).expanduser().resolve() if tasks_dir is not None else PACKAGE_TASKS_DIR
+    root = Path(tasks_dir).expanduser().resolve() if tasks_dir is not None else roots.PACKAGE_TASKS_DIR
     destination = root / task_id
     existing = discover_tasks().get(task_id)
     if existing is not None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from genbench.authoring.submission.changes import DEFAULT_TASKS_DIR
+from genbench.authoring.submission.changes import changed_tasks as find_changed_tasks
 
 
 @click.command("changed-tasks")
@@ -42,8 +43,6 @@ def changed_tasks(base: str, as_json: bool, repo: Path, tasks_dir: str) -> None:
 
     Example: genbench-cli changed-tasks --base origin/main
     """
-    from genbench.authoring.submission.changes import changed_tasks as find_changed_tasks
-
     result = find_changed_tasks(base, repo=repo, tasks_dir=tasks_dir)
     if as_json:
         click.echo(json.dumps({"base": base, **result.to_dict()}, indent=2))

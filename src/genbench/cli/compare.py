@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from genbench.cli._output import console, dumps
 from genbench.cli.params import SEED
 
 
@@ -30,14 +31,10 @@ def compare(results_a: Path, results_b: Path, resamples: int, permutations: int,
 
     comparisons = compare_results(results_a, results_b, resamples=resamples, permutations=permutations, seed=seed)
     if as_json:
-        from genbench.cli._output import dumps
-
         click.echo(dumps(comparison_rows(comparisons)), nl=False)
         return
     from rich.markup import escape
     from rich.table import Table
-
-    from genbench.cli._output import console
 
     table = Table(title=f"A = {results_a}\nB = {results_b}")
     for column in ("Shots", "Metric", "A", "B", "A - B", "95% CI", "p", "n"):

@@ -14,6 +14,7 @@ import click
 
 from genbench.cli.params import NAME, POSITIVE_INT, THRESHOLD
 from genbench.core.errors import GenBenchError
+from genbench.core.files import prepare_output_dir
 
 
 def _spellings(name: str) -> tuple[str, str]:
@@ -418,7 +419,6 @@ def search(
 ) -> None:
     """Search test sets in training data indexes; write per-instance matches and the contamination table."""
     from genbench.contamination import search as search_indexes
-    from genbench.core.files import prepare_output_dir
 
     if not train_dataset_names and dataset_mixer_config is None:
         raise click.UsageError("Give --train_dataset_names or --dataset_mixer_config.")
@@ -488,7 +488,6 @@ def scan(
     The same results and files as `index` then `search`; use it for a check you run once.
     """
     from genbench.contamination.oneshot import scan as scan_datasets
-    from genbench.core.files import prepare_output_dir
 
     if not train_dataset_names and dataset_mixer_config is None:
         raise click.UsageError("Give --train_dataset_names or --dataset_mixer_config.")

@@ -7,6 +7,11 @@ from pathlib import Path
 
 import click
 
+from genbench.authoring import scaffold
+from genbench.authoring.scaffold import task_id_problem
+from genbench.cli._output import display_path
+from genbench.registry.roots import task_roots
+
 AUTHORS_PROMPT = "Task authors (e.g John Doe). Split with ','"
 
 
@@ -16,8 +21,6 @@ def _stdin_is_interactive() -> bool:
 
 
 def _check_id(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    from genbench.authoring.scaffold import task_id_problem
-
     problem = None if value is None else task_id_problem(value)
     if problem is not None:
         raise click.BadParameter(f"{value!r}: {problem}.")
@@ -82,10 +85,6 @@ def create_task(
       genbench-cli create-task --name "The addition task" --id addition -a "Jane Doe, John Smith"
       genbench-cli create-task -n "The addition task" -i addition -s subtask_1 -s subtask_2
     """
-    from genbench.authoring import scaffold
-    from genbench.cli._output import display_path
-    from genbench.registry.roots import task_roots
-
     if not name.strip():
         raise click.BadParameter("the task name is empty.", param_hint="'-n' / '--name'")
     if task_id is None:

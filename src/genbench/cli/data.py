@@ -6,6 +6,13 @@ from pathlib import Path
 
 import click
 
+from genbench.core.errors import ChecksumMismatchError, GenBenchError
+from genbench.data.cache import add_to_cache, cache_dir, fetch, file_sha256, is_remote, list_cache_entries
+from genbench.data.hub import list_hub_exports
+from genbench.registry.data_bundle import export_bundle, import_bundle
+from genbench.registry.directories import discover_tasks
+from genbench.registry.task_data import DataFile, describe, fetch_one, task_data
+
 
 @click.group("data")
 def data() -> None:
@@ -33,10 +40,6 @@ def fetch_command(targets: tuple[str, ...], refresh: bool) -> None:
       genbench-cli data fetch arithmetic_length negation_consistency
       genbench-cli data fetch --refresh https://example.org/my_task/test.jsonl
     """
-    from genbench.core.errors import GenBenchError
-    from genbench.data.cache import cache_dir, fetch, file_sha256, is_remote
-    from genbench.registry.task_data import DataFile, describe, fetch_one, task_data
-
     failures: list[str] = []
     for target in targets:
         if is_remote(target):
@@ -88,8 +91,6 @@ def export_command(task_ids: tuple[str, ...], output: Path) -> None:
     Example:
       genbench-cli data export arithmetic_length -o data.tar
     """
-    from genbench.registry.data_bundle import export_bundle
-
     summary = export_bundle(list(task_ids), output)
     click.echo(
         f"Wrote {output}: {len(summary.files)} file(s), {len(summary.hub_datasets)} Hugging Face dataset(s) "
@@ -109,9 +110,6 @@ def import_command(bundle: Path) -> None:
     Example:
       genbench-cli data import data.tar
     """
-    from genbench.data.cache import cache_dir
-    from genbench.registry.data_bundle import import_bundle
-
     summary = import_bundle(bundle)
     for entry in summary.files:
         click.echo(f"{entry.uri}\n  cached at {entry.path}")
@@ -134,9 +132,6 @@ def add_command(url: str, file: Path, sha256: str | None) -> None:
     Example:
       genbench-cli data add https://example.org/my_task/test.jsonl ./test.jsonl
     """
-    from genbench.core.errors import ChecksumMismatchError
-    from genbench.data.cache import add_to_cache
-
     pinned = _pinned_sha256(url)
     if sha256 is not None and pinned and sha256.strip().lower() not in pinned:
         raise ChecksumMismatchError(
@@ -159,10 +154,6 @@ def add_command(url: str, file: Path, sha256: str | None) -> None:
 
 def _pinned_sha256(url: str) -> dict[str, str]:
     """sha256 -> the task pinning it, over every registry task whose config names ``url`` (broken ones skipped)."""
-    from genbench.core.errors import GenBenchError
-    from genbench.registry.directories import discover_tasks
-    from genbench.registry.task_data import DataFile, task_data
-
     pinned: dict[str, str] = {}
     for task_id in discover_tasks():
         try:
@@ -183,9 +174,6 @@ def list_command() -> None:
     Example:
       genbench-cli data list
     """
-    from genbench.data.cache import cache_dir, list_cache_entries
-    from genbench.data.hub import list_hub_exports
-
     for entry in list_cache_entries():
         click.echo(f"{entry.uri}\n  {entry.path} ({entry.size} bytes, sha256 {entry.sha256}, {entry.origin})")
     for export in list_hub_exports():

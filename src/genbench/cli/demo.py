@@ -10,6 +10,8 @@ from typing import Any
 import click
 
 from genbench.cli.params import SEED
+from genbench.core.errors import GenBenchError
+from genbench.runs.demo import run_demo
 
 
 def _parse_shots(ctx: click.Context, param: click.Parameter, value: str) -> list[int]:
@@ -84,9 +86,6 @@ def demo(
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
-
-    from genbench.core.errors import GenBenchError
-    from genbench.runs.demo import run_demo
 
     def skipped(result: Any) -> bool:
         return result.broken and not task_ids

@@ -14,9 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from genbench.cli._output import spinner
+from genbench.cli._output import console, dumps, format_value, spinner
 from genbench.cli.params import NAME, SEED
 from genbench.core.errors import PredictionError
+from genbench.core.files import prepare_output_dir, write_text_atomic
+from genbench.core.vocabulary import PreparationStrategy
+from genbench.data.jsonl import iter_json_objects
 
 if TYPE_CHECKING:
     from genbench.task import Task
@@ -40,8 +43,6 @@ def read_predictions(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     ...
     genbench.core.errors.PredictionError: ...predictions.jsonl:2: invalid JSON: ... (column 14)
     """
-    from genbench.data.jsonl import iter_json_objects
-
     expected = 'a JSON object such as {"target": ...}'
     predictions = [record for _, record in iter_json_objects(path, error=PredictionError, expected=expected)]
     return predictions
@@ -115,7 +116,6 @@ def write_predictions_results(
     Returns:
         The results file.
     """
-    from genbench.core.vocabulary import PreparationStrategy
     from genbench.runs.offline import predictions_results
 
     predictions = read_predictions(predictions_path)
@@ -170,8 +170,6 @@ def _assign_files(task_id: str, subtask_ids: list[str], values: tuple[str, ...])
 def _print_metrics(title: str, metrics: Mapping[str, Any]) -> None:
     from rich.markup import escape
     from rich.table import Table
-
-    from genbench.cli._output import console, format_value
 
     click.secho(title, bold=True)
     table = Table()
@@ -242,8 +240,6 @@ def evaluate(
       genbench-cli evaluate -i negation_consistency -p affirmative=aff.jsonl -p negated=neg.jsonl
       genbench-cli evaluate -i arithmetic_length -p predictions.jsonl --results-dir results --model my-llm --shots 0
     """
-    from genbench.cli._output import dumps
-    from genbench.core.files import prepare_output_dir, write_text_atomic
     from genbench.task import Task
     from genbench.task.factory import load_task
 

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from genbench.leaderboard import build_leaderboard
+
 
 @click.command("leaderboard")
 @click.argument("results_dirs", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path))
@@ -34,8 +36,6 @@ def leaderboard(results_dirs: tuple[Path, ...], site_dir: Path, shots: int) -> N
 
     Example: genbench-cli leaderboard results demo_results/results -o site
     """
-    from genbench.leaderboard import build_leaderboard
-
     site = build_leaderboard(results_dirs, site_dir, shots=shots)
     board = site.board
     click.echo(

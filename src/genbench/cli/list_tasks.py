@@ -9,7 +9,8 @@ from typing import Any
 
 import click
 
-from genbench.registry.listing import declared_splits
+from genbench.cli._output import console, dumps
+from genbench.registry.listing import declared_splits, task_records
 
 __all__ = ["declared_splits", "list_tasks", "task_listing"]
 
@@ -24,8 +25,6 @@ def task_listing() -> list[dict[str, Any]]:
     >>> [record["type"] for record in task_listing() if record["id"] == "negation_consistency"]
     ['task_dict']
     """
-    from genbench.registry.listing import task_records
-
     return task_records()
 
 
@@ -64,8 +63,6 @@ def list_tasks(as_json: bool, strict: bool) -> None:
       genbench-cli list-tasks --json
       genbench-cli list-tasks --strict
     """
-    from genbench.cli._output import dumps
-
     records = task_listing()
     broken = [record["id"] for record in records if record["error"] is not None]
     if as_json:
@@ -81,8 +78,6 @@ def list_tasks(as_json: bool, strict: bool) -> None:
 def _print_table(records: list[dict[str, Any]]) -> None:
     from rich.markup import escape
     from rich.table import Table
-
-    from genbench.cli._output import console
 
     table = Table(title=f"genbench tasks ({len(records)})")
     table.add_column("ID", no_wrap=True)

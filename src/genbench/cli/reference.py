@@ -9,6 +9,9 @@ import inspect
 
 import click
 
+from genbench.cli import cli
+from genbench.core.generated_docs import replace_generated_block
+
 BEGIN_MARKER = "<!-- BEGIN GENERATED CLI REFERENCE (python -m genbench.cli.reference docs/cli.md) -->"
 END_MARKER = "<!-- END GENERATED CLI REFERENCE -->"
 
@@ -93,8 +96,6 @@ def cli_reference_markdown() -> str:
     >>> "### `genbench-cli create-task`" in text and "| `-n, --name TEXT` |" in text
     True
     """
-    from genbench.cli import cli
-
     # Wide contexts: help texts stay on one line whatever the terminal; context_settings give `-h, --help`.
     width = {"terminal_width": 1000, "max_content_width": 1000}
     root = click.Context(cli, info_name="genbench-cli", **{**cli.context_settings, **width})
@@ -118,8 +119,6 @@ def update_reference_block(text: str) -> str:
     Raises:
         ValueError: the document lacks the markers.
     """
-    from genbench.core.generated_docs import replace_generated_block
-
     return replace_generated_block(text, BEGIN_MARKER, END_MARKER, cli_reference_markdown())
 
 

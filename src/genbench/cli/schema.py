@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import click
 
+from genbench.core.files import write_text_atomic
+from genbench.runs.results import results_schema_text
+
 
 @click.command("schema")
 @click.option("--task-dict", is_flag=True, help="The schema of a TaskDict's config instead of a task's.")
@@ -17,13 +20,9 @@ def schema(task_dict: bool, results: bool, output: str | None) -> None:
       genbench-cli schema -o config.schema.json
       genbench-cli schema --results
     """
-    from genbench.core.files import write_text_atomic
-
     if results and task_dict:
         raise click.UsageError("give --task-dict or --results, not both.")
     if results:
-        from genbench.runs.results import results_schema_text
-
         text = results_schema_text()
     else:
         from genbench.config.json_schema import task_config_json_schema_text

@@ -6,6 +6,7 @@ import click
 
 from genbench.authoring.submission.github import DEFAULT_API_URL
 from genbench.authoring.submission.submit import DEFAULT_BASE, DEFAULT_UPSTREAM, check_upstream_slug
+from genbench.authoring.submission.submit import submit_task as run_submission
 
 
 def _check_upstream(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -62,7 +63,6 @@ def submit_task(
 
     Example: GITHUB_TOKEN=... genbench-cli submit-task -i my_awesome_task
     """
-    from genbench.authoring.submission.submit import submit_task as run_submission
 
     def progress(message: str) -> None:
         click.echo(message, err=True)

@@ -11,6 +11,8 @@ from typing import Any
 import click
 
 from genbench.cli.params import FiniteFloatRange
+from genbench.registry.directories import get_task_dir, split_task_id
+from genbench.review import run_task_tests
 
 # genbench.review.runner.DEFAULT_TIMEOUT, repeated so that `genbench-cli --help` does not import the suite (a test
 # checks that the two agree).
@@ -176,9 +178,6 @@ def cli_test_task(ctx: click.Context, task_id: str, submission: bool, timeout: f
       GENBENCH_TASKS_PATH=~/my_tasks genbench-cli test-task -i my_task
     """
     from rich.console import Console
-
-    from genbench.registry.directories import get_task_dir, split_task_id
-    from genbench.review import run_task_tests
 
     get_task_dir(*split_task_id(task_id))  # an unknown id is one error line, before anything starts
     debug = bool((ctx.obj or {}).get("debug"))

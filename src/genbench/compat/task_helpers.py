@@ -11,6 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from genbench.core.vocabulary import TaskType
+from genbench.data.columns import with_index_column
+from genbench.data.splits import parse_split_spec, resplit
+
 if TYPE_CHECKING:
     from datasets import Dataset, DatasetDict
 
@@ -48,8 +52,6 @@ def resplit_data_source(
     """
     from datasets import DatasetDict
 
-    from genbench.data.splits import parse_split_spec, resplit
-
     spec = parse_split_spec(dict(splitting_info), file="splitting_info")
     splits = resplit(dict(orig_datasets), spec, file="splitting_info")
     return DatasetDict({name: splits[name] for name in sorted(splits)})
@@ -81,8 +83,6 @@ def make_nshot_dataset(
     Raises:
         PreparationError: no test split, or too few examples to draw the shots from.
     """
-    from genbench.core.vocabulary import TaskType
-    from genbench.data.columns import with_index_column
     from genbench.prompting import build_prompt_datasets
     from genbench.prompting.few_shot import split_name
 

@@ -20,6 +20,7 @@ from genbench.registry.directories import get_task_dir as _get_task_dir
 from genbench.registry.roots import PACKAGE_TASKS_DIR
 from genbench.registry.task_modules import task_module_name
 from genbench.task.factory import load_task
+from genbench.task.task_dict import TaskDict
 
 
 def get_tasks_dir() -> Path:
@@ -84,8 +85,6 @@ def get_all_task_metadata() -> dict[str, dict[str, Any]]:
 
     Loads every task, as the original does (its ``task.py`` is imported).
     """
-    from genbench.task.task_dict import TaskDict
-
     metadata: dict[str, dict[str, Any]] = {}
     for task_id in get_all_tasks_ids():
         task = load_task(task_id)

@@ -19,6 +19,7 @@ from genbench.config.schema import (
     TaskConfig,
     TaskDictConfig,
 )
+from genbench.core.generated_docs import replace_generated_block
 
 SECTIONS: list[tuple[str, type[BaseModel]]] = [
     ("Task config (`config.jsonnet`)", TaskConfig),
@@ -92,8 +93,6 @@ def update_reference_block(text: str) -> str:
     Raises:
         ValueError: the document lacks the markers.
     """
-    from genbench.core.generated_docs import replace_generated_block
-
     return replace_generated_block(text, BEGIN_MARKER, END_MARKER, config_reference_markdown())
 
 

@@ -26,6 +26,7 @@ from pydantic import (
     model_validator,
 )
 
+from genbench.config.regex_guard import compile_config_regex
 from genbench.config.unknown_fields import compute_kwargs_hint, unknown_field_message
 from genbench.core.errors import ConfigProblem, GenbenchConfigWarning, UnknownPluginError
 from genbench.core.plugins import CONTAMINATION_BACKENDS
@@ -371,8 +372,6 @@ class TaskConfig(_Strict):
     @classmethod
     def _regex_compiles(cls, value: str | None) -> str | None:
         if value is not None:
-            from genbench.config.regex_guard import compile_config_regex
-
             compile_config_regex(value)  # raises ValueError with the reason
         return value
 

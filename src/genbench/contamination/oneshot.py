@@ -44,10 +44,19 @@ from genbench.contamination.scoring import (
     ngram_pair_scores,
     top_per_instance_rows,
 )
-from genbench.contamination.sources import UnitSpec, index_name, is_local
+from genbench.contamination.sources import (
+    UnitSpec,
+    check_unit_spec,
+    index_name,
+    is_local,
+    load_training_dataset,
+    no_units_error,
+)
 from genbench.contamination.testsets import TestSet, task_test_sets
 from genbench.contamination.token_keys import TokenKeys, span_token_keys
+from genbench.contamination.units import explicit_schema, unit_spans
 from genbench.contamination.workflow import ContaminationReport, training_datasets
+from genbench.data.jsonl import parse_object_lines, plain_object_lines
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -214,7 +223,6 @@ def _scan_dataset(
                 "rows": rows,
             }
             return _manifest(name, source, spec, units, tokens, rows), bests
-    from genbench.contamination.sources import check_unit_spec, load_training_dataset, no_units_error
 
     loaded = load_training_dataset(name, split)
     check_unit_spec(loaded, spec)
@@ -329,9 +337,6 @@ def _parse_plain(data: bytes, spec: UnitSpec) -> pa.Table:
     import pyarrow as pa
     import pyarrow.json as paj
 
-    from genbench.contamination.units import explicit_schema
-    from genbench.data.jsonl import parse_object_lines, plain_object_lines
-
     lines = plain_object_lines(data)
     if lines is None:
         raise _NotPlain
@@ -355,8 +360,6 @@ def _parse_plain(data: bytes, spec: UnitSpec) -> pa.Table:
 def _process_block(
     block: _Block, spec: UnitSpec, queries: list[_Query], mode: SearchMode, top_k: int, name: str
 ) -> _BlockResult:
-    from genbench.contamination.units import unit_spans
-
     table = _parse_plain(block.data, spec) if block.data is not None else block.table
     try:
         # A JSONL block is checked on its own (a missing field sends the file to the loader); a loaded dataset was

@@ -41,6 +41,8 @@ from genbench.contamination.units import (
     table_column,
 )
 from genbench.core.errors import GenBenchError
+from genbench.data import read_jsonl
+from genbench.data.jsonl import NON_OBJECT_LINE, parse_object_lines
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -220,8 +222,6 @@ def _read_file(path: Path, kind: str, split: str) -> tuple[Any, str]:
     lines, leading spaces, a byte-order mark, lines that are not objects) are read whole, by pyarrow where it reads
     them exactly, else by the careful reader that names the offending line.
     """
-    from genbench.data.jsonl import NON_OBJECT_LINE
-
     digest = hashlib.sha256()
     lines, last, position = 0, b"\n", 0
     objects_only, line_start = True, b""
@@ -268,7 +268,6 @@ def _read_file(path: Path, kind: str, split: str) -> tuple[Any, str]:
     if table is None:
         # Anything unusual (blank lines, a line with several objects, bad JSON or UTF-8): the careful reader, which
         # also names the offending line in its errors.
-        from genbench.data import read_jsonl
 
         table = read_jsonl(path, split=split).data.table
     return table, digest.hexdigest()
@@ -349,8 +348,6 @@ class _JsonlBlocks:
         expected = min(last * BLOCK_LINES, self.num_rows) - first * BLOCK_LINES
         table = _parse_jsonl_range(data, expected)
         if table is None:
-            from genbench.data import read_jsonl
-
             self._whole = read_jsonl(self.path, split=self.split).data.table
             return self._whole
         return table
@@ -358,8 +355,6 @@ class _JsonlBlocks:
 
 def _parse_jsonl_range(data: bytes, rows: int) -> pa.Table | None:
     """``data`` (whole lines, each starting an object) as a table of ``rows`` rows; ``None`` if it is not that."""
-    from genbench.data.jsonl import parse_object_lines
-
     return parse_object_lines(data, rows, block_size=_PARSE_BLOCK, memory_pool=_pool())
 
 

@@ -17,7 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from genbench.contamination.errors import ContaminationError
+from genbench.contamination.sources import safe_file_name
 from genbench.contamination.testsets import TestSet, as_text
+from genbench.contamination.workflow import build_index, search
+from genbench.core.errors import PredictionError
 
 if TYPE_CHECKING:
     from genbench.config.schema import ContaminationCheckConfig
@@ -34,8 +38,6 @@ def result_key(check: ContaminationCheckConfig) -> str:
     >>> result_key(ContaminationCheckConfig(train_dataset="org/chat-mix", ngram_size=13, match_threshold=0.5))
     'contamination__org__chat-mix__ngram13'
     """
-    from genbench.contamination.sources import safe_file_name
-
     return f"contamination__{safe_file_name(check.train_dataset.replace('/', '__'))}__{check.label}"
 
 
@@ -57,8 +59,6 @@ class TaskContamination:
 
 def test_set_of(task: Task, fields: Sequence[str] = ("input",)) -> tuple[TestSet, list[int]]:
     """The task's test split as a contamination test set, and the ``_genbench_idx`` of each row."""
-    from genbench.contamination.errors import ContaminationError
-
     test = task.get_datasets_raw()["test"]
     missing = [f for f in fields if f not in test.column_names]
     if missing:
@@ -88,9 +88,6 @@ def check_task_contamination(
     Raises:
         ContaminationError: no checks, a missing index (build it with ``genbench-cli contamination index``).
     """
-    from genbench.contamination.errors import ContaminationError
-    from genbench.contamination.workflow import search
-
     checks = list(checks if checks is not None else task.config.contamination_checks or [])
     if not checks:
         raise ContaminationError(
@@ -140,8 +137,6 @@ def evaluate_clean_and_all(
 
     ``gold`` rows are matched to test instances by ``_genbench_idx``.
     """
-    from genbench.core.errors import PredictionError
-
     result: OrderedDict[str, Any] = OrderedDict(task.evaluate_predictions(predictions=list(predictions), gold=gold))
     if "_genbench_idx" not in gold.column_names:
         raise PredictionError("The gold dataset has no _genbench_idx column to match it to the contamination checks.")
@@ -172,8 +167,6 @@ def split_overlap(
     """N-gram overlap between the task's test inputs and its train/validation inputs (the few-shot pool is one of
     them), with the contamination rules, indexing the splits in a temporary directory.
     """
-    from genbench.contamination.workflow import build_index, search
-
     raw = task.get_datasets_raw()
     test_set, test_ids = test_set_of(task)
     overlaps = []

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from genbench.contamination.errors import ContaminationError
+from genbench.contamination.sources import load_training_dataset
+from genbench.registry.directories import discover_tasks
 
 logger = logging.getLogger(__name__)
 
@@ -93,8 +95,6 @@ def dataset_test_set(name: str, *, split: str = "test", fields: Sequence[str] = 
     Raises:
         ContaminationError: the dataset cannot be loaded or lacks a field.
     """
-    from genbench.contamination.sources import load_training_dataset
-
     loaded = load_training_dataset(name, split)
     columns = loaded.column_names
     missing = [f for f in fields if f not in columns]
@@ -123,7 +123,6 @@ def task_test_sets(task_ids: Sequence[str] | None = None) -> list[TestSet]:
     Raises:
         TaskNotFoundError: an id is not in the registry.
     """
-    from genbench.registry.directories import discover_tasks
     from genbench.task.factory import load_task
     from genbench.task.task_dict import TaskDict
 

@@ -30,6 +30,7 @@ import numpy as np
 
 from genbench.contamination.analysis import SEPARATOR, tokenize_joined
 from genbench.contamination.hashing import mix
+from genbench.data.arrow_values import valid_to_numpy
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -211,8 +212,6 @@ def string_spans(texts: pa.Array) -> tuple[Any, np.ndarray, np.ndarray]:
     """The data buffer of an Arrow string (or large string) array and each string's byte range in it (nulls are
     empty)."""
     import pyarrow as pa
-
-    from genbench.data.arrow_values import valid_to_numpy
 
     if not (pa.types.is_string(texts.type) or pa.types.is_large_string(texts.type)):
         raise TypeError(f"a string array is needed, not {texts.type}")

@@ -24,6 +24,7 @@ import numpy as np
 
 from genbench.contamination.backend import IndexBackend, SearchMode, SearchResult
 from genbench.contamination.errors import ContaminationError
+from genbench.contamination.registry import create_backend
 from genbench.contamination.report import DecontaminationSummary, write_decontaminated, write_report
 from genbench.contamination.sources import UnitSpec, load_training_dataset, read_dataset_mixer
 from genbench.contamination.testsets import TestSet, task_test_sets
@@ -40,7 +41,6 @@ def _backend(
     """The backend object: given, or made by name (default ``embedded``) from the options."""
     if backend is not None and not isinstance(backend, str):
         return backend
-    from genbench.contamination.registry import create_backend
 
     return create_backend(backend, index_dir=index_dir, **options, **(backend_options or {}))
 

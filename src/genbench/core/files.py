@@ -11,6 +11,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from genbench.core.errors import OutputError
+
 
 @contextlib.contextmanager
 def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
@@ -72,8 +74,6 @@ def prepare_output_dir(path: str | os.PathLike[str]) -> Path:
 
 
 def _output_error(path: Path, exc: OSError, what: str = "output file") -> Exception:
-    from genbench.core.errors import OutputError
-
     reason = exc.strerror or str(exc)
     if isinstance(exc, (FileExistsError, NotADirectoryError)):
         reason += " (a part of the path is a file, not a folder)"

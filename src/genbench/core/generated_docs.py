@@ -10,6 +10,8 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from genbench.core.files import write_text_atomic
+
 
 def replace_generated_block(text: str, begin: str, end: str, body: str) -> str:
     """Replace what stands between the ``begin`` and ``end`` marker lines of ``text`` with ``body``.
@@ -29,8 +31,6 @@ def replace_generated_block(text: str, begin: str, end: str, body: str) -> str:
 
 def update_file(argv: Sequence[str], default: str, update: Callable[[str], str]) -> None:
     """Rewrite the page named in ``argv`` (else ``default``) with ``update``, atomically; the modules' ``__main__``."""
-    from genbench.core.files import write_text_atomic
-
     target = Path(argv[0] if argv else default)
     write_text_atomic(target, update(target.read_text(encoding="utf-8")))
     print(f"Updated {target}", file=sys.stdout)

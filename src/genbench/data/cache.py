@@ -28,6 +28,8 @@ from typing import Any
 
 from genbench.core.errors import ChecksumMismatchError, DataLoadError, DataNotFoundError
 from genbench.core.files import write_json_atomic
+from genbench.data.download import DownloadLimits, download
+from genbench.data.jsonl import validate_jsonl
 from genbench.data.staging import remove_stale_temporaries, staged_file
 
 logger = logging.getLogger(__name__)
@@ -288,8 +290,6 @@ def add_to_cache(
         ChecksumMismatchError: ``file`` does not match ``sha256``.
         DataLoadError: ``uri`` is not an http(s) URI, or ``file`` is not valid JSONL.
     """
-    from genbench.data.jsonl import validate_jsonl
-
     if not is_remote(uri):
         raise DataLoadError(f"{uri!r} is not an http:// or https:// URI; only downloads are cached.")
     expected = _normalise_sha256(uri, sha256)
@@ -435,9 +435,6 @@ def _fetch_remote(uri: str, *, expected: str | None, progress: bool, refresh: bo
 
 
 def _download(uri: str, target: Path, *, expected: str | None, progress: bool, stale_note: str | None) -> None:
-    from genbench.data.download import DownloadLimits, download
-    from genbench.data.jsonl import validate_jsonl
-
     limits = DownloadLimits.from_environment()
     remove_stale_downloads()
     try:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from genbench.core.errors import DataLoadError
+from genbench.core.version import VERSION
 
 MAX_BYTES_ENV = "GENBENCH_MAX_DOWNLOAD_BYTES"
 """Environment variable: the largest download accepted, in bytes."""
@@ -106,12 +107,8 @@ def download(uri: str, out: IO[bytes], *, limits: DownloadLimits, progress_label
     import urllib.error
     import urllib.request
 
-    from genbench.core.version import VERSION as __version__
-
     deadline = time.monotonic() + limits.timeout_s
-    request = urllib.request.Request(
-        uri, headers={"User-Agent": f"genbench/{__version__}", "Accept-Encoding": "identity"}
-    )
+    request = urllib.request.Request(uri, headers={"User-Agent": f"genbench/{VERSION}", "Accept-Encoding": "identity"})
     try:
         response = _deadline_opener(deadline).open(request, timeout=_wait_for(deadline))
     except urllib.error.HTTPError as exc:

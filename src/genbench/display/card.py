@@ -11,6 +11,8 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from genbench.core.errors import GenBenchError
+from genbench.core.vocabulary import PreparationStrategy
 from genbench.display.html import CARD_CSS, escape, table, visible_whitespace
 
 if TYPE_CHECKING:
@@ -182,9 +184,6 @@ def _cell(value: Any) -> str:
 
 
 def _prompts(task: Task, count: int, shots: int, random_seed: int) -> str:
-    from genbench.core.errors import GenBenchError
-    from genbench.core.vocabulary import PreparationStrategy
-
     shot_list = [0] if shots == 0 else [0, shots]
     try:
         prepared = task.get_prepared_datasets(

@@ -14,6 +14,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from genbench.core.errors import PreparationError
+from genbench.core.vocabulary import PreparationStrategy
+from genbench.data.columns import index_column_table, map_fields_table
+from genbench.data.sources import load_manual_tables
+from genbench.data.splits import load_split_file, resplit_tables
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -90,14 +96,9 @@ def light_splits(task: Task) -> dict[str, pa.Table] | None:
         return None
     if task.config.data_source.type != "manual":
         return None
-    from genbench.core.errors import PreparationError
-    from genbench.data.columns import index_column_table, map_fields_table
-    from genbench.data.sources import load_manual_tables
 
     tables = load_manual_tables(task.config.data_source, task.task_dir)
     if task.config.split_file is not None:
-        from genbench.data.splits import load_split_file, resplit_tables
-
         split_path = task.task_dir / task.config.split_file
         resplit = resplit_tables(tables, load_split_file(split_path, root=task.task_dir), file=str(split_path))
         if resplit is None:  # source splits with different columns: reconciling them needs datasets' features
@@ -159,7 +160,6 @@ def example_prompts(
     >>> [p["title"] for p in example_prompts(load_task("arithmetic_length"), 3)]
     ['0-shot prompt (test example 0)', '3-shot prompt (test example 0)']
     """
-    from genbench.core.vocabulary import PreparationStrategy
     from genbench.task import Task
 
     if splits is _NOT_GIVEN:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from genbench.core.errors import GenBenchError
+from genbench.runs.results import read_results
 
 
 class LeaderboardError(GenBenchError, ValueError):
@@ -111,8 +112,6 @@ def collect(directories: Iterable[str | Path]) -> Leaderboard:
             from different versions of the task: their numbers are not comparable); the message names the files.
         ResultsFileError: a results file breaks the schema.
     """
-    from genbench.runs.results import read_results
-
     directories = list(directories)
     paths, skipped = find_results_files(directories)
     if not paths:

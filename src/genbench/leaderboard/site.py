@@ -6,10 +6,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from genbench.core.errors import GenBenchError
 from genbench.core.files import write_text_atomic
+from genbench.display.card import task_card_html, task_dict_card_html
 from genbench.display.html import escape
 from genbench.leaderboard.collect import Leaderboard, TaskEntry, collect
 from genbench.leaderboard.pages import index_page, model_page, task_page
+from genbench.runs.results import canonical_sha256
 
 
 @dataclass
@@ -58,10 +61,6 @@ def build_leaderboard(results_dirs: Iterable[str | Path], site_dir: str | Path, 
 def task_card(task: TaskEntry) -> str:
     """The registry's card of the task (no data loaded), noting whether its config is the one of the results; the
     results' own description of the task when the registry does not have it."""
-    from genbench.core.errors import GenBenchError
-    from genbench.display.card import task_card_html, task_dict_card_html
-    from genbench.runs.results import canonical_sha256
-
     try:
         from genbench.task.factory import load_task
 

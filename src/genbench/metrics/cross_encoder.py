@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from genbench.core.errors import MetricError, PredictionError
+from genbench.metrics.predictions import kind_of
 
 RERANKING = "cross_encoder_reranking"
 CLASSIFICATION = "cross_encoder_classification"
@@ -57,12 +58,6 @@ cannot be ranked); a model that outputs NaN is broken
                 f"predictions[{index}]['target'] {what}: every score must be a number (NaN cannot be ranked); "
                 "a model that outputs NaN is broken"
             )
-
-
-def kind_of(value: Any) -> str:
-    from genbench.metrics.predictions import kind_of as kind
-
-    return kind(value)
 
 
 def _positives(index: int, target: Any) -> list[str]:

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from genbench.core.errors import MetricError
 from genbench.core.vocabulary import EvaluationResult, TaskType
+from genbench.metrics import cross_encoder
+from genbench.metrics.cross_encoder import check_reranking_scores, main_key
 from genbench.metrics.predictions import ScoringInputs, prediction_targets, prepare_for_scoring, read_gold
 from genbench.metrics.registry import compute_metric_by_id, metric_key_prefix
 
@@ -186,7 +188,6 @@ def evaluate_predictions(
                 "A reranking task's predictions are scores per candidate: score them with "
                 "{type: 'cross_encoder_reranking'}, not with an hf_id metric"
             )
-        from genbench.metrics.cross_encoder import check_reranking_scores
 
         check_reranking_scores(targets, gold_columns.target_options)
     inputs = None
@@ -196,8 +197,6 @@ def evaluate_predictions(
     result = EvaluationResult()
     for config in configs:
         if config.type != "hf":
-            from genbench.metrics import cross_encoder
-
             output = cross_encoder.compute(config, targets, gold_columns.targets, gold_columns.target_options)
             result.update(flatten_metric_output(config.type, output))
             continue
@@ -269,8 +268,6 @@ def best_score_reached(result: Mapping[str, Any], metrics: Sequence[Any] | None)
             continue
         best = float(config.best_score)
         if config.type != "hf":
-            from genbench.metrics.cross_encoder import main_key
-
             key = main_key(config, list(result))
             if key is None:
                 failures.append(f"metric {config.type!r} has best_score {best} but the result has no main score")

@@ -23,6 +23,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 from genbench.core.errors import ChecksumMismatchError, DataLoadError
+from genbench.core.version import VERSION
 from genbench.data.cache import (
     EMPTY_SHA256,
     CacheEntry,
@@ -34,7 +35,9 @@ from genbench.data.cache import (
     remove_stale_downloads,
 )
 from genbench.data.hub import HubExport, hub_export_dir, install_hub_export
+from genbench.data.jsonl import validate_jsonl
 from genbench.data.staging import scratch_directory, staged_file
+from genbench.registry.task_data import DataFile, cached_hub_export, describe, task_data
 
 MANIFEST_NAME = "genbench-data-manifest.json"
 BUNDLE_FORMAT = "genbench-data-bundle"
@@ -61,8 +64,6 @@ def export_bundle(task_ids: list[str], output: str | os.PathLike[str]) -> Bundle
         DataLoadError: Some data of the tasks is not in the cache (the message lists it and says to run
             ``genbench-cli data fetch`` first), or a cached file changed since it was fetched.
     """
-    from genbench.registry.task_data import DataFile, cached_hub_export, describe, task_data
-
     summary = BundleSummary()
     missing = []
     for item in task_data(task_ids):
@@ -98,12 +99,10 @@ def export_bundle(task_ids: list[str], output: str | os.PathLike[str]) -> Bundle
 
 
 def _manifest(summary: BundleSummary, task_ids: list[str]) -> dict[str, Any]:
-    from genbench.core.version import VERSION as __version__
-
     return {
         "format": BUNDLE_FORMAT,
         "version": BUNDLE_VERSION,
-        "created_by": f"genbench {__version__}",
+        "created_by": f"genbench {VERSION}",
         "tasks": list(task_ids),
         "files": [
             {"uri": e.uri, "sha256": e.sha256, "size": e.size, "member": f"downloads/{e.path.name}"}
@@ -156,8 +155,6 @@ def import_bundle(bundle: str | os.PathLike[str]) -> BundleSummary:
             member, or a download that is not valid JSONL.
         ChecksumMismatchError: A file does not match the manifest.
     """
-    from genbench.data.jsonl import validate_jsonl
-
     where = str(bundle)
     try:
         tar = tarfile.open(bundle, mode="r:*")  # noqa: SIM115 - closed by the `with` below, after the checks

@@ -20,6 +20,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+from genbench.core.files import write_text_atomic
+from genbench.core.version import VERSION
+from genbench.data.cache import cache_dir
+
 CACHE_FORMAT = "genbench-registry-cache"
 CACHE_VERSION = 1
 CACHE_ENV = "GENBENCH_REGISTRY_CACHE"
@@ -44,8 +48,6 @@ _STRING_LISTS = ("subtasks", "splits", "keywords", "warnings")
 
 def cache_file() -> Path:
     """Where the registry cache lives: ``<genbench cache>/registry/tasks.json``."""
-    from genbench.data.cache import cache_dir
-
     return cache_dir() / "registry" / "tasks.json"
 
 
@@ -124,13 +126,12 @@ class RegistryCache:
             document = json.loads(path.read_bytes())
         except (OSError, ValueError):
             return cls(path)
-        from genbench.core.version import VERSION as __version__
 
         if (
             not isinstance(document, dict)
             or document.get("format") != CACHE_FORMAT
             or document.get("version") != CACHE_VERSION
-            or document.get("genbench") != __version__
+            or document.get("genbench") != VERSION
             or not isinstance(document.get("entries"), dict)
         ):
             return cls(path)
@@ -158,11 +159,9 @@ class RegistryCache:
         """
         if not (self.enabled and self._dirty):
             return
-        from genbench.core.files import write_text_atomic
-        from genbench.core.version import VERSION as __version__
 
         entries = {key: entry for key, entry in self.entries.items() if Path(key).is_dir()}
-        document = {"format": CACHE_FORMAT, "version": CACHE_VERSION, "genbench": __version__, "entries": entries}
+        document = {"format": CACHE_FORMAT, "version": CACHE_VERSION, "genbench": VERSION, "entries": entries}
         try:
             write_text_atomic(self.path, json.dumps(document, sort_keys=True))
         except OSError:

@@ -15,6 +15,7 @@ from pathlib import Path
 from genbench.core.errors import DataLoadError
 from genbench.data.cache import cached_entry, fetch, file_sha256, is_remote
 from genbench.data.hub import HubExport, fetch_hub_dataset, find_hub_export
+from genbench.registry.directories import get_task_dir
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,6 @@ def task_data(task_ids: Iterable[str]) -> list[DataFile | HubDataset]:
 
 def _leaf_tasks(task_id: str) -> Iterator[str]:
     from genbench.config.schema import TaskDictConfig
-    from genbench.registry.directories import get_task_dir
     from genbench.registry.task_configs import load_config
 
     config = load_config(task_id)
@@ -98,7 +98,6 @@ def _leaf_tasks(task_id: str) -> Iterator[str]:
 
 def _needs(task_id: str) -> list[DataFile | HubDataset]:
     from genbench.config.schema import TaskConfig
-    from genbench.registry.directories import get_task_dir
     from genbench.registry.task_configs import load_config
 
     config = load_config(task_id)

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from genbench.core.errors import DataLoadError, DataNotFoundError
+from genbench.data.jsonl import iter_json_objects
 
 __all__ = [
     "DATASET_NAME_TO_HUMAN_READABLE",
@@ -137,7 +138,6 @@ def resolve_dataset_name(dataset_id: str | os.PathLike, dataset_name: str) -> st
 def _read_jsonl(path: Path, required: tuple[str, ...]) -> list[dict[str, Any]]:
     if not path.is_file():
         raise DataNotFoundError(f"{path}: file not found (layout: {LOCAL_LAYOUT})")
-    from genbench.data.jsonl import iter_json_objects
 
     rows = []
     for line_number, row in iter_json_objects(path):

@@ -18,6 +18,13 @@ from typing import Any
 import numpy as np
 
 from genbench.core.errors import MetricError
+from genbench.core.vocabulary import TaskType
+from genbench.reranking.evaluation import (
+    CrossEncoderClassificationEvaluator,
+    CrossEncoderCorrelationEvaluator,
+    CrossEncoderRerankingEvaluator,
+)
+from genbench.reranking.evaluation.base import base_vs_reranked_lines, load_cross_encoder
 
 __all__ = [
     "BiEncoderScorer",
@@ -148,14 +155,6 @@ def evaluate_task_with_cross_encoder(
         MetricError: the task has no test split, or neither reranking examples nor text-pair examples with a
             classification/correlation metric.
     """
-    from genbench.core.vocabulary import TaskType
-    from genbench.reranking.evaluation import (
-        CrossEncoderClassificationEvaluator,
-        CrossEncoderCorrelationEvaluator,
-        CrossEncoderRerankingEvaluator,
-    )
-    from genbench.reranking.evaluation.base import load_cross_encoder
-
     test = task.get_datasets_raw().get("test")
     if test is None:
         raise MetricError(f"Task {task.task_id!r} has no test split to evaluate on")
@@ -224,7 +223,6 @@ def rerank_task(
     Returns:
         The results and the lines of sentence-transformers' log: statistics, then the "Base -> Reranked" table.
     """
-    from genbench.reranking.evaluation.base import base_vs_reranked_lines
     from genbench.task.factory import load_task
 
     task = load_task(task_id)

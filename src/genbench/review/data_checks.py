@@ -17,7 +17,8 @@ from typing import Any
 
 from genbench.core.errors import ConfigError
 from genbench.core.vocabulary import TaskType
-from genbench.review.base import TaskCheckFailure, TaskCheckSkipped, kind, plural, short
+from genbench.data import load_split_file, resplit
+from genbench.review.base import TaskCheckFailure, TaskCheckSkipped, TaskCheckWarning, kind, plural, short
 from genbench.review.static_checks import describe_error
 
 SPLITS = ("train", "validation", "test")
@@ -45,8 +46,6 @@ def check_split_file(task: Any) -> None:
         TaskCheckFailure: the file is missing or malformed, or entries do not resolve (all listed at once).
         TaskCheckSkipped: the task has no ``split_file``, or its data source cannot be loaded (see data_loads).
     """
-    from genbench.data import load_split_file, resplit
-
     split_file = task.config.split_file
     if split_file is None:
         raise TaskCheckSkipped("the config has no split_file")
@@ -141,8 +140,6 @@ def check_declared_splits(task: Any) -> None:
         TaskCheckFailure: listing every mismatch.
     """
     import warnings
-
-    from genbench.review.base import TaskCheckWarning
 
     raw = _raw(task)
     names = ", ".join(f"{name} ({_size(ds)})" for name, ds in raw.items()) or "none"
@@ -362,8 +359,6 @@ def check_no_duplicates(task: Any) -> None:
     """
     import warnings
 
-    from genbench.review.base import TaskCheckWarning
-
     failures: list[str] = []
     notes: list[str] = []
     for split, dataset in raw_datasets(task).items():
@@ -448,7 +443,6 @@ def check_ngram_overlap(task: Any) -> None:
     import warnings
 
     from genbench.contamination.tasks import split_overlap
-    from genbench.review.base import TaskCheckWarning
 
     if not any(split in raw_datasets(task) for split in ("train", "validation")):
         raise TaskCheckSkipped("the task has no train or validation split")

@@ -22,8 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from genbench.core.errors import GenBenchError
+from genbench.registry.directories import get_task_dir, split_task_id, subtask_dirs
 from genbench.review.base import Check, TaskCheckFailure, TaskCheckSkipped, TaskCheckWarning
+from genbench.review.checks import TASK_CHECKS, TASK_DICT_CHECKS
 from genbench.review.report import CheckResult, TaskTestReport
+from genbench.review.static_checks import describe_error, looks_like_task_dict
+from genbench.review.trust import code_shapes_data, unsafe_entries
 
 # Why a check is skipped when a check it requires did not pass.
 _BLOCKED_BECAUSE = {
@@ -122,7 +126,6 @@ class TaskUnderTest:
         """
         if self._config_task is None:
             from genbench.config.documents import load_task_config
-            from genbench.registry.directories import split_task_id
             from genbench.task import Task
 
             root_id, subtask_id = split_task_id(self.task_id)
@@ -220,8 +223,6 @@ class CheckCase:
 
 def unexpected_error_message(error: BaseException, task_dir: Path) -> str:
     """The message of a check that raised something other than a check failure."""
-    from genbench.review.static_checks import describe_error
-
     return (
         f"Unexpected error: {describe_error(error, task_dir)}\n"
         "If the error comes from the task's code, fix it there; otherwise rerun with --debug and report it."
@@ -241,11 +242,6 @@ def plan_checks(task_id: str, *, submission: bool = False, isolate: bool = False
     Raises:
         TaskNotFoundError: no such task.
     """
-    from genbench.registry.directories import get_task_dir, split_task_id, subtask_dirs
-    from genbench.review.checks import TASK_CHECKS, TASK_DICT_CHECKS
-    from genbench.review.static_checks import looks_like_task_dict
-    from genbench.review.trust import code_shapes_data, unsafe_entries
-
     root_id, subtask_id = split_task_id(task_id)
     task_dir = get_task_dir(root_id, subtask_id)
     targets = [(task_id, task_dir, TASK_CHECKS)]

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from genbench.review.base import TaskCheckFailure
+from genbench.review.plan import unexpected_error_message
 from genbench.review.report import CheckResult, TaskTestReport
 
 CASE_PARAMETER = "genbench_case"
@@ -97,8 +98,6 @@ class _Recorder:
         report = yield
         excinfo = call.excinfo
         if report.failed and excinfo is not None:
-            from genbench.review.plan import unexpected_error_message
-
             case = self.cases.get(item.nodeid)
             if isinstance(excinfo.value, TaskCheckFailure):
                 report.genbench_message = str(excinfo.value)  # type: ignore[attr-defined]

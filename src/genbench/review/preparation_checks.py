@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from genbench.core.vocabulary import PreparationStrategy
+from genbench.metrics import best_score_reached
 from genbench.review.base import TaskCheckFailure, TaskCheckSkipped, TaskCheckWarning, kind, plural, sentence
 from genbench.review.data_checks import IDX, is_overridden, raw_datasets, standard_split_name, test_split
 from genbench.review.static_checks import describe_error
@@ -66,8 +67,6 @@ def check_gold_scores(task: Any) -> None:
         TaskCheckSkipped: the task overrides ``evaluate_predictions`` (anywhere in its class hierarchy), so what a
             perfect prediction scores is the task's own business.
     """
-    from genbench.metrics import best_score_reached
-
     if is_overridden(task, "evaluate_predictions"):
         raise TaskCheckSkipped(
             f"{type(task).__name__} overrides evaluate_predictions, so genbench cannot tell what perfect predictions "

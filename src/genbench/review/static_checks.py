@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from genbench.core.errors import ConfigError, GenbenchConfigWarning, GenBenchError, TaskDefinitionError
-from genbench.registry.directories import subtask_dirs
+from genbench.registry.directories import get_task_dir, is_task_dict_dir, split_task_id, subtask_dirs, subtask_order
 from genbench.review.base import TaskCheckFailure, TaskCheckSkipped, TaskCheckWarning, plural, relative, sentence
 
 # The line the task template's doc.md carries until the author replaces the template text.
@@ -49,8 +49,6 @@ def looks_like_task_dict(task_dir: Path) -> bool:
 
     (A directory with neither is taken for a task whose ``task.py`` is missing.)
     """
-    from genbench.registry.directories import is_task_dict_dir
-
     return is_task_dict_dir(Path(task_dir), warn=False) and bool(subtask_dirs(Path(task_dir)))
 
 
@@ -211,7 +209,6 @@ def check_subtasks(task_dir: Path) -> None:
             that does not match the subtask directories.
     """
     from genbench.config.documents import load_task_dict_config
-    from genbench.registry.directories import subtask_order
 
     task_dir = Path(task_dir)
     subtasks = subtask_dirs(task_dir)
@@ -283,7 +280,6 @@ def check_task_loads(task_id: str) -> Any:
     Raises:
         TaskCheckFailure: the task cannot be loaded; the message carries the loading error.
     """
-    from genbench.registry.directories import get_task_dir, split_task_id
     from genbench.task import Task
     from genbench.task.factory import load_task
     from genbench.task.task_dict import TaskDict

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 from genbench.review.base import TaskCheckSkipped
+from genbench.review.plan import plan_checks
 from genbench.review.plugin import CASE_PARAMETER, WARNINGS_PROPERTY
 
 
@@ -24,7 +25,6 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         reason = "no task to check: run `genbench-cli test-task -i ID` (or pass --genbench-task-id ID)"
         metafunc.parametrize(CASE_PARAMETER, [pytest.param(None, marks=pytest.mark.skip(reason=reason))], ids=["-"])
         return
-    from genbench.review.plan import plan_checks
 
     cases = plan_checks(task_id, submission=bool(metafunc.config.getoption("genbench_submission", default=False)))
     selected = metafunc.config.getoption("genbench_checks", default=None)

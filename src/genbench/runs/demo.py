@@ -22,7 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from genbench.core.files import prepare_output_dir, to_jsonable, write_json_atomic
+from genbench.core.version import VERSION
 from genbench.core.vocabulary import DatasetSplit, PreparationStrategy, TaskType
+from genbench.registry.directories import scan_task_dirs
+from genbench.runs.baselines import BASELINES, predict, training_pool
 
 if TYPE_CHECKING:
     from genbench.task import Task
@@ -81,8 +84,6 @@ def demo_task_ids() -> list[str]:
     Only directories are listed: configs are read task by task, so one broken config fails only its task. A
     directory that cannot be a task (an invalid id, an id defined twice) is listed too, and fails on its own.
     """
-    from genbench.registry.directories import scan_task_dirs
-
     tasks, problems = scan_task_dirs()
     return sorted([*tasks, *problems])
 
@@ -91,8 +92,6 @@ def _evaluate_task(
     task: Task, shot_list: Sequence[int], random_seed: int
 ) -> tuple[dict[str, Any], dict[str, int], dict[str, str]]:
     """Baseline metrics, example counts and prompt descriptions (e.g. the shots' split) per setting."""
-    from genbench.runs.baselines import predict, training_pool
-
     pool = training_pool(task)
     strategies = task.config.preparation_strategies
     if strategies.prompt_based_testing is not None:
@@ -120,8 +119,6 @@ def _evaluate_task(
 
 
 def _task_record(task: Task, shot_list: Sequence[int], random_seed: int) -> dict[str, Any]:
-    from genbench.runs.baselines import BASELINES
-
     metrics, counts, descriptions = _evaluate_task(task, shot_list, random_seed)
     baseline = BASELINES[task.config.task_type]
     record = {
@@ -192,7 +189,6 @@ def run_task(
     Returns:
         The task's :class:`TaskResult` (``error`` set and no file written when the task failed).
     """
-    from genbench.core.version import VERSION
     from genbench.task.factory import load_task
     from genbench.task.task_dict import TaskDict
 

@@ -29,7 +29,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from genbench.core.errors import GenBenchError, PreparationError
+from genbench.core.version import VERSION
 from genbench.core.vocabulary import PreparationStrategy, TaskType
+from genbench.data.cache import cache_dir as genbench_cache_dir
+from genbench.metrics.cross_encoder import main_key
+from genbench.metrics.evaluation import main_score_key
+from genbench.metrics.predictions import prepare_for_scoring, read_gold
+from genbench.registry.directories import discover_tasks
 from genbench.runs.cache import CacheStats, RequestCache, answer_with_cache, request_key
 from genbench.runs.model_runner import ModelRunner, RequestUnsupported
 from genbench.runs.results import (
@@ -196,7 +202,6 @@ def extracted_predictions(task: Task, dataset: Any, targets: Sequence[Any]) -> l
     task_type = TaskType(task.config.task_type)
     if task_type is TaskType.RERANKING:
         return list(targets)
-    from genbench.metrics.predictions import prepare_for_scoring, read_gold
 
     try:
         inputs = prepare_for_scoring(
@@ -279,15 +284,8 @@ def evaluate_answers(
 
 def primary_metric(task: Task, corpus: Mapping[str, Any]) -> str | None:
     """The main score of the task's first metric (``hf_accuracy__accuracy``, ``cross_encoder_reranking__map``)."""
-    from genbench.metrics.evaluation import main_score_key
-
     for config in task.config.evaluation_metrics or ():
-        if config.type == "hf":
-            key = main_score_key(config.hf_id, list(corpus))
-        else:
-            from genbench.metrics.cross_encoder import main_key
-
-            key = main_key(config, list(corpus))
+        key = main_score_key(config.hf_id, list(corpus)) if config.type == "hf" else main_key(config, list(corpus))
         if key is not None:
             return key
     return next(iter(corpus), None)
@@ -328,8 +326,6 @@ def results_document(
     seconds: float,
 ) -> dict[str, Any]:
     """The results document of a task (see ``results.schema.json``)."""
-    from genbench.core.version import VERSION
-
     strategy = (
         PreparationStrategy.PROMPT_BASED_TESTING
         if any(e["shots"] is not None for e in evaluations)
@@ -409,8 +405,6 @@ def run_model_on_task(
     runner = model if isinstance(model, ModelRunner) else load_runner(parse_model_spec(model, model_args))
     cache = None
     if use_cache and runner.cacheable:
-        from genbench.data.cache import cache_dir as genbench_cache_dir
-
         cache = RequestCache(Path(cache_dir) if cache_dir is not None else genbench_cache_dir() / "requests")
     try:
         evaluations, samples = [], []
@@ -448,7 +442,6 @@ def run_model_on_task(
 
 def expand_task_ids(task_ids: str | Iterable[str]) -> list[str]:
     """``"all"`` -> every task of the registry; ``"a,b"`` -> ``["a", "b"]``; a task with subtasks -> its subtasks."""
-    from genbench.registry.directories import discover_tasks
     from genbench.registry.task_configs import load_config
 
     ids = [t.strip() for t in task_ids.split(",")] if isinstance(task_ids, str) else [str(t) for t in task_ids]

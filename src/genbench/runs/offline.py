@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from genbench.runs.baselines import BASELINES, predict, training_pool
 from genbench.runs.execute import Answers, evaluate_answers, model_directory, prompt_settings, results_document
 from genbench.runs.results import file_stem, write_results
 from genbench.runs.scoring import BootstrapSettings
@@ -60,8 +61,6 @@ def predictions_results(
 
 def baseline_results(task: Task, output_dir: str | Path, *, shot_list: Sequence[int], random_seed: int = 42) -> Path:
     """Write the results file of the task type's baseline (see :mod:`genbench.runs.baselines`) on every setting."""
-    from genbench.runs.baselines import BASELINES, predict, training_pool
-
     started = time.perf_counter()
     bootstrap = BootstrapSettings(seed=random_seed)
     pool = training_pool(task)

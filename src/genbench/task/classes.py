@@ -10,14 +10,14 @@ from __future__ import annotations
 import inspect
 import types
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from genbench.config.documents import load_task_config, load_task_dict_config
 from genbench.core.errors import TaskDefinitionError
 from genbench.registry.directories import subtask_order
-
-if TYPE_CHECKING:
-    from genbench.task import Task
-    from genbench.task.task_dict import TaskDict
+from genbench.registry.task_modules import import_task_module
+from genbench.task.task import Task
+from genbench.task.task_dict import TaskDict
 
 
 def _defined_subclasses(module: types.ModuleType, base: type) -> list[type]:
@@ -50,10 +50,6 @@ def load_task_class(task_dir: Path, root_task_id: str, subtask_id: str | None) -
         ConfigError: the config is invalid.
         TaskDefinitionError: no ``task.py``, or it defines no or several ``Task`` subclasses.
     """
-    from genbench.config.documents import load_task_config
-    from genbench.registry.task_modules import import_task_module
-    from genbench.task import Task
-
     config = load_task_config(jsonnet_path=task_dir / "config.jsonnet")
     if not (task_dir / "task.py").is_file():
         raise TaskDefinitionError(f"{task_dir}: task.py is missing (it must define one `Task` subclass).")
@@ -85,9 +81,6 @@ def load_task_dict(task_dir: Path, task_id: str) -> TaskDict:
         TaskDefinitionError: no subtasks, a ``subtasks_order`` that does not match the subtask directories, or
             several ``TaskDict`` subclasses.
     """
-    from genbench.config.documents import load_task_dict_config
-    from genbench.task.task_dict import TaskDict
-
     config = load_task_dict_config(jsonnet_path=task_dir / "config.jsonnet")
     subtask_ids = subtask_order(task_dir, config.subtasks_order)
     if not subtask_ids:
@@ -97,8 +90,6 @@ def load_task_dict(task_dir: Path, task_id: str) -> TaskDict:
         )
     task_dict_class: type[TaskDict] = TaskDict
     if (task_dir / "__init__.py").is_file():
-        from genbench.registry.task_modules import import_task_module
-
         classes = _defined_subclasses(import_task_module(task_dir, None), TaskDict)
         if len(classes) > 1:
             names = ", ".join(sorted(c.__name__ for c in classes))

@@ -18,6 +18,9 @@ from genbench.config.schema import TaskConfig
 from genbench.core.errors import PreparationError, TaskNotFoundError
 from genbench.core.plugins import TASK_FEATURES
 from genbench.core.vocabulary import DatasetSplit, EvaluationResult, PreparationStrategy, TaskInterface, TaskType
+from genbench.data import load_data_source, load_split_file, resplit
+from genbench.data.columns import apply_field_mapping, with_index_column
+from genbench.metrics import evaluate_predictions
 from genbench.registry.directories import get_task_dir
 
 __all__ = ["Task"]
@@ -117,8 +120,6 @@ class Task(TaskInterface):
     # ----------------------------------------------------------------- data
     def _load_data_source(self) -> dict[str, Dataset]:
         """Load the config's data source as ``{split: Dataset}`` (before re-splitting and formatting)."""
-        from genbench.data import load_data_source
-
         return load_data_source(self.config.data_source, self.task_dir)
 
     def get_datasets_raw(self) -> dict[str, Dataset]:
@@ -129,16 +130,12 @@ class Task(TaskInterface):
         if self._raw_datasets is None:
             data = self._load_data_source()
             if self.config.split_file is not None:
-                from genbench.data import load_split_file, resplit
-
                 split_path = self.task_dir / self.config.split_file
                 data = resplit(data, load_split_file(split_path, root=self.task_dir), file=str(split_path))
             self._raw_datasets = {split: self._format_split(split, ds) for split, ds in data.items()}
         return dict(self._raw_datasets)
 
     def _format_split(self, split: str, dataset: Dataset) -> Dataset:
-        from genbench.data.columns import apply_field_mapping, with_index_column
-
         if type(self).format_example is Task.format_example:
             formatted = apply_field_mapping(dataset, self.config.field_mapping, self.config.task_type, split=split)
         else:
@@ -253,8 +250,6 @@ class Task(TaskInterface):
             PredictionError: predictions do not match the gold set (the message says which one and why).
             MetricError: a metric cannot be loaded or computed.
         """
-        from genbench.metrics import evaluate_predictions
-
         if gold is None:
             gold = self.get_datasets_raw()[DatasetSplit.TEST.value]
         pbt = self.config.preparation_strategies.prompt_based_testing

@@ -24,6 +24,8 @@ from typing import Any
 from genbench.authoring.submission import git
 from genbench.authoring.submission.errors import GitError, SubmissionError
 from genbench.authoring.submission.github import DEFAULT_API_URL, DEFAULT_WEB_URL, GitHubClient, compare_url
+from genbench.registry.directories import get_task_dir
+from genbench.review import run_task_tests
 
 DEFAULT_UPSTREAM = "GenBench/genbench_cbt"
 DEFAULT_BASE = "main"
@@ -238,13 +240,6 @@ def _test_outcome(report: Any) -> tuple[bool, str, str]:
 
 
 def _default_run_tests() -> RunTests:
-    try:
-        from genbench.review import run_task_tests
-    except ImportError as exc:
-        raise SubmissionError(
-            f"The validation suite (genbench.review) is not available: {exc}. Pass --skip-tests to submit "
-            "anyway; the review workflow runs it on the pull request."
-        ) from exc
     return run_task_tests
 
 
@@ -292,7 +287,6 @@ def prepare_submission(
         TaskNotFoundError: no task has this id.
         ConfigError: the task's config is invalid.
     """
-    from genbench.registry.directories import get_task_dir
     from genbench.registry.task_configs import load_config
 
     if ":" in task_id:

@@ -14,6 +14,8 @@ from genbench.contamination.analysis import ANALYZER_VERSION
 from genbench.contamination.backend import INDEX_TYPES, Index, IndexBackend, default_index_dir
 from genbench.contamination.embedded.ngram_table import HASH_VERSION
 from genbench.contamination.embedded.store import FORMAT_VERSION, read_manifest, run_build
+from genbench.contamination.embedded.text_index import TextIndex, TextShardBuilder
+from genbench.contamination.embedded.vector_index import VectorIndex, VectorShardBuilder, load_model, resolve_model
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.sources import LoadedDataset, UnitSpec, index_name, is_local, no_units_error
 from genbench.contamination.sources import safe_file_name as _safe_name
@@ -52,7 +54,6 @@ class EmbeddedBackend(IndexBackend):
         base = index_name(dataset)
         if index_type == "text":
             return f"{base}.text"
-        from genbench.contamination.embedded.vector_index import resolve_model
 
         return f"{base}.vector-{_safe_name(resolve_model(model)[0].replace('/', '__'))}"
 
@@ -79,8 +80,6 @@ class EmbeddedBackend(IndexBackend):
         }
         builder: Any
         if index_type == "text":
-            from genbench.contamination.embedded.text_index import TextShardBuilder
-
             settings["analyzer_version"] = ANALYZER_VERSION
             fields: dict[str, Any] = {
                 "index_type": "text",
@@ -89,8 +88,6 @@ class EmbeddedBackend(IndexBackend):
             }
             builder = TextShardBuilder()
         else:
-            from genbench.contamination.embedded.vector_index import VectorShardBuilder, load_model, resolve_model
-
             recorded, location = resolve_model(model)
             settings["model"] = recorded
             fields = {"index_type": "vector", "model": recorded}
@@ -142,10 +139,8 @@ class EmbeddedBackend(IndexBackend):
                     f"The index {path.name} was built with analyzer version {manifest.get('analyzer_version')}, this "
                     f"genbench uses {ANALYZER_VERSION}: index {manifest['source']['name']!r} again."
                 )
-            from genbench.contamination.embedded.text_index import TextIndex
 
             return TextIndex(path, manifest, **options)
-        from genbench.contamination.embedded.vector_index import VectorIndex
 
         return VectorIndex(path, manifest, **options)
 
@@ -185,8 +180,6 @@ class EmbeddedBackend(IndexBackend):
             )
         ]
         if index_type == "vector" and model is not None:
-            from genbench.contamination.embedded.vector_index import resolve_model
-
             same_source = [m for m in same_source if m.get("model") == resolve_model(model)[0]]
         if len(same_source) == 1:
             return self.index_dir / same_source[0]["name"]

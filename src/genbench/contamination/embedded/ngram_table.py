@@ -30,6 +30,7 @@ import numpy as np
 
 from genbench.contamination.analysis import ANALYZER_VERSION
 from genbench.contamination.embedded.npy_file import NpyFile
+from genbench.contamination.embedded.store import publish_permissions
 from genbench.contamination.hashing import MULTIPLIER, SEED, mix
 from genbench.contamination.memory import give_back_free_memory
 
@@ -127,8 +128,6 @@ def build_table(index_path: Path, n: int, *, hash_bits: int = 64) -> Path:
             "tokens": total,
         }
         (staging / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
-        from genbench.contamination.embedded.store import publish_permissions
-
         publish_permissions(staging)
         if target.exists():  # an unusable earlier table (e.g. another hash version)
             shutil.rmtree(target)

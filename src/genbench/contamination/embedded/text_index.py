@@ -24,12 +24,14 @@ from genbench.contamination.backend import (
     text_instance_results,
     unit_preview,
 )
+from genbench.contamination.embedded.leftovers import build_lock, remove_stale_table_leftovers
 from genbench.contamination.embedded.ngram_table import NgramTable, build_table, table_dir
-from genbench.contamination.embedded.npy_file import NpyFile
+from genbench.contamination.embedded.npy_file import NpyFile, npy_header
 from genbench.contamination.embedded.tokens import UNKNOWN, Vocabulary
 from genbench.contamination.scoring import PairScores, exact_pair_scores, ngram_pair_scores, top_per_instance
 from genbench.contamination.sources import UnitBatch
 from genbench.contamination.testsets import TestSet
+from genbench.core.files import write_text_atomic
 
 EXACT_WINDOW = 8
 """Exact search looks fields up by windows of at most this many tokens (one table per window size in use)."""
@@ -77,8 +79,6 @@ class TextShardBuilder:
         }
 
     def finalize(self, staging: Path) -> dict[str, Any]:
-        from genbench.contamination.embedded.npy_file import npy_header
-
         # offsets = 0, then the running sum of the lengths, a chunk at a time.
         dtype, (units,), data_offset = npy_header(staging / "lengths.npy")
         total = 0
@@ -158,8 +158,6 @@ class TextIndex(Index):
         if n not in self._tables:
             path = table_dir(self.path, n)
             if not NgramTable.usable(path, len(self.tokens), self.hash_bits):
-                from genbench.contamination.embedded.leftovers import build_lock, remove_stale_table_leftovers
-
                 path.parent.mkdir(parents=True, exist_ok=True)
                 with build_lock(path.parent, path.name):
                     remove_stale_table_leftovers(path.parent, n)
@@ -173,8 +171,6 @@ class TextIndex(Index):
     def _record_table(self, n: int) -> None:
         """List the n-gram sizes with a stored table in the manifest (rewritten atomically)."""
         import json
-
-        from genbench.core.files import write_text_atomic
 
         sizes = sorted({*self.manifest.get("ngram_tables", []), n})
         self.manifest = {**self.manifest, "ngram_tables": sizes}

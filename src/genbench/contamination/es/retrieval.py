@@ -18,6 +18,7 @@ import numpy as np
 
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.es.connection import translate_errors
+from genbench.contamination.es.schema import unit_id_key
 
 PAGE_SIZE = 10_000
 """Hits per page (Elasticsearch's default ``index.max_result_window``)."""
@@ -125,8 +126,6 @@ def lookup_units(
     client: Any, index: str, units: np.ndarray, fields: Sequence[str], *, url: str
 ) -> dict[int, dict[str, Any]]:
     """The stored ``fields`` of the given units, by unit id (``terms`` queries on ``unit_id``, 10,000 at a time)."""
-    from genbench.contamination.es.schema import unit_id_key
-
     result: dict[int, dict[str, Any]] = {}
     wanted = np.unique(np.asarray(units, dtype=np.int64)).tolist()
     for start in range(0, len(wanted), PAGE_SIZE):

@@ -26,6 +26,8 @@ import hashlib
 from typing import Any
 
 from genbench.contamination.errors import ContaminationError
+from genbench.contamination.sources import index_name as local_name
+from genbench.contamination.sources import is_local
 
 ANALYZER = "genbench_words"
 TOKEN_PATTERN = r"[\p{L}\p{N}_]+"
@@ -57,9 +59,6 @@ def index_name(dataset: str, index_type: str) -> str:
     >>> index_name("allenai/tulu-2-sft-mixture", "text"), index_name("Org/WildChat-1M", "vector")
     ('allenai_tulu-2-sft-mixture_text', 'org_wildchat-1m_vector')
     """
-    from genbench.contamination.sources import index_name as local_name
-    from genbench.contamination.sources import is_local
-
     if index_type not in INDEX_SUFFIXES:
         raise ContaminationError(f"Unknown index type {index_type!r}: use one of {', '.join(INDEX_SUFFIXES)}.")
     from pathlib import Path

@@ -19,6 +19,7 @@ import numpy as np
 
 from genbench.contamination.analysis import apply_threshold
 from genbench.contamination.backend import Index, InstanceResult, Match, SearchMode, SearchResult
+from genbench.contamination.embedded.vector_index import embed_test_set
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.es.connection import translate_errors
 from genbench.contamination.es.retrieval import QUERIES_PER_MSEARCH
@@ -91,8 +92,6 @@ class ElasticsearchVectorIndex(Index):
         return results
 
     def search(self, test_set: TestSet, mode: SearchMode, *, top_k: int = 1, progress: bool = False) -> SearchResult:
-        from genbench.contamination.embedded.vector_index import embed_test_set
-
         queries = embed_test_set(self, test_set, mode, progress=progress)
         candidates = self.backend.num_candidates
         k = max(1, min(top_k, candidates))
