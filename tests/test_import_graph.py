@@ -351,11 +351,6 @@ HEAVY_LIBRARIES = frozenset(
     }
 )
 
-_ELSEWHERE = (
-    "not heavy: the importer is rewritten by another change (the lazy registries, the Jsonnet sandbox); "
-    "reconcile after merging"
-)
-
 # Every function-level import of a genbench module (import statements and module-name strings, see
 # :func:`function_level_imports`), each allowed by name:
 #
@@ -369,7 +364,6 @@ LAZY_IMPORTS: dict[str | tuple[str, str], str] = {
     "genbench.config.documents": "pydantic",
     "genbench.config.json_schema": "pydantic",
     "genbench.config.jsonnet": "pydantic",
-    "genbench.config.listing_jsonnet": "pydantic",
     "genbench.config.regex_guard": "pydantic",
     "genbench.config.schema": "pydantic",
     "genbench.contamination": "numpy",
@@ -394,19 +388,6 @@ LAZY_IMPORTS: dict[str | tuple[str, str], str] = {
     "genbench.task": "pydantic",
     "genbench.task.factory": "pydantic",
     "genbench.task.task_dict": "pydantic",
-    ("genbench.task", "genbench.compat.task_helpers"): (
-        "compat: the original framework's genbench.task helpers, resolved by name on first use; a real import would "
-        "break the compat contract (one of COMPAT_IMPORTS)"
-    ),
-    ("genbench.cli", "genbench.core.errors"): _ELSEWHERE,
-    ("genbench.config.jsonnet", "genbench.config.sandbox"): _ELSEWHERE,
-    ("genbench.config.sandbox", "genbench.config.jsonnet_worker"): _ELSEWHERE,
-    ("genbench.config.sandbox", "genbench.core.errors"): _ELSEWHERE,
-    ("genbench.registry.listing", "genbench.core.errors"): _ELSEWHERE,
-    ("genbench.runs.runner_registry", "genbench.runs.hf"): _ELSEWHERE,
-    ("genbench.runs.runner_registry", "genbench.runs.openai"): _ELSEWHERE,
-    ("genbench.runs.runner_registry", "genbench.runs.python"): _ELSEWHERE,
-    ("genbench.runs.runner_registry", "genbench.runs.rerank"): _ELSEWHERE,
 }
 
 

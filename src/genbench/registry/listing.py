@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from genbench.core.errors import TaskDefinitionError
+from genbench.core.errors import GenbenchConfigWarning, TaskDefinitionError
 from genbench.registry import metadata_cache as registry_cache
 from genbench.registry.directories import is_task_dict_dir, scan_task_dirs, subtask_dirs, subtask_order
 
@@ -76,7 +76,6 @@ def _load(task_dir: Path, evaluated: dict[Path, Any], *, as_task_dict: bool) -> 
     source = path.read_text(encoding="utf-8")
     if as_task_dict:
         from genbench.config.documents import check_task_dict_config
-        from genbench.core.errors import GenbenchConfigWarning
 
         config, problems = check_task_dict_config(evaluated[path], file=str(path), source=source)
         for problem in problems:  # as load_task_dict_config warns

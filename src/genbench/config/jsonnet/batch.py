@@ -19,6 +19,7 @@ from typing import Any
 
 from genbench.config.jsonnet.engine import Worker, give_back, take_worker
 from genbench.config.jsonnet.limits import SandboxLimitError, memory_limit_mb, sandbox_available, time_limit_s
+from genbench.config.jsonnet.worker import batch_binding, evaluate_files
 from genbench.core.errors import ConfigError
 
 MAX_WORKERS = 4
@@ -88,7 +89,6 @@ class ConfigEvaluation:
 
     def _evaluate_here(self) -> dict[Path, Any]:
         """Without the worker (not POSIX): in this process, without limits, as single configs are there."""
-        from genbench.config.jsonnet.worker import batch_binding, evaluate_files
 
         answers = zip(self._pending, evaluate_files(batch_binding(), self._pending), strict=True)
         return {self._resolved[path]: json.loads(answer["ok"]) for path, answer in answers if "ok" in answer}

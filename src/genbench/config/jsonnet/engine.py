@@ -33,6 +33,7 @@ from genbench.config.jsonnet.limits import (
     sandbox_available,
     time_limit_s,
 )
+from genbench.config.jsonnet.worker import confined_import_callback
 
 WORKER_SCRIPT = Path(__file__).resolve().with_name("worker.py")
 STARTUP_TIMEOUT_S = 30.0
@@ -208,8 +209,6 @@ def evaluate_in_sandbox(filename: str, text: str, root: str) -> str:
     """
     if not sandbox_available():
         import _jsonnet
-
-        from genbench.config.jsonnet.worker import confined_import_callback
 
         return _jsonnet.evaluate_snippet(filename, text, import_callback=confined_import_callback(root))
     memory_mb, timeout = memory_limit_mb(), time_limit_s()
