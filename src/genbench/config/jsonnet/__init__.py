@@ -3,7 +3,8 @@
 A config is code. It is evaluated in a worker process (:mod:`~genbench.config.jsonnet.worker`, driven by
 :mod:`~genbench.config.jsonnet.engine`) under a memory limit (``GENBENCH_JSONNET_MEMORY_MB``, default 512) and a
 time limit per config (``GENBENCH_JSONNET_TIMEOUT`` seconds, default 5) (:mod:`~genbench.config.jsonnet.limits`),
-and its ``import``/``importstr`` may read only files inside its own directory. The same worker serves
+and its ``import``/``importstr`` may read only files inside its own directory
+(:func:`~genbench.config.jsonnet.worker.confined_import_callback`). The same worker serves
 
 - one config at a time (:func:`evaluate_jsonnet`, :func:`evaluate_jsonnet_source`; the config loader and split
   files), evaluated by the C++ library, whose errors become a :class:`~genbench.core.errors.ConfigError` with the
@@ -33,14 +34,12 @@ from genbench.config.jsonnet.limits import (
 )
 from genbench.config.jsonnet.messages import jsonnet_error
 from genbench.config.jsonnet.source import read_config_text
-from genbench.config.jsonnet.worker import confined_import_callback
 
 __all__ = [
     "DEFAULT_MEMORY_MB",
     "DEFAULT_TIMEOUT_S",
     "ConfigEvaluation",
     "SandboxLimitError",
-    "confined_import_callback",
     "evaluate_config_files",
     "evaluate_in_sandbox",
     "evaluate_jsonnet",

@@ -32,7 +32,10 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from types import ModuleType
-from typing import Any
+
+TYPE_CHECKING = False  # the typing module costs the worker's start a few milliseconds: imported for the checker only
+if TYPE_CHECKING:
+    from typing import Any
 
 ImportCallback = Callable[[str, str], tuple[str, bytes]]
 
