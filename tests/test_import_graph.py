@@ -2,7 +2,7 @@
 
 The graph (:func:`import_graph`) counts every import of a genbench module in ``src/genbench`` (task code excluded):
 at module level and inside functions alike, the parent packages that an import runs (importing
-``genbench.contamination.registry`` runs ``genbench/contamination/__init__.py`` first), and module names written as
+``genbench.contamination.backends`` runs ``genbench/contamination/__init__.py`` first), and module names written as
 strings (``importlib.import_module("genbench.x")``, ``"genbench.x:attr"`` targets). Only imports under
 ``if TYPE_CHECKING:`` are left out, as they never run. docs/architecture.md draws the layers.
 """
@@ -369,8 +369,8 @@ LAZY_IMPORTS: dict[str | tuple[str, str], str] = {
     "genbench.contamination": "numpy",
     "genbench.contamination.backend": "numpy",
     "genbench.contamination.oneshot": "numpy",
-    "genbench.contamination.registry": "numpy",
-    "genbench.contamination.tasks": "numpy",
+    "genbench.contamination.backends": "numpy",
+    "genbench.contamination.task_checks": "numpy",
     "genbench.data.arrow_values": "numpy",
     "genbench.metrics.classification_metrics": "numpy",
     "genbench.metrics.correlation_metrics": "numpy",
@@ -379,8 +379,8 @@ LAZY_IMPORTS: dict[str | tuple[str, str], str] = {
     "genbench.prompting.builder": "numpy",
     "genbench.prompting.few_shot": "numpy",
     "genbench.registry.task_configs": "pydantic",
-    "genbench.reranking.evaluation.base": "numpy",
-    "genbench.reranking.tasks": "numpy",
+    "genbench.reranking.evaluation.evaluator_base": "numpy",
+    "genbench.reranking.task_evaluation": "numpy",
     "genbench.runs.compare": "numpy",
     "genbench.runs.execute": "numpy",
     "genbench.runs.offline": "numpy",

@@ -13,7 +13,7 @@ import pytest
 from genbench.contamination import SearchMode, TestSet
 from genbench.contamination.backend import IndexBackend, SearchResult
 from genbench.contamination.embedded import EmbeddedBackend
-from genbench.contamination.sources import UnitSpec, load_training_dataset
+from genbench.contamination.training_data import UnitSpec, load_training_dataset
 
 ES_URL_ENV = "GENBENCH_ES_URL"
 BACKENDS = [

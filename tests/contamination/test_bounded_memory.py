@@ -20,7 +20,7 @@ import pytest
 
 from genbench.contamination import TestSet, build_index, search, sources
 from genbench.contamination.embedded import EmbeddedBackend, ngram_table, npy_file, text_index
-from genbench.contamination.sources import LoadedDataset, UnitSpec, iter_unit_batches, load_training_dataset
+from genbench.contamination.training_data import LoadedDataset, UnitSpec, iter_unit_batches, load_training_dataset
 from genbench.core.errors import GenBenchError
 
 from .test_differential import _check_against_definition, _random_data

@@ -10,7 +10,7 @@ import pytest
 
 from genbench.contamination import ANALYZER_VERSION, TestSet, build_index, search
 from genbench.contamination.embedded import EmbeddedBackend, store, text_index
-from genbench.contamination.sources import UnitSpec, load_training_dataset
+from genbench.contamination.training_data import UnitSpec, load_training_dataset
 
 
 @pytest.fixture

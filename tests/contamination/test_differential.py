@@ -15,7 +15,7 @@ import pytest
 from genbench.contamination import SearchMode, TestSet, analysis
 from genbench.contamination.embedded import EmbeddedBackend, text_index
 from genbench.contamination.embedded.tokens import Vocabulary
-from genbench.contamination.sources import UnitSpec, load_training_dataset
+from genbench.contamination.training_data import UnitSpec, load_training_dataset
 
 VOCABULARY = ["a", "b", "c", "É", "東京"]
 

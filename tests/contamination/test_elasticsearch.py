@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from genbench.contamination import ContaminationError, SearchMode, TestSet, analysis, build_index, search
+from genbench.contamination.backends import backend_names, create_backend
 from genbench.contamination.es import ElasticsearchBackend, schema
 from genbench.contamination.es.connection import connect
-from genbench.contamination.registry import backend_names, create_backend
-from genbench.contamination.sources import UnitSpec, load_training_dataset
+from genbench.contamination.training_data import UnitSpec, load_training_dataset
 from tests.contamination.conftest import BACKENDS
 from tests.contamination.es_recorder import RecorderServer
 from tests.contamination.test_differential import _random_text
@@ -161,7 +161,7 @@ def test_search_size_caps_hits_and_flags_truncated_instances(make_backend, tmp_p
 
 def test_task_checks_run_on_the_elasticsearch_backend(make_backend, tmp_path, write_jsonl, monkeypatch):
     from genbench.config import task_config_from_dict
-    from genbench.contamination.tasks import check_task_contamination
+    from genbench.contamination.task_checks import check_task_contamination
     from tests.contamination.test_task_integration import TEST_ROWS, TRAIN_CORPUS, config
 
     backend = make_backend()

@@ -39,7 +39,7 @@ def test_role_filter_matching_nothing_lists_the_roles(tmp_path: Path, write_json
 
 
 def test_malformed_query_filter():
-    from genbench.contamination.sources import UnitSpec
+    from genbench.contamination.training_data import UnitSpec
 
     with pytest.raises(ContaminationError, match="key:value"):
         UnitSpec(query_filter="user")

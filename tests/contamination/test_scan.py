@@ -23,8 +23,8 @@ from genbench.contamination import ContaminationError, TestSet, build_index, dec
 from genbench.contamination import oneshot as scan_module
 from genbench.contamination.analysis import tokenize
 from genbench.contamination.oneshot import scan
-from genbench.contamination.sources import UnitSpec
 from genbench.contamination.token_keys import keys_of_tokens, span_token_keys, unit_token_keys
+from genbench.contamination.training_data import UnitSpec
 from genbench.contamination.units import unit_spans
 from genbench.core.errors import GenBenchError
 from genbench.data.jsonl import plain_object_lines

@@ -25,7 +25,7 @@ def test_a_first_line_null_is_an_error_not_a_segmentation_fault(tmp_path: Path):
     path.write_bytes(NULL_FIRST)
     code = textwrap.dedent(
         f"""
-        from genbench.contamination.sources import load_training_dataset
+        from genbench.contamination.training_data import load_training_dataset
         from genbench.data.jsonl import read_jsonl
         from genbench.core.errors import GenBenchError
 
@@ -59,7 +59,7 @@ def test_training_data_lines_are_checked_across_read_blocks(tmp_path: Path):
     path.write_bytes(b'{"messages": []}\n' + b" " * 6 + b"null\n" + b'{"messages": []}\n')
     code = textwrap.dedent(
         f"""
-        from genbench.contamination import sources
+        from genbench.contamination import training_data as sources
         from genbench.core.errors import GenBenchError
 
         sources._READ_BLOCK = 20  # the first block ends inside the spaces before `null`

@@ -11,7 +11,7 @@ import pytest
 
 from genbench.core.errors import DataLoadError, DataNotFoundError
 from genbench.reranking import CrossEncoderNanoBEIREvaluator, CrossEncoderRerankingEvaluator, load_nanobeir_samples
-from genbench.reranking.nano_beir import DEFAULT_DATASET_NAMES, default_dataset_names, demo_suite_path
+from genbench.reranking.nano_beir_suite import DEFAULT_DATASET_NAMES, default_dataset_names, demo_suite_path
 
 from .reranking_helpers import assert_same_results, run_both
 

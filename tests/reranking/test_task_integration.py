@@ -13,7 +13,7 @@ from genbench.config.schema import TaskConfig
 from genbench.core.errors import ConfigError, GenbenchConfigWarning, PredictionError
 from genbench.metrics import best_score_reached, evaluate_predictions
 from genbench.reranking import CrossEncoderRerankingEvaluator, ranking_metrics
-from genbench.reranking.tasks import reranking_samples
+from genbench.reranking.task_evaluation import reranking_samples
 
 TASK_ID = "passage_reranking_shift"
 RERANK = {"type": "cross_encoder_reranking", "at_k": 10}

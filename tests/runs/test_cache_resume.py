@@ -12,7 +12,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from genbench.cli import cli
-from genbench.runs.cache import CACHE_FILE, RequestCache
+from genbench.runs.request_cache import CACHE_FILE, RequestCache
 from genbench.runs.results import read_results
 from tests.runs.fake_openai import fake_openai_server
 

@@ -97,7 +97,7 @@ def _backend_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def _chosen_backend(backend: str, index_dir: str | None, **es_options: Any) -> Any:
     """The backend object for the CLI options (Elasticsearch options only apply to that backend)."""
-    from genbench.contamination.registry import create_backend
+    from genbench.contamination.backends import create_backend
 
     given = {key: value for key, value in es_options.items() if value is not None}
     if backend == "embedded":

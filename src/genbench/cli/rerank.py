@@ -27,7 +27,7 @@ def rerank(task_id: str, model: str | None, at_k: int | None, batch_size: int, b
 
     Example: genbench-cli rerank -i passage_reranking_shift --bi-encoder
     """
-    from genbench.reranking.tasks import rerank_task
+    from genbench.reranking.task_evaluation import rerank_task
 
     if model is None and not bi_encoder:
         raise click.UsageError("give --model PATH_OR_ID, or --bi-encoder for the offline all-MiniLM-L6-v2")

@@ -43,6 +43,21 @@ FORMER_PATHS: dict[str, str] = {
     "genbench.scaffold": "genbench.authoring.scaffold",
     "genbench.submission": "genbench.authoring.submission",
     "genbench.testing": "genbench.review",
+    "genbench.contamination.tasks": "genbench.contamination.task_checks",
+    "genbench.reranking.tasks": "genbench.reranking.task_evaluation",
+    "genbench.contamination.registry": "genbench.contamination.backends",
+    "genbench.metrics.registry": "genbench.metrics.configured_metrics",
+    "genbench.runs.cache": "genbench.runs.request_cache",
+    "genbench.contamination.sources": "genbench.contamination.training_data",
+    "genbench.contamination.es.schema": "genbench.contamination.es.mappings",
+    "genbench.contamination.scoring": "genbench.contamination.match_scores",
+    "genbench.review.report": "genbench.review.check_report",
+    "genbench.reranking.nano_beir": "genbench.reranking.nano_beir_suite",
+    "genbench.reranking.evaluation.base": "genbench.reranking.evaluation.evaluator_base",
+    "genbench.reranking.evaluation.classification": "genbench.reranking.evaluation.classification_evaluator",
+    "genbench.reranking.evaluation.correlation": "genbench.reranking.evaluation.correlation_evaluator",
+    "genbench.reranking.evaluation.nano_beir": "genbench.reranking.evaluation.nano_beir_evaluator",
+    "genbench.reranking.evaluation.reranking": "genbench.reranking.evaluation.reranking_evaluator",
 }
 """Former module path -> the module it is now (modules below a former package path follow it)."""
 

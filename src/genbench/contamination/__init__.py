@@ -4,7 +4,7 @@ Index training data once (chat data by message, or a text field), then search te
 n-gram or embedding match; or :func:`scan` it once, keeping no index. Every training unit is considered, so results
 are complete. The rules are defined once
 in :mod:`~genbench.contamination.analysis`. Indexes are folders of files (the embedded backend, the default) or
-Elasticsearch indexes (``backend="elasticsearch"``); :mod:`~genbench.contamination.registry` names the backends.
+Elasticsearch indexes (``backend="elasticsearch"``); :mod:`~genbench.contamination.backends` names the backends.
 
 >>> import tempfile, pathlib, json
 >>> with tempfile.TemporaryDirectory() as tmp:

@@ -8,7 +8,7 @@ the text is lower-cased with ``str.lower()``, the final sigma ``ς`` is folded t
 maximal runs of word characters (Python ``re`` ``\\w+``, Unicode-aware, exactly the letters, numbers and ``_``:
 ``Café`` gives ``café``, each run of CJK characters is one token, a combining mark ends a token). Folding the final
 sigma makes the rule per character, so a server's analyzer (which lower-cases character by character) can equal it:
-see :data:`~genbench.contamination.es.schema.ANALYSIS`. An n-gram is ``n`` consecutive tokens.
+see :data:`~genbench.contamination.es.mappings.ANALYSIS`. An n-gram is ``n`` consecutive tokens.
 
 **N-gram match** (``ngram_size=n``): a token of a test field is *matched* by a training unit when some n-gram of the
 field that contains the token occurs in the unit. The field's score against the unit is matched tokens / tokens of

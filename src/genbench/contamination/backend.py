@@ -3,8 +3,8 @@
 A backend builds indexes of training datasets and opens them for search. The embedded backend
 (:class:`~genbench.contamination.embedded.EmbeddedBackend`, the default) keeps them as files on disk; the
 Elasticsearch backend (:class:`~genbench.contamination.es.ElasticsearchBackend`) on a server. Backends are chosen by
-name through :mod:`~genbench.contamination.registry`. Whatever the backend, scores follow
-:mod:`~genbench.contamination.analysis` and are computed by :mod:`~genbench.contamination.scoring`, so the results
+name through :mod:`~genbench.contamination.backends`. Whatever the backend, scores follow
+:mod:`~genbench.contamination.analysis` and are computed by :mod:`~genbench.contamination.match_scores`, so the results
 are the same.
 
 >>> mode = SearchMode.create(ngram_size=8, match_threshold=0.5)
@@ -29,9 +29,9 @@ from genbench.contamination.errors import ContaminationError
 if TYPE_CHECKING:
     import numpy as np
 
-    from genbench.contamination.scoring import PairScores
-    from genbench.contamination.sources import LoadedDataset, UnitSpec
+    from genbench.contamination.match_scores import PairScores
     from genbench.contamination.testsets import TestSet
+    from genbench.contamination.training_data import LoadedDataset, UnitSpec
 
 HOME_ENV = "GENBENCH_HOME"
 INDEX_TYPES = ("text", "vector")
@@ -377,7 +377,7 @@ class IndexBackend(ABC):
     """Builds, finds and opens indexes.
 
     Attributes:
-        name: The backend's name in :mod:`~genbench.contamination.registry` (``--backend``).
+        name: The backend's name in :mod:`~genbench.contamination.backends` (``--backend``).
     """
 
     name: str = ""

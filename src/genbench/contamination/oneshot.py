@@ -9,7 +9,7 @@ index to search the same training data again and again.
 
 A plain JSONL file (one object per line) is read straight from its bytes, 640 KiB at a time, each block parsed by
 pyarrow on its own; anything else (Parquet, dataset folders, cached Hub datasets, JSONL with blank lines or other
-oddities) is read through :func:`~genbench.contamination.sources.load_training_dataset`, like an index build.
+oddities) is read through :func:`~genbench.contamination.training_data.load_training_dataset`, like an index build.
 
 >>> import tempfile, pathlib, json
 >>> with tempfile.TemporaryDirectory() as tmp:
@@ -37,14 +37,16 @@ from genbench.contamination.allocator import reused_heap
 from genbench.contamination.analysis import tokenize
 from genbench.contamination.backend import SearchMode, SearchResult, text_instance_results, unit_preview
 from genbench.contamination.errors import ContaminationError
-from genbench.contamination.scan_windows import QueryTokens, WindowLookup
-from genbench.contamination.scoring import (
+from genbench.contamination.match_scores import (
     PairScores,
     exact_pair_scores,
     ngram_pair_scores,
     top_per_instance_rows,
 )
-from genbench.contamination.sources import (
+from genbench.contamination.scan_windows import QueryTokens, WindowLookup
+from genbench.contamination.testsets import TestSet, task_test_sets
+from genbench.contamination.token_keys import TokenKeys, span_token_keys
+from genbench.contamination.training_data import (
     UnitSpec,
     check_unit_spec,
     index_name,
@@ -52,8 +54,6 @@ from genbench.contamination.sources import (
     load_training_dataset,
     no_units_error,
 )
-from genbench.contamination.testsets import TestSet, task_test_sets
-from genbench.contamination.token_keys import TokenKeys, span_token_keys
 from genbench.contamination.units import explicit_schema, unit_spans
 from genbench.contamination.workflow import ContaminationReport, training_datasets
 from genbench.data.jsonl import parse_object_lines, plain_object_lines

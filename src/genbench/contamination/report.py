@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from genbench.contamination.errors import ContaminationError
-from genbench.contamination.sources import iter_rows_json, load_training_dataset, safe_file_name
+from genbench.contamination.training_data import iter_rows_json, load_training_dataset, safe_file_name
 from genbench.core.files import atomic_open, prepare_output_dir
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from genbench.contamination.errors import ContaminationError
-from genbench.contamination.sources import load_training_dataset
+from genbench.contamination.training_data import load_training_dataset
 from genbench.registry.directories import discover_tasks
 
 logger = logging.getLogger(__name__)

@@ -1,17 +1,17 @@
 """Training units as Arrow columns: which values of a table are units, with the row and turn of each.
 
 What a unit is (a message passing the filter, or a row's text field) is described in
-:mod:`~genbench.contamination.sources`. This module is its one implementation, for the index builds (which take
-the units' texts as Python strings, :mod:`~genbench.contamination.sources`) and the one-shot scan (which takes them as
-byte ranges of the column's data buffer, :func:`unit_spans`, with no Python string per unit). Message selection is
-done with numpy on the Arrow buffers (list offsets, validity bitmaps, string offsets); nothing here hands pyarrow a
+:mod:`~genbench.contamination.training_data`. This module is its one implementation, for the index builds (which take
+the units' texts as Python strings, :mod:`~genbench.contamination.training_data`) and the one-shot scan (which takes
+them as byte ranges of the column's data buffer, :func:`unit_spans`, with no Python string per unit). Message selection
+is done with numpy on the Arrow buffers (list offsets, validity bitmaps, string offsets); nothing here hands pyarrow a
 Python value, which would make it import pandas.
 
 >>> import pyarrow.json as paj, pyarrow as pa
 >>> line = (b'{"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Yo"}, '
 ...         b'{"role": "user", "content": "Bye"}]}')
 >>> table = paj.read_json(pa.BufferReader(line))
->>> from genbench.contamination.sources import UnitSpec
+>>> from genbench.contamination.training_data import UnitSpec
 >>> units = unit_spans(table, UnitSpec())
 >>> [units.text(u) for u in range(len(units))], units.rows.tolist(), units.turns.tolist()
 (['Hi', 'Bye'], [0, 0], [0, 2])
@@ -32,7 +32,7 @@ from genbench.data.arrow_values import integer_array, integers_to_numpy, string_
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from genbench.contamination.sources import UnitSpec
+    from genbench.contamination.training_data import UnitSpec
 
 
 @dataclass

@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 
 from genbench.contamination.backend import IndexBackend, SearchMode, SearchResult
+from genbench.contamination.backends import create_backend
 from genbench.contamination.errors import ContaminationError
-from genbench.contamination.registry import create_backend
 from genbench.contamination.report import DecontaminationSummary, write_decontaminated, write_report
-from genbench.contamination.sources import UnitSpec, load_training_dataset, read_dataset_mixer
 from genbench.contamination.testsets import TestSet, task_test_sets
+from genbench.contamination.training_data import UnitSpec, load_training_dataset, read_dataset_mixer
 
 PathLike = str | os.PathLike[str]
 
@@ -98,7 +98,7 @@ def build_index(
             size builds its table).
         rebuild: Build again even when an up-to-date index exists.
         progress: Show progress bars.
-        backend: The index backend: an object, or a name of :mod:`~genbench.contamination.registry` (``embedded``,
+        backend: The index backend: an object, or a name of :mod:`~genbench.contamination.backends` (``embedded``,
             the default, or ``elasticsearch``).
         backend_options: Options of a backend given by name (for ``elasticsearch``: ``url``, ``ca_certs``, ...).
 

@@ -12,9 +12,9 @@ is imported when a metric needs it.
 from __future__ import annotations
 
 from genbench.metrics.builtin import BUILTIN_METRICS
+from genbench.metrics.configured_metrics import compute_metric, compute_metric_by_id, load_hf_metric, metric_key_prefix
 from genbench.metrics.evaluation import best_score_reached, evaluate_predictions, main_score_key
 from genbench.metrics.extraction import extract_free_form_answer
-from genbench.metrics.registry import compute_metric, compute_metric_by_id, load_hf_metric, metric_key_prefix
 
 __all__ = [
     "BUILTIN_METRICS",

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 from genbench.core.errors import MetricError
 from genbench.core.vocabulary import EvaluationResult, TaskType
 from genbench.metrics import cross_encoder
+from genbench.metrics.configured_metrics import compute_metric_by_id, metric_key_prefix
 from genbench.metrics.cross_encoder import check_reranking_scores, main_key
 from genbench.metrics.predictions import ScoringInputs, prediction_targets, prepare_for_scoring, read_gold
-from genbench.metrics.registry import compute_metric_by_id, metric_key_prefix
 
 if TYPE_CHECKING:
     from genbench.config.schema import EvaluationMetricConfig, PromptBuilderConfig

@@ -34,7 +34,7 @@ from genbench.reranking.evaluation import (
     CrossEncoderNanoBEIREvaluator,
     CrossEncoderRerankingEvaluator,
 )
-from genbench.reranking.nano_beir import demo_suite_path, load_nanobeir_samples
+from genbench.reranking.nano_beir_suite import demo_suite_path, load_nanobeir_samples
 
 __all__ = [
     "CrossEncoderClassificationEvaluator",

@@ -14,9 +14,9 @@ True
 """
 
 from genbench.review.base import Check, TaskCheckFailure, TaskCheckSkipped, TaskCheckWarning
+from genbench.review.check_report import CheckResult, TaskTestReport
 from genbench.review.checks import TASK_CHECKS, TASK_DICT_CHECKS
 from genbench.review.plan import CheckCase, TaskUnderTest, plan_checks, run_checks
-from genbench.review.report import CheckResult, TaskTestReport
 from genbench.review.runner import run_task_tests
 
 __all__ = [

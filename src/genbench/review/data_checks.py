@@ -442,7 +442,7 @@ def check_ngram_overlap(task: Any) -> None:
     """
     import warnings
 
-    from genbench.contamination.tasks import split_overlap
+    from genbench.contamination.task_checks import split_overlap
 
     if not any(split in raw_datasets(task) for split in ("train", "validation")):
         raise TaskCheckSkipped("the task has no train or validation split")

@@ -38,7 +38,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
-from genbench.review.report import OUTCOMES
+from genbench.review.check_report import OUTCOMES
 
 MAX_RECORD_BYTES = 1 << 20
 MAX_TOTAL_BYTES = 64 << 20

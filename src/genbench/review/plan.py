@@ -24,8 +24,8 @@ from typing import Any
 from genbench.core.errors import GenBenchError
 from genbench.registry.directories import get_task_dir, split_task_id, subtask_dirs
 from genbench.review.base import Check, TaskCheckFailure, TaskCheckSkipped, TaskCheckWarning
+from genbench.review.check_report import CheckResult, TaskTestReport
 from genbench.review.checks import TASK_CHECKS, TASK_DICT_CHECKS
-from genbench.review.report import CheckResult, TaskTestReport
 from genbench.review.static_checks import describe_error, looks_like_task_dict
 from genbench.review.trust import code_shapes_data, unsafe_entries
 

@@ -4,7 +4,7 @@ Load it with ``-p genbench.review.plugin``; it adds:
 
 - ``--genbench-task-id ID``: the task to check (without it the suite's single test is skipped);
 - ``--genbench-submission``: the stricter submission checks;
-- ``--genbench-report PATH``: write a JSON :class:`~genbench.review.report.TaskTestReport` there;
+- ``--genbench-report PATH``: write a JSON :class:`~genbench.review.check_report.TaskTestReport` there;
 - ``--genbench-checks IDS``: run only these cases (comma-separated ``task_id/check`` ids);
 - ``--genbench-result-fd FD``: write one JSON record per check to that file descriptor, a pipe of the parent
   process, which decides the verdict from them (the protocol is in :mod:`genbench.review.isolation`).
@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 
 from genbench.review.base import TaskCheckFailure
+from genbench.review.check_report import CheckResult, TaskTestReport
 from genbench.review.plan import unexpected_error_message
-from genbench.review.report import CheckResult, TaskTestReport
 
 CASE_PARAMETER = "genbench_case"
 WARNINGS_PROPERTY = "genbench_warnings"

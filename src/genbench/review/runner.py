@@ -17,9 +17,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from genbench.review.check_report import CheckResult, TaskTestReport
 from genbench.review.isolation import ChildRun, output_tail, run_child
 from genbench.review.plan import CheckCase, plan_checks
-from genbench.review.report import CheckResult, TaskTestReport
 
 SUITE = Path(__file__).resolve().parent / "task_suite.py"
 PLUGIN = "genbench.review.plugin"

@@ -137,8 +137,8 @@ def _task_record(task: Task, shot_list: Sequence[int], random_seed: int) -> dict
 
 def _bi_encoder_reranking(task: Task) -> dict[str, Any]:
     """A reranking task's test set reranked by the offline all-MiniLM-L6-v2 bi-encoder (cosine similarity)."""
-    from genbench.reranking.evaluation.base import base_vs_reranked_lines
-    from genbench.reranking.tasks import BiEncoderScorer, evaluate_task_with_cross_encoder
+    from genbench.reranking.evaluation.evaluator_base import base_vs_reranked_lines
+    from genbench.reranking.task_evaluation import BiEncoderScorer, evaluate_task_with_cross_encoder
 
     results, evaluator = evaluate_task_with_cross_encoder(task, BiEncoderScorer())
     base = {key: value for key, value in results.items() if key.startswith("base_")} or None

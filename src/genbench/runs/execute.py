@@ -36,8 +36,8 @@ from genbench.metrics.cross_encoder import main_key
 from genbench.metrics.evaluation import main_score_key
 from genbench.metrics.predictions import prepare_for_scoring, read_gold
 from genbench.registry.directories import discover_tasks
-from genbench.runs.cache import CacheStats, RequestCache, answer_with_cache, request_key
 from genbench.runs.model_runner import ModelRunner, RequestUnsupported
+from genbench.runs.request_cache import CacheStats, RequestCache, answer_with_cache, request_key
 from genbench.runs.results import (
     SCHEMA_VERSION,
     file_stem,

@@ -1,7 +1,7 @@
 """``cross-encoder:PATH`` and ``sentence-transformers:PATH``: rerankers for reranking tasks.
 
-A cross-encoder scores each (query, document) pair with ``CrossEncoder.predict``; a bi-encoder scores it by the
-cosine similarity of the two embeddings (:class:`genbench.reranking.tasks.BiEncoderScorer`). The scores become the
+A cross-encoder scores each (query, document) pair with ``CrossEncoder.predict``; a bi-encoder scores it by the cosine
+similarity of the two embeddings (:class:`genbench.reranking.task_evaluation.BiEncoderScorer`). The scores become the
 task's predictions, so its ``cross_encoder_reranking`` metric applies as for any predictions.
 
 Model arguments: ``device`` (default: cuda when available, else cpu), ``batch_size`` (default 32).
@@ -30,7 +30,7 @@ class PairScorerRunner(ModelRunner):
 
             self.model = CrossEncoder(spec.target, device=device)
         else:
-            from genbench.reranking.tasks import BiEncoderScorer
+            from genbench.reranking.task_evaluation import BiEncoderScorer
 
             self.model = BiEncoderScorer(spec.target, device=device)
         self.revision = directory_revision(spec.target)

@@ -17,8 +17,8 @@ from genbench.contamination.embedded.store import FORMAT_VERSION, read_manifest,
 from genbench.contamination.embedded.text_index import TextIndex, TextShardBuilder
 from genbench.contamination.embedded.vector_index import VectorIndex, VectorShardBuilder, load_model, resolve_model
 from genbench.contamination.errors import ContaminationError
-from genbench.contamination.sources import LoadedDataset, UnitSpec, index_name, is_local, no_units_error
-from genbench.contamination.sources import safe_file_name as _safe_name
+from genbench.contamination.training_data import LoadedDataset, UnitSpec, index_name, is_local, no_units_error
+from genbench.contamination.training_data import safe_file_name as _safe_name
 from genbench.core.files import prepare_output_dir
 
 SHARD_ROWS = 10_000

@@ -25,7 +25,7 @@ import numpy as np
 from genbench.contamination.embedded.leftovers import build_lock, remove_stale_index_leftovers
 from genbench.contamination.embedded.npy_file import npy_header
 from genbench.contamination.memory import give_back_free_memory
-from genbench.contamination.sources import LoadedDataset, UnitBatch, UnitSpec, iter_unit_batches
+from genbench.contamination.training_data import LoadedDataset, UnitBatch, UnitSpec, iter_unit_batches
 from genbench.core.files import write_text_atomic
 
 MANIFEST = "manifest.json"

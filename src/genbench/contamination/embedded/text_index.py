@@ -28,9 +28,9 @@ from genbench.contamination.embedded.leftovers import build_lock, remove_stale_t
 from genbench.contamination.embedded.ngram_table import NgramTable, build_table, table_dir
 from genbench.contamination.embedded.npy_file import NpyFile, npy_header
 from genbench.contamination.embedded.tokens import UNKNOWN, Vocabulary
-from genbench.contamination.scoring import PairScores, exact_pair_scores, ngram_pair_scores, top_per_instance
-from genbench.contamination.sources import UnitBatch
+from genbench.contamination.match_scores import PairScores, exact_pair_scores, ngram_pair_scores, top_per_instance
 from genbench.contamination.testsets import TestSet
+from genbench.contamination.training_data import UnitBatch
 from genbench.core.files import write_text_atomic
 
 EXACT_WINDOW = 8

@@ -25,8 +25,8 @@ from genbench.contamination.backend import (
     matched_from_mask,
 )
 from genbench.contamination.errors import ContaminationError
-from genbench.contamination.sources import UnitBatch, is_local
 from genbench.contamination.testsets import TestSet
+from genbench.contamination.training_data import UnitBatch, is_local
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 _DEFAULT_ALIASES = {DEFAULT_MODEL, "all-MiniLM-L6-v2"}

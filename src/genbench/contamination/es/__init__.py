@@ -5,7 +5,7 @@ explicit settings and mappings (:mod:`.schema`); the index's manifest (what the 
 ``manifest.json``) lives in the mapping's ``_meta``. Units are indexed in shards of rows with the ``bulk`` API
 (retries with back-off on ``429``); each document's ``_id`` is ``{original_id}:{turn}``, so indexing again overwrites
 instead of duplicating, and a stopped build resumes at the first shard not recorded as done in ``_meta``. Searching
-scores with :mod:`~genbench.contamination.scoring`, like the embedded backend, so both give the same numbers.
+scores with :mod:`~genbench.contamination.match_scores`, like the embedded backend, so both give the same numbers.
 
 Needs the client: ``pip install 'genbench[es]'`` (imported only when this backend is used).
 """
@@ -29,11 +29,11 @@ from genbench.contamination.es.connection import (
     connect,
     translate_errors,
 )
+from genbench.contamination.es.mappings import document_id, index_body, index_name, is_index_name, unit_id_key
 from genbench.contamination.es.retrieval import PAGE_SIZE, QUERIES_PER_MSEARCH, Retriever
-from genbench.contamination.es.schema import document_id, index_body, index_name, is_index_name, unit_id_key
 from genbench.contamination.es.text_index import ElasticsearchTextIndex
 from genbench.contamination.es.vector_index import NUM_CANDIDATES, ElasticsearchVectorIndex
-from genbench.contamination.sources import LoadedDataset, UnitBatch, UnitSpec, iter_unit_batches, no_units_error
+from genbench.contamination.training_data import LoadedDataset, UnitBatch, UnitSpec, iter_unit_batches, no_units_error
 
 FORMAT = "genbench-contamination-index"
 FORMAT_VERSION = 1

@@ -18,7 +18,7 @@ import numpy as np
 
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.es.connection import translate_errors
-from genbench.contamination.es.schema import unit_id_key
+from genbench.contamination.es.mappings import unit_id_key
 
 PAGE_SIZE = 10_000
 """Hits per page (Elasticsearch's default ``index.max_result_window``)."""

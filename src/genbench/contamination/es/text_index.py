@@ -2,8 +2,8 @@
 
 N-gram mode sends one ``match_phrase`` (slop 0) per *distinct* n-gram of the test instances, retrieves every unit
 containing it (:mod:`.retrieval`), and hands the (query field, unit, window start) matches to
-:func:`~genbench.contamination.scoring.ngram_pair_scores`, the function the embedded backend uses: the scores are the
-same. Exact mode filters, as the seed's scripts do, with one ``match_phrase`` per field of the instance (a unit
+:func:`~genbench.contamination.match_scores.ngram_pair_scores`, the function the embedded backend uses: the scores are
+the same. Exact mode filters, as the seed's scripts do, with one ``match_phrase`` per field of the instance (a unit
 must contain every field).
 """
 
@@ -24,7 +24,7 @@ from genbench.contamination.backend import (
     unit_preview,
 )
 from genbench.contamination.es.retrieval import Retriever, lookup_units
-from genbench.contamination.scoring import PairScores, ngram_pair_scores, top_per_instance
+from genbench.contamination.match_scores import PairScores, ngram_pair_scores, top_per_instance
 from genbench.contamination.testsets import TestSet
 
 if TYPE_CHECKING:

@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 
 from genbench.metrics.correlation_metrics import correlation_metrics
-from genbench.reranking.evaluation.base import CrossEncoderEvaluator, EvaluationOutput
-from genbench.reranking.evaluation.classification import check_sentence_pairs
-from genbench.reranking.evaluation.reranking import predict_scores
+from genbench.reranking.evaluation.classification_evaluator import check_sentence_pairs
+from genbench.reranking.evaluation.evaluator_base import CrossEncoderEvaluator, EvaluationOutput
+from genbench.reranking.evaluation.reranking_evaluator import predict_scores
 
 __all__ = ["CrossEncoderCorrelationEvaluator"]
 

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from genbench.metrics.classification_metrics import binary_classification_metrics, multiclass_classification_metrics
-from genbench.reranking.evaluation.base import CrossEncoderEvaluator, EvaluationOutput
-from genbench.reranking.evaluation.reranking import predict_scores
+from genbench.reranking.evaluation.evaluator_base import CrossEncoderEvaluator, EvaluationOutput
+from genbench.reranking.evaluation.reranking_evaluator import predict_scores
 
 __all__ = ["CrossEncoderClassificationEvaluator", "check_sentence_pairs"]
 

@@ -11,9 +11,13 @@ from typing import Any
 import numpy as np
 
 from genbench.metrics.ranking_metrics import check_at_k
-from genbench.reranking.evaluation.base import CrossEncoderEvaluator, EvaluationOutput, base_vs_reranked_lines
-from genbench.reranking.evaluation.reranking import CrossEncoderRerankingEvaluator
-from genbench.reranking.nano_beir import default_dataset_names, load_nanobeir_samples, resolve_dataset_name
+from genbench.reranking.evaluation.evaluator_base import (
+    CrossEncoderEvaluator,
+    EvaluationOutput,
+    base_vs_reranked_lines,
+)
+from genbench.reranking.evaluation.reranking_evaluator import CrossEncoderRerankingEvaluator
+from genbench.reranking.nano_beir_suite import default_dataset_names, load_nanobeir_samples, resolve_dataset_name
 
 __all__ = ["CrossEncoderNanoBEIREvaluator"]
 
@@ -25,8 +29,8 @@ class CrossEncoderNanoBEIREvaluator(CrossEncoderEvaluator):
 
     Same arguments, defaults, result keys, CSV files and log lines as sentence-transformers'
     ``CrossEncoderNanoBEIREvaluator`` (6.2), and the same numbers; the data may also come from a local directory
-    (see :mod:`genbench.reranking.nano_beir`), so it runs offline. One
-    :class:`~genbench.reranking.evaluation.reranking.CrossEncoderRerankingEvaluator` runs per dataset (with
+    (see :mod:`genbench.reranking.nano_beir_suite`), so it runs offline. One
+    :class:`~genbench.reranking.evaluation.reranking_evaluator.CrossEncoderRerankingEvaluator` runs per dataset (with
     ``documents`` = the BM25 top ``rerank_k``), then every metric is aggregated over the datasets.
 
     Args:
@@ -56,7 +60,7 @@ class CrossEncoderNanoBEIREvaluator(CrossEncoderEvaluator):
         ValueError: empty or unknown dataset names, data that cannot be loaded (offline, with a Hub id: the
             message says how to use a local directory), or bad samples.
 
-    >>> from genbench.reranking.nano_beir import demo_suite_path
+    >>> from genbench.reranking.nano_beir_suite import demo_suite_path
     >>> evaluator = CrossEncoderNanoBEIREvaluator(dataset_id=demo_suite_path(), rerank_k=20)
     >>> evaluator.dataset_names, evaluator.primary_metric
     (['astronomy', 'gardening'], 'NanoBEIR_R20_mean_ndcg@10')

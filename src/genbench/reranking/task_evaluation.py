@@ -24,7 +24,7 @@ from genbench.reranking.evaluation import (
     CrossEncoderCorrelationEvaluator,
     CrossEncoderRerankingEvaluator,
 )
-from genbench.reranking.evaluation.base import base_vs_reranked_lines, load_cross_encoder
+from genbench.reranking.evaluation.evaluator_base import base_vs_reranked_lines, load_cross_encoder
 
 __all__ = [
     "BiEncoderScorer",

@@ -215,5 +215,5 @@ class CrossEncoderEvaluator:
 
 
 def logger_for(evaluator: CrossEncoderEvaluator) -> logging.Logger:
-    """The logger of the evaluator's module (``genbench.reranking.evaluation.reranking``, ...)."""
+    """The logger of the evaluator's module (``genbench.reranking.evaluation.reranking_evaluator``, ...)."""
     return logging.getLogger(type(evaluator).__module__)

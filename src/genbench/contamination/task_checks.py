@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from genbench.contamination.errors import ContaminationError
-from genbench.contamination.sources import safe_file_name
 from genbench.contamination.testsets import TestSet, as_text
+from genbench.contamination.training_data import safe_file_name
 from genbench.contamination.workflow import build_index, search
 from genbench.core.errors import PredictionError
 

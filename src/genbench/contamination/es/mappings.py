@@ -26,8 +26,8 @@ import hashlib
 from typing import Any
 
 from genbench.contamination.errors import ContaminationError
-from genbench.contamination.sources import index_name as local_name
-from genbench.contamination.sources import is_local
+from genbench.contamination.training_data import index_name as local_name
+from genbench.contamination.training_data import is_local
 
 ANALYZER = "genbench_words"
 TOKEN_PATTERN = r"[\p{L}\p{N}_]+"

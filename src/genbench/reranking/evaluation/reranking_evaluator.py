@@ -10,7 +10,11 @@ import numpy as np
 
 from genbench.metrics.ranking_metrics import check_at_k
 from genbench.metrics.reranking_samples import RerankingSamples
-from genbench.reranking.evaluation.base import CrossEncoderEvaluator, EvaluationOutput, base_vs_reranked_lines
+from genbench.reranking.evaluation.evaluator_base import (
+    CrossEncoderEvaluator,
+    EvaluationOutput,
+    base_vs_reranked_lines,
+)
 
 __all__ = ["CrossEncoderRerankingEvaluator"]
 
