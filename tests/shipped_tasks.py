@@ -8,16 +8,27 @@ sdist) every package task counts as shipped.
 
 from __future__ import annotations
 
+import functools
 import subprocess
+
+from genbench.registry.directories import ID_PATTERN
+from tests.task_roots import PACKAGE_TASKS_DIR  # the real one, whatever a test hides
 
 
 def shipped_task_ids() -> list[str]:
-    """Ids of the shipped tasks, sorted."""
-    from genbench.registry.directories import scan_task_dirs
-    from genbench.registry.roots import PACKAGE_TASKS_DIR
+    """Ids of the shipped tasks, sorted (whatever the task roots of the test that asks)."""
+    return list(_shipped_task_ids())
 
-    tasks, _ = scan_task_dirs()
-    package_tasks = sorted(task_id for task_id, path in tasks.items() if path.parent == PACKAGE_TASKS_DIR)
+
+@functools.cache
+def _shipped_task_ids() -> tuple[str, ...]:
+    package_tasks = tuple(
+        sorted(
+            path.name
+            for path in PACKAGE_TASKS_DIR.iterdir()
+            if ID_PATTERN.fullmatch(path.name) and (path / "config.jsonnet").is_file()
+        )
+    )
     try:
         listed = subprocess.run(
             ["git", "ls-files", "--", "."], cwd=PACKAGE_TASKS_DIR, capture_output=True, text=True, timeout=60
@@ -27,4 +38,4 @@ def shipped_task_ids() -> list[str]:
     if listed.returncode != 0:
         return package_tasks
     tracked = {line.split("/", 1)[0] for line in listed.stdout.splitlines() if "/" in line}
-    return [task_id for task_id in package_tasks if task_id in tracked]
+    return tuple(task_id for task_id in package_tasks if task_id in tracked)

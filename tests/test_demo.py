@@ -15,6 +15,7 @@ from genbench.cli import cli
 from genbench.runs.demo import config_fingerprint, run_demo
 from genbench.task.factory import load_task
 from tests.shipped_tasks import shipped_task_ids
+from tests.task_roots import TaskRoots
 
 SAMPLE_TASK_IDS = ["arithmetic_length", "category_membership", "negation_consistency", "ner_unseen_entities"]
 RECORD_KEYS = {
@@ -156,10 +157,8 @@ def _write_broken_task(root: Path) -> None:
     (task_dir / "task.py").write_text("from genbench import Task\n\n\nclass BrokenTask(Task):\n    pass\n")
 
 
-def test_cli_demo_skips_a_broken_task_and_says_why_at_the_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    extra_root = tmp_path / "extra_tasks"
-    _write_broken_task(extra_root)
-    monkeypatch.setenv("GENBENCH_TASKS_PATH", str(extra_root))
+def test_cli_demo_skips_a_broken_task_and_says_why_at_the_end(tmp_path: Path, task_roots: TaskRoots):
+    _write_broken_task(task_roots.new("extra_tasks", package_tasks="shipped"))  # next to the shipped tasks
     output_dir = tmp_path / "out"
     result = CliRunner().invoke(cli, ["demo", "--output-dir", str(output_dir), "--shots", "0"])
     assert result.exit_code == 0, result.output
@@ -173,18 +172,16 @@ def test_cli_demo_skips_a_broken_task_and_says_why_at_the_end(tmp_path: Path, mo
     assert not (output_dir / "zz_broken_task.json").exists()
 
 
-def test_cli_demo_a_broken_task_asked_for_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    _write_broken_task(tmp_path / "extra")
-    monkeypatch.setenv("GENBENCH_TASKS_PATH", str(tmp_path / "extra"))
+def test_cli_demo_a_broken_task_asked_for_is_an_error(tmp_path: Path, task_root: Path):
+    _write_broken_task(task_root)
     result = CliRunner().invoke(cli, ["demo", "-o", str(tmp_path / "out"), "-i", "zz_broken_task", "--shots", "0"])
     assert result.exit_code == 1
     assert "Error: task 'zz_broken_task' failed: ConfigError:" in result.output
     assert "1 of 1 tasks failed (zz_broken_task)" in result.output
 
 
-def test_cli_demo_debug_prints_the_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    _write_broken_task(tmp_path / "extra")
-    monkeypatch.setenv("GENBENCH_TASKS_PATH", str(tmp_path / "extra"))
+def test_cli_demo_debug_prints_the_traceback(tmp_path: Path, task_root: Path):
+    _write_broken_task(task_root)
     result = CliRunner().invoke(cli, ["demo", "-o", str(tmp_path / "out"), "-i", "zz_broken_task", "--debug"])
     assert result.exit_code == 1
     assert "Traceback" in result.output
@@ -196,8 +193,8 @@ def test_run_demo_reports_unknown_task(tmp_path: Path):
     assert result.error.startswith("TaskNotFoundError") and "arithmetic_length" in result.error
 
 
-def test_cli_demo_malformed_registry_is_one_error_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("GENBENCH_TASKS_PATH", str(tmp_path / "missing_root"))
+def test_cli_demo_malformed_registry_is_one_error_line(tmp_path: Path, task_roots: TaskRoots):
+    task_roots.use(tmp_path / "missing_root")
     result = CliRunner().invoke(cli, ["demo", "-o", str(tmp_path / "out")])
     assert result.exit_code == 1
     assert result.output.startswith("Error: ") and "missing_root" in result.output

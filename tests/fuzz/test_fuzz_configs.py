@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from .harness import FUZZ, dumps, encoded, genbench_error_or_success, json_values, mutated, texts
-from .test_fuzz_tasks import TYPES, config_of, run_task, task_root, write_rows
+from .test_fuzz_tasks import TYPES, config_of, fuzz_task, run_task, write_rows
 
 
 @pytest.mark.parametrize("kind", list(TYPES))
@@ -22,7 +22,7 @@ from .test_fuzz_tasks import TYPES, config_of, run_task, task_root, write_rows
 def test_fuzzed_configs(kind: str, data: st.DataObject):
     config = data.draw(mutated(config_of(kind)), label="config")
     content = data.draw(encoded(dumps(config)), label="config.jsonnet bytes")
-    with task_root() as (task_dir, task_id):
+    with fuzz_task() as (task_dir, task_id):
         (task_dir / "config.jsonnet").write_bytes(content)
         write_rows(task_dir / "train.jsonl", TYPES[kind]["rows"])
         write_rows(task_dir / "test.jsonl", TYPES[kind]["rows"])
@@ -51,7 +51,7 @@ def test_fuzzed_split_files(kind: str, data: st.DataObject):
     document = data.draw(split_documents, label="split.jsonnet")
     content = data.draw(encoded(dumps(document)), label="split.jsonnet bytes")
     config = {**config_of(kind), "split_file": "split.jsonnet", "has_validation_set": True}
-    with task_root() as (task_dir, task_id):
+    with fuzz_task() as (task_dir, task_id):
         (task_dir / "config.jsonnet").write_text(dumps(config), encoding="utf-8")
         write_rows(task_dir / "train.jsonl", TYPES[kind]["rows"])
         write_rows(task_dir / "test.jsonl", TYPES[kind]["rows"])

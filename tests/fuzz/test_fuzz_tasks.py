@@ -12,13 +12,10 @@ strings, files cut short, with NUL or stray bytes, in other encodings. Configs a
 from __future__ import annotations
 
 import itertools
-import os
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import pytest
 from hypothesis import given
@@ -26,6 +23,7 @@ from hypothesis import strategies as st
 
 from genbench import load_task
 from genbench.core.vocabulary import PreparationStrategy
+from tests.task_roots import registered_task_roots
 
 from .harness import FUZZ, dumps, encoded, genbench_error_or_success, mutated, texts
 
@@ -73,11 +71,12 @@ def config_of(kind: str) -> dict[str, Any]:
 
 
 @contextmanager
-def task_root() -> Iterator[tuple[Path, str]]:
-    """A fresh task root listed in GENBENCH_TASKS_PATH, and a new task id in it."""
-    with tempfile.TemporaryDirectory() as folder, mock.patch.dict(os.environ, {"GENBENCH_TASKS_PATH": folder}):
+def fuzz_task() -> Iterator[tuple[Path, str]]:
+    """A new task id and its directory in a fresh task root, the registry's only one (per hypothesis example:
+    a function-scoped fixture would be shared by the examples)."""
+    with registered_task_roots() as roots:
         task_id = f"fuzz_task_{next(_numbers)}"
-        task_dir = Path(folder) / task_id
+        task_dir = roots.new() / task_id
         task_dir.mkdir()
         (task_dir / "__init__.py").touch()
         (task_dir / "task.py").write_text(TASK_PY, encoding="utf-8")
@@ -112,7 +111,7 @@ def run_task(task_id: str) -> None:
 @pytest.mark.parametrize("kind", list(TYPES))
 def test_the_base_tasks_are_valid(kind: str):
     """The fuzzed cases start from tasks that load and score: a mutation is what makes a case fail."""
-    with task_root() as (task_dir, task_id):
+    with fuzz_task() as (task_dir, task_id):
         (task_dir / "config.jsonnet").write_text(dumps(config_of(kind)), encoding="utf-8")
         write_rows(task_dir / "train.jsonl", TYPES[kind]["rows"])
         write_rows(task_dir / "test.jsonl", TYPES[kind]["rows"])
@@ -144,7 +143,7 @@ def test_fuzzed_data(kind: str, data: st.DataObject):
     rows = TYPES[kind]["rows"]
     train = data.draw(jsonl_bytes(rows), label="train.jsonl")
     test = data.draw(jsonl_bytes(rows), label="test.jsonl")
-    with task_root() as (task_dir, task_id):
+    with fuzz_task() as (task_dir, task_id):
         (task_dir / "config.jsonnet").write_text(dumps(config_of(kind)), encoding="utf-8")
         (task_dir / "train.jsonl").write_bytes(train)
         (task_dir / "test.jsonl").write_bytes(test)

@@ -131,7 +131,6 @@ def test_load_failure_message(fake_evaluate):
 
 
 def test_unknown_metric_offline_with_the_real_evaluate():
-    pytest.importorskip("evaluate")
     with pytest.raises(MetricError) as info:
         compute_metric(EvaluationMetricConfig(hf_id="genbench_no_such_metric_xyz"), [1], [1])
     message = str(info.value)
@@ -141,7 +140,6 @@ def test_unknown_metric_offline_with_the_real_evaluate():
 
 
 def test_local_metric_script_loads_offline(tmp_path, monkeypatch):
-    pytest.importorskip("evaluate")
     monkeypatch.setattr(registry, "_LOADED_HF_METRICS", {})
     script_dir = tmp_path / "genbench_length_ratio"
     script_dir.mkdir()

@@ -12,6 +12,7 @@ from genbench.runs.hf import HFCausalLMRunner, default_device
 from genbench.runs.results import read_results
 from genbench.runs.scoring import BootstrapSettings
 from genbench.runs.specs import parse_model_spec
+from tests.task_roots import registered_task_roots
 
 FAST = BootstrapSettings(resamples=50, statistic_resamples=10)
 
@@ -19,10 +20,11 @@ FAST = BootstrapSettings(resamples=50, statistic_resamples=10)
 @pytest.fixture(scope="module")
 def all_task_runs(tiny_gpt2: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, TaskRun]:
     output = tmp_path_factory.mktemp("hf-runs")
-    runs = run(
-        f"hf:{tiny_gpt2}", "all", model_args="batch_size=4,dtype=float32", output_dir=output, shots=[1], limit=3,
-        max_new_tokens=6, use_cache=False, bootstrap=FAST,
-    )  # fmt: skip
+    with registered_task_roots(package_tasks="shipped"):  # "all": the shipped tasks, not an author's drafts
+        runs = run(
+            f"hf:{tiny_gpt2}", "all", model_args="batch_size=4,dtype=float32", output_dir=output, shots=[1], limit=3,
+            max_new_tokens=6, use_cache=False, bootstrap=FAST,
+        )  # fmt: skip
     return {r.task_id: r for r in runs}
 
 

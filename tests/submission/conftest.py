@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from tests.task_roots import TaskRoots
+
 from .submission_helpers import FORK_URL, TASK_ID, FakeGitHub, FakeSuite, RecordedRequest, TaskRepo, git, write_task
 
 
@@ -22,15 +24,14 @@ def git_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for role in ("AUTHOR", "COMMITTER"):
         monkeypatch.setenv(f"GIT_{role}_NAME", "Alice")
         monkeypatch.setenv(f"GIT_{role}_EMAIL", "alice@example.org")
-    for name in ("GITHUB_TOKEN", "GENBENCH_TASKS_PATH"):
-        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
     for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
         monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture
-def task_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TaskRepo:
-    """A repository on branch ``my_awesome_task``: the task committed and pushed to ``origin`` (alice's fork).
+def task_repo(tmp_path: Path, task_roots: TaskRoots) -> TaskRepo:
+    """A repository on branch ``submitted_task``: the task committed and pushed to ``origin`` (alice's fork).
 
     ``origin`` reads ``https://github.com/alice/genbench_cbt.git`` while an ``insteadOf`` rule sends every
     fetch and push to a local bare repository, so the owner is parsed from a real GitHub URL offline.
@@ -51,7 +52,7 @@ def task_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TaskRepo:
     write_task(repo.task_dir)
     repo.commit_all(f"Add {TASK_ID}")
     repo.git("push", "-q", "-u", "origin", TASK_ID)
-    monkeypatch.setenv("GENBENCH_TASKS_PATH", str(root / "src" / "genbench" / "tasks"))
+    task_roots.use(root / "src" / "genbench" / "tasks")  # the clone's tasks/ is the registry
     return repo
 
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-TASK_ID = "my_awesome_task"
+TASK_ID = "submitted_task"
 FORK_URL = "https://github.com/alice/genbench_cbt.git"
 TASK_CONFIG = """{
-  name: 'My Awesome Task',
+  name: 'Submitted Task',
   description: 'Add two numbers.',
   keywords: ['sample_task'],
   authors: ['Alice'],
@@ -27,7 +27,7 @@ DOC = (
     "data with a covariate shift between training and test. The data is twelve synthetic sums written for the "
     "tests; the baseline exact match of a model that copies the first operand is zero."
 )
-TASK_PY = '"""My awesome task."""\n\nfrom genbench import Task\n\n\nclass MyAwesomeTask(Task):\n    """Add."""\n'
+TASK_PY = '"""Submitted task."""\n\nfrom genbench import Task\n\n\nclass SubmittedTask(Task):\n    """Add."""\n'
 
 
 def git(repo: Path, *args: str) -> str:
@@ -57,10 +57,10 @@ class TaskRepo:
         self.git("commit", "-q", "-m", message)
 
 
-def write_task(task_dir: Path, name: str = "My Awesome Task") -> None:
+def write_task(task_dir: Path, name: str = "Submitted Task") -> None:
     """A small valid task: config, task.py, a documented doc.md and twelve test examples."""
     (task_dir / "data").mkdir(parents=True, exist_ok=True)
-    (task_dir / "config.jsonnet").write_text(TASK_CONFIG.replace("My Awesome Task", name), encoding="utf-8")
+    (task_dir / "config.jsonnet").write_text(TASK_CONFIG.replace("Submitted Task", name), encoding="utf-8")
     (task_dir / "task.py").write_text(TASK_PY, encoding="utf-8")
     (task_dir / "__init__.py").write_text("", encoding="utf-8")
     (task_dir / "doc.md").write_text(f"# {name}\n\n{DOC}\n", encoding="utf-8")

@@ -9,6 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from genbench.cli import cli
+from tests.task_roots import TaskRoots
 
 from .submission_helpers import FORK_URL, FakeGitHub, git
 
@@ -20,7 +21,7 @@ task and is released under the Apache-2.0 licence; it holds a handful of example
 """
 
 
-def test_create_then_test_then_submit(tmp_path: Path, monkeypatch, github_api: FakeGitHub):
+def test_create_then_test_then_submit(tmp_path: Path, monkeypatch, task_roots: TaskRoots, github_api: FakeGitHub):
     root, fork = tmp_path / "clone", tmp_path / "fork.git"
     root.mkdir()
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(fork))
@@ -34,7 +35,7 @@ def test_create_then_test_then_submit(tmp_path: Path, monkeypatch, github_api: F
     git(root, "commit", "-q", "-m", "initial")
     git(root, "push", "-q", "origin", "main")
     git(root, "checkout", "-q", "-b", "sum_shift")
-    monkeypatch.setenv("GENBENCH_TASKS_PATH", str(tasks_dir))
+    task_roots.use(tasks_dir)
     monkeypatch.chdir(root)
 
     created = CliRunner().invoke(cli, ["create-task", "-n", "Sum Shift", "-a", "Alice", "--tasks-dir", str(tasks_dir)])

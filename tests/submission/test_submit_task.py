@@ -13,11 +13,12 @@ from click.testing import CliRunner
 from genbench.authoring.submission import SubmissionError, prepare_submission, pull_request_body, submit_task
 from genbench.authoring.submission.github import API_VERSION
 from genbench.cli import cli
+from tests.task_roots import TaskRoots
 
 from .submission_helpers import TASK_ID, FakeGitHub, FakeSuite, TaskRepo, git, write_task
 
 PR_PATH = "/repos/GenBench/genbench_cbt/pulls"
-TITLE = f"[Task Submission] My Awesome Task (`{TASK_ID}`)"
+TITLE = f"[Task Submission] Submitted Task (`{TASK_ID}`)"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -94,7 +95,7 @@ def test_unpushed_commits_are_refused(task_repo: TaskRepo, use_suite: FakeSuite)
     (task_repo.task_dir / "doc.md").write_text("# even better doc\n")
     task_repo.commit_all("doc again")
     line = error_line(run_cli("-i", TASK_ID))
-    assert "2 commits not pushed to origin/my_awesome_task" in line and "git push" in line
+    assert "2 commits not pushed to origin/submitted_task" in line and "git push" in line
 
 
 def test_failing_validation_suite_stops_the_submission(task_repo: TaskRepo, github_api: FakeGitHub):
@@ -114,14 +115,16 @@ def test_failing_suite_through_the_cli(task_repo: TaskRepo, use_suite: FakeSuite
 
 
 def test_subtask_ids_and_unknown_tasks_are_refused(task_repo: TaskRepo, use_suite: FakeSuite):
-    assert "whole task 'my_awesome_task'" in error_line(run_cli("-i", f"{TASK_ID}:sub"))
+    assert "whole task 'submitted_task'" in error_line(run_cli("-i", f"{TASK_ID}:sub"))
     assert "does not exist" in error_line(run_cli("-i", "no_such_task"))
 
 
-def test_task_outside_a_git_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_suite: FakeSuite):
+def test_task_outside_a_git_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, task_roots: TaskRoots, fake_suite: FakeSuite
+):
     tasks = tmp_path / "plain" / "tasks"
     write_task(tasks / TASK_ID)
-    monkeypatch.setenv("GENBENCH_TASKS_PATH", str(tasks))
+    task_roots.use(tasks)
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
     with pytest.raises(SubmissionError, match="not inside a git repository"):
         submit_task(TASK_ID, run_tests=fake_suite)
@@ -168,7 +171,7 @@ def test_opens_the_pull_request_with_a_token(task_repo: TaskRepo, use_suite: Fak
     assert request.body["title"] == TITLE
     assert request.body["head"] == f"alice:{TASK_ID}"
     assert request.body["base"] == "main"
-    assert request.body["body"] == pull_request_body("My Awesome Task", TASK_ID)
+    assert request.body["body"] == pull_request_body("Submitted Task", TASK_ID)
     assert "- [ ] `doc.md` is written" in request.body["body"]
     assert f"genbench-cli test-task -i {TASK_ID} --submission" in request.body["body"]
     assert "t0k3n" not in result.output
@@ -200,7 +203,7 @@ def test_repository_template_is_preferred(task_repo: TaskRepo, fake_suite: FakeS
     template.parent.mkdir(parents=True)
     template.write_text("Checklist for <task_name> (<task_id>)\n- [ ] done\n")
     plan = prepare_submission(TASK_ID, run_tests=fake_suite)
-    assert plan.body == f"Checklist for My Awesome Task ({TASK_ID})\n- [ ] done\n"
+    assert plan.body == f"Checklist for Submitted Task ({TASK_ID})\n- [ ] done\n"
 
 
 def test_no_token_prints_the_compare_url(task_repo: TaskRepo, use_suite: FakeSuite, github_api: FakeGitHub):
@@ -215,7 +218,7 @@ def test_no_token_prints_the_compare_url(task_repo: TaskRepo, use_suite: FakeSui
     assert query == {
         "expand": ["1"],
         "title": [TITLE],
-        "body": [pull_request_body("My Awesome Task", TASK_ID)],
+        "body": [pull_request_body("Submitted Task", TASK_ID)],
     }
     assert " " not in result.stdout.strip() and "`" not in url.query
 
@@ -296,11 +299,11 @@ def test_real_validation_suite_then_pull_request(task_repo: TaskRepo, github_api
 
 
 def test_real_validation_suite_failure_stops(task_repo: TaskRepo, github_api: FakeGitHub):
-    (task_repo.task_dir / "doc.md").write_text("# My Awesome Task\n\nTODO\n")
+    (task_repo.task_dir / "doc.md").write_text("# Submitted Task\n\nTODO\n")
     task_repo.commit_all("short doc")
     task_repo.git("push", "-q")
     result = run_cli("-i", TASK_ID, "--api-url", github_api.url, env={"GITHUB_TOKEN": "t0k3n"})
     assert result.exit_code == 1
-    assert "Error: The validation suite failed for task 'my_awesome_task'" in result.output
-    assert "FAILED my_awesome_task / doc:" in result.output and "doc.md has only" in result.output
+    assert "Error: The validation suite failed for task 'submitted_task'" in result.output
+    assert "FAILED submitted_task / doc:" in result.output and "doc.md has only" in result.output
     assert github_api.requests == []

@@ -136,10 +136,10 @@ def test_data_checks_need_task_code_when_the_code_shapes_the_data(make_task):
 # -- symlinks and directories ------------------------------------------------------------------------------------
 
 
-def test_a_symlinked_task_directory_fails_and_nothing_of_it_runs(tasks_root, tmp_path, make_task):
+def test_a_symlinked_task_directory_fails_and_nothing_of_it_runs(task_root, tmp_path, make_task):
     marker = tmp_path / "imported"
     elsewhere = make_task("hidden_task", parent=tmp_path / "docs", task_py=f"open({str(marker)!r}, 'w').close()\n")
-    (tasks_root / "hidden_task").symlink_to(elsewhere, target_is_directory=True)
+    (task_root / "hidden_task").symlink_to(elsewhere, target_is_directory=True)
     report = run_task_tests("hidden_task")
     first = report.results[0]
     assert (first.check, first.outcome) == ("task_files", "failed")

@@ -6,10 +6,10 @@ Rendering happens in a hidden staging directory next to the destination, and the
 at the end, so a failure leaves no half-created task behind.
 
 >>> import tempfile
->>> with tempfile.TemporaryDirectory() as root:
-...     path = create_task("My Awesome Task", authors=["Jane Doe"], tasks_dir=root)
+>>> with tempfile.TemporaryDirectory() as root:  # an id no registry task has: an author may have my_awesome_task
+...     path = create_task("Scaffold Doctest Example", authors=["Jane Doe"], tasks_dir=root)
 ...     print(path.name, sorted(p.name for p in path.iterdir()))
-my_awesome_task ['__init__.py', 'config.jsonnet', 'data', 'doc.md', 'task.py']
+scaffold_doctest_example ['__init__.py', 'config.jsonnet', 'data', 'doc.md', 'task.py']
 """
 
 from __future__ import annotations
