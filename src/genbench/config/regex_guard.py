@@ -12,26 +12,17 @@ a match that exceeds it is a :class:`~genbench.core.errors.ConfigError` naming t
 from __future__ import annotations
 
 import functools
-import os
 from typing import Any
 
 from genbench.core.errors import ConfigError, ConfigProblem
+from genbench.core.settings import positive_env_number
 
 DEFAULT_TIMEOUT_S = 1.0
 
 
 def regex_timeout_s() -> float:
     """Seconds one match may take (``GENBENCH_REGEX_TIMEOUT``, default 1)."""
-    text = os.environ.get("GENBENCH_REGEX_TIMEOUT")
-    if not text:
-        return DEFAULT_TIMEOUT_S
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    if not value > 0:
-        raise ConfigError(None, [ConfigProblem("", f"GENBENCH_REGEX_TIMEOUT={text!r} is not a positive number")])
-    return value
+    return positive_env_number("GENBENCH_REGEX_TIMEOUT", DEFAULT_TIMEOUT_S, float)
 
 
 @functools.lru_cache(maxsize=256)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from genbench.core.errors import ConfigError, ConfigProblem
+from genbench.core.settings import positive_env_number
 
 DEFAULT_MEMORY_MB = 512
 """MiB of address space a worker may map for evaluating (a config needs a few)."""
@@ -30,7 +30,7 @@ def memory_limit_mb() -> int:
     Raises:
         ConfigError: the variable is set but not a positive whole number.
     """
-    return int(_positive_setting(MEMORY_VARIABLE, DEFAULT_MEMORY_MB, int))
+    return int(positive_env_number(MEMORY_VARIABLE, DEFAULT_MEMORY_MB, int))
 
 
 def time_limit_s() -> float:
@@ -39,20 +39,7 @@ def time_limit_s() -> float:
     Raises:
         ConfigError: the variable is set but not a positive number.
     """
-    return _positive_setting(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT_S, float)
-
-
-def _positive_setting(name: str, default: float, kind: type[int] | type[float]) -> float:
-    text = os.environ.get(name)
-    if not text:
-        return default
-    try:
-        value = kind(text)
-    except ValueError:
-        value = 0
-    if not value > 0:
-        raise ConfigError(None, [ConfigProblem("", f"environment variable {name}={text!r} is not a positive number")])
-    return value
+    return positive_env_number(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT_S, float)
 
 
 def out_of_memory(memory_mb: int) -> SandboxLimitError:
