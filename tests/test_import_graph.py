@@ -511,9 +511,10 @@ def test_a_listed_pair_defers_no_heavy_library() -> None:
 
 
 def test_help_imports_no_heavy_library() -> None:
-    """``genbench-cli --help`` imports every command module (to print each one's short help), none heavy."""
+    """``genbench-cli --help`` imports no command module (their short help is in ``genbench.cli.SHORT_HELP``), and
+    no heavy library."""
     loaded = help_modules()
-    assert {"genbench.cli.run", "genbench.cli.contamination"} <= loaded
+    assert "genbench.cli" in loaded and not {name for name in loaded if name.startswith("genbench.cli.")}
     assert not {name.split(".")[0] for name in loaded} & HEAVY_LIBRARIES
 
 

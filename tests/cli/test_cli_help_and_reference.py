@@ -67,3 +67,26 @@ def test_docs_cli_reference_is_up_to_date():
 def test_update_reference_block_needs_the_markers():
     with pytest.raises(ValueError, match="markers"):
         update_reference_block("# no markers here\n")
+
+
+@pytest.mark.parametrize("limit", [20, 45, 60, 80, 200])
+def test_the_short_help_table_agrees_with_every_command(limit):
+    """`--help` lists genbench's commands from SHORT_HELP; click must shorten it as it shortens the command's help."""
+    import click
+
+    from genbench.cli import COMMANDS, SHORT_HELP
+
+    assert set(SHORT_HELP) == set(COMMANDS.builtins)
+    for name in SHORT_HELP:
+        command = COMMANDS.load(name)
+        assert click.utils.make_default_short_help(SHORT_HELP[name], limit) == command.get_short_help_str(limit), name
+
+
+def test_group_help_imports_no_command_module():
+    code = (
+        "import sys\nfrom genbench.cli import cli\ntry:\n    cli(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('genbench.cli.')), file=sys.stderr)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "list-tasks" in result.stdout
+    assert result.stderr.strip() == "[]"

@@ -43,12 +43,54 @@ COMMANDS: PluginGroup[click.Command] = PluginGroup(
 )
 """Command name -> its click command: genbench's own, then those of installed plug-ins."""
 
+# The first paragraph of each built-in command's help, so that `genbench-cli --help` lists the commands without
+# importing their modules (each imports what its command needs: ~45 ms for all of them). click shortens it as it
+# shortens the command's own help; tests/cli/test_cli_help_and_reference.py checks that the two agree.
+SHORT_HELP: dict[str, str] = {
+    "changed-tasks": (
+        "Print the ids of the tasks changed by the commits of HEAD since it forked from REF, one per line."
+    ),
+    "compare": "Compare two results files of one task (A - B) on the examples both scored.",
+    "contamination": "Check test sets for contamination by training data, and decontaminate training data.",
+    "create-task": "Create a new task with the given name, id and optional subtask ids.",
+    "data": "Download task data once, and move it to machines without internet.",
+    "demo": "Run every task with simple baseline predictors, zero- and few-shot, and record the scores.",
+    "evaluate": "Score a file of predictions against a task's split and print the metrics.",
+    "leaderboard": (
+        "Build a static leaderboard site from the results files under RESULTS_DIR... (searched recursively)."
+    ),
+    "list-tasks": "List the tasks of the registry: id, name, type and declared splits.",
+    "rerank": "Rerank the test set of a reranking task and print MAP, MRR@k and NDCG@k (Base -> Reranked).",
+    "run": "Run a model over tasks: prompts, answers (cached), metrics with 95% bootstrap intervals, results files.",
+    "schema": "Print the JSON Schema of a task's config.jsonnet (for editor autocompletion), or of results files.",
+    "show-task": (
+        "Show a task: its config summary, split sizes and an example prompt (0-shot and k-shot) with its target."
+    ),
+    "submit-task": "Submit a task for review: open its pull request on the GenBench repository.",
+    "test-task": "Check that a task is well-formed, by running genbench's validation suite on it.",
+}
+
 
 class _PluginCommands(click.Group):
     """A click group whose subcommands are :data:`COMMANDS`, each imported when it is first needed."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS.names())
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list of ``--help``: genbench's own commands from :data:`SHORT_HELP`, plug-ins loaded."""
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = []
+        for name in names:
+            if name in SHORT_HELP and COMMANDS.target(name) == COMMANDS.builtins.get(name):
+                rows.append((name, click.utils.make_default_short_help(SHORT_HELP[name], limit)))
+            elif (command := self.get_command(ctx, name)) is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in COMMANDS:
