@@ -16,7 +16,6 @@ import traceback
 from typing import Any
 
 import click
-from click.utils import make_default_short_help
 
 from genbench.core.errors import GenBenchError, UnknownPluginError
 from genbench.core.plugins import PluginGroup
@@ -87,7 +86,7 @@ class _PluginCommands(click.Group):
         rows = []
         for name in names:
             if name in SHORT_HELP and COMMANDS.target(name) == COMMANDS.builtins.get(name):
-                rows.append((name, make_default_short_help(SHORT_HELP[name], limit)))
+                rows.append((name, click.Command(name, help=SHORT_HELP[name]).get_short_help_str(limit)))
             elif (command := self.get_command(ctx, name)) is not None and not command.hidden:
                 rows.append((name, command.get_short_help_str(limit)))
         with formatter.section("Commands"):
