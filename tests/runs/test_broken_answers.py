@@ -56,6 +56,16 @@ def generates_numbers(requests, task, **options):
 def generates_a_surrogate(requests, task, **options):
     return ["4\\ud8002"] * len(requests)
 
+def numpy_lengths(requests, task, **options):
+    import numpy as np
+
+    if task == "loglikelihood":
+        return -np.array([len(c) for _, c in requests], dtype=np.float32)
+    raise NotImplementedError
+
+def generator(requests, task, **options):
+    return (prompt[-2:] for prompt in requests)
+
 def exits(requests, task, **options):
     raise SystemExit(0)
 
@@ -104,6 +114,14 @@ def test_a_broken_answer_is_an_error_naming_model_task_and_request(
     assert text.startswith(f"Model {spec}, task {task!r} (0-shot):")
     if not name.startswith("returns_"):  # a wrong answer list names no single request
         assert "request 0 (" in text and ("prompt '" in text or "context '" in text)
+
+
+@pytest.mark.parametrize(
+    ("name", "task"), [("numpy_lengths", "category_membership"), ("generator", "arithmetic_length")]
+)
+def test_a_predictor_may_return_any_iterable_of_valid_answers(predictors: Path, name: str, task: str) -> None:
+    (task_run,) = run(f"python:{predictors}:{name}", task, limit=3, bootstrap=FAST)
+    assert len(task_run.samples) == 3
 
 
 def test_the_cli_reports_a_broken_answer_with_status_1(predictors: Path, tmp_path: Path) -> None:

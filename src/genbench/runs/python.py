@@ -22,7 +22,7 @@ import importlib
 import importlib.util
 import logging
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +85,9 @@ class PythonRunner(ModelRunner):
             message = f"Interrupted in {name} while it answered {len(requests)} {kind!r} requests."
             logger.warning(message)
             raise PredictorInterrupted(message) from exc
-        return list(answers) if isinstance(answers, (list, tuple)) else answers
+        if isinstance(answers, Iterable) and not isinstance(answers, (str, bytes, Mapping)):
+            return list(answers)  # a generator, a numpy array: one answer per item
+        return answers
 
     def generate(self, prompts: Sequence[str], *, max_new_tokens: int, stop: str | None) -> list[str]:
         answers = self._call("generate", list(prompts), max_new_tokens=max_new_tokens, stop=stop)
