@@ -3,7 +3,8 @@
 Completions answer ``"42\\n\\nQ: more"`` (so the stop string must cut it), or for a multiple-choice prompt the first
 listed choice. With ``echo`` and ``logprobs`` it returns fake prompt log-probabilities: the text is split into
 tokens by ``\\s*\\S+``, each scoring ``-0.1 * len(token.strip())`` (the first token has none, as real servers).
-Faults are scripted by request number: ``faults={1: 429, 2: 500, 3: "slow"}``.
+Faults are scripted by request number: ``faults={1: 429, 2: 500, 3: "slow"}``; ``mutate`` changes every completion
+body before it is sent (malformed answers).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -34,8 +35,16 @@ def fake_answer(prompt: str) -> str:
 
 
 class FakeServer:
-    def __init__(self, *, logprobs: bool = True, faults: dict[int, Any] | None = None, delay: float = 0.0):
+    def __init__(
+        self,
+        *,
+        logprobs: bool = True,
+        faults: dict[int, Any] | None = None,
+        delay: float = 0.0,
+        mutate: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    ):
         self.logprobs = logprobs
+        self.mutate = mutate
         self.faults = dict(faults or {})
         self.delay = delay
         self.requests: list[dict[str, Any]] = []
@@ -97,8 +106,9 @@ class FakeServer:
                     for stop in body.get("stop") or []:
                         text = text.split(stop, 1)[0]
                 choice = {"index": 0, "text": text, "logprobs": logprobs, "finish_reason": "stop"}
-                self._send(200, {"id": "x", "object": "text_completion", "created": 0, "model": body["model"],
-                                 "choices": [choice]})  # fmt: skip
+                answer = {"id": "x", "object": "text_completion", "created": 0, "model": body["model"],
+                          "choices": [choice]}  # fmt: skip
+                self._send(200, server.mutate(answer) if server.mutate else answer)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True

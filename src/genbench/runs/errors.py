@@ -15,3 +15,7 @@ class ModelRunError(GenBenchError, RuntimeError):
 
 class ResultsFileError(GenBenchError, ValueError):
     """A results file (or its per-sample log) is unreadable, or does not follow the results schema."""
+
+
+class ModelAnswerError(ModelRunError):
+    """A model's answer breaks the runner contract (NaN, a wrong type or count); the message names the request."""

@@ -36,7 +36,8 @@ from genbench.metrics.cross_encoder import main_key
 from genbench.metrics.evaluation import main_score_key
 from genbench.metrics.predictions import prepare_for_scoring, read_gold
 from genbench.registry.directories import discover_tasks
-from genbench.runs.model_runner import ModelRunner, RequestUnsupported
+from genbench.runs.errors import ModelAnswerError
+from genbench.runs.model_runner import AnswerProblem, ModelRunner, RequestUnsupported, answer_problem
 from genbench.runs.request_cache import CacheStats, RequestCache, answer_with_cache, request_key
 from genbench.runs.results import (
     SCHEMA_VERSION,
@@ -78,23 +79,51 @@ class TaskRun:
 class Requester:
     """A runner behind the request cache, with progress reporting and cache statistics."""
 
-    def __init__(self, runner: ModelRunner, cache: RequestCache | None, *, progress: bool = False):
+    def __init__(
+        self, runner: ModelRunner, cache: RequestCache | None, *, progress: bool = False, where: str = ""
+    ) -> None:
         self.runner = runner
         self.cache = cache if runner.cacheable else None
         self.chunk_size = runner.chunk_size
         self.progress = progress
         self.stats = CacheStats()
+        self.where = where
 
     def _answer(self, kind: str, requests: Sequence[Any], settings: dict[str, Any], compute: Any) -> list[Any]:
         identity = self.runner.cache_identity()
         keys = [request_key(identity, kind, request, settings) for request in requests]
         from tqdm.auto import tqdm
 
+        def checked(chunk: list[Any]) -> list[Any]:
+            # the one place where every runner's answers are checked, before they are cached or scored
+            answers = answer_problem(kind, chunk, compute(chunk))
+            if isinstance(answers, AnswerProblem):
+                raise self._broken(kind, requests, chunk, answers)
+            return answers
+
         with tqdm(total=len(requests), desc=f"{self.runner.spec.kind} {kind}", disable=not self.progress) as bar:
             return answer_with_cache(
-                requests, compute, cache=self.cache, keys=keys, chunk_size=self.chunk_size, stats=self.stats,
+                requests, checked, cache=self.cache, keys=keys, chunk_size=self.chunk_size, stats=self.stats,
                 on_progress=bar.update,
             )  # fmt: skip
+
+    def _broken(self, kind: str, requests: Sequence[Any], chunk: list[Any], problem: AnswerProblem) -> Exception:
+        """The error of a broken answer: the model, the task, the request (index, start) and the fix."""
+        where = f", {self.where}" if self.where else ""
+        if problem.position is None:
+            request = ""
+        else:
+            request_value = chunk[problem.position]
+            index = next((i for i, r in enumerate(requests) if r == request_value), problem.position)
+            if kind == "generate":
+                shown = f"prompt {_start(request_value)}"
+            elif kind == "loglikelihood":
+                shown = f"context {_start(request_value[0])}, continuation {_start(request_value[1])}"
+            else:
+                shown = f"query {_start(request_value[0])}, document {_start(request_value[1])}"
+            request = f" {kind!r} request {index} ({shown})"
+        fix = f" {problem.fix}" if problem.fix else ""
+        return ModelAnswerError(f"Model {self.runner.spec.text}{where}:{request} {problem.problem}.{fix}")
 
     def generate(self, prompts: Sequence[str], *, max_new_tokens: int, stop: str | None) -> list[str]:
         settings = {"max_new_tokens": max_new_tokens, "stop": stop, "decoding": "greedy"}
@@ -113,7 +142,13 @@ class Requester:
         return self._answer("score_pairs", [list(p) for p in pairs], {}, self._score_pairs)
 
     def _score_pairs(self, chunk: list[list[str]]) -> list[float]:
-        return [float(s) for s in self.runner.score_pairs([(q, d) for q, d in chunk])]
+        return self.runner.score_pairs([(q, d) for q, d in chunk])
+
+
+def _start(text: Any, length: int = 40) -> str:
+    """The start of a request's text, quoted: ``'Q: Which of these is a part of the...'``."""
+    text = str(text)
+    return repr(text[:length] + "...") if len(text) > length else repr(text)
 
 
 def match_option(output: str, options: Sequence[str]) -> int | str:
@@ -410,7 +445,8 @@ def run_model_on_task(
         evaluations, samples = [], []
         for n_shots, dataset, shot_source in prompt_settings(task, shots, seed, limit):
             setting_started = time.perf_counter()
-            requester = Requester(runner, cache, progress=progress)
+            setting = "unprompted" if n_shots is None else f"{n_shots}-shot"
+            requester = Requester(runner, cache, progress=progress, where=f"task {task.task_id!r} ({setting})")
             answers = answer_dataset(task, dataset, requester, max_new_tokens=max_new_tokens)
             evaluation, setting_samples = evaluate_answers(
                 task, dataset, answers, shots=n_shots, bootstrap=bootstrap, shot_source=shot_source

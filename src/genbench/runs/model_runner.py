@@ -10,13 +10,20 @@ A runner answers three kinds of requests; each task type uses the ones it needs 
 
 A runner that cannot answer a kind raises :class:`RequestUnsupported`; the executor then falls back (multiple
 choice by generation) or says which runner fits.
+
+What a valid answer is, is written here once (:func:`answer_problem`) and checked by the executor for every runner
+before an answer is cached or scored: a list with one answer per request; a ``str`` of valid Unicode (no lone
+surrogate) per generation; a number per log-likelihood, never NaN or ``+inf`` (``-inf``, an impossible continuation,
+is a valid answer); a number per pair score, never NaN.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +72,88 @@ class ModelRunner:
             f"{self.spec.kind}: models do not score (query, document) pairs; use cross-encoder:PATH or "
             "sentence-transformers:PATH"
         )
+
+
+KINDS_EXPECT = {
+    "generate": "one str per prompt",
+    "loglikelihood": "one number (a log-probability; -inf allowed) per (context, continuation) pair",
+    "score_pairs": "one number per (query, document) pair",
+}
+NAN_FIX = "The model produced NaN: check its dtype (float16 overflows; try dtype=float32 or bfloat16) and its weights."
+
+
+@dataclass
+class AnswerProblem:
+    """Why a runner's answers break the contract.
+
+    Attributes:
+        position: The request's position in the list handed to the runner; None when the answer list itself is
+            wrong (not a list, or of the wrong length).
+        problem: What the runner answered and what was expected.
+        fix: What to check.
+    """
+
+    position: int | None
+    problem: str
+    fix: str = ""
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return f"{text[:60]}..." if len(text) > 60 else text
+
+
+def answer_problem(kind: str, requests: Sequence[Any], answers: Any) -> AnswerProblem | list[Any]:
+    """The answers of a runner to ``requests`` of ``kind``, normalised (plain ``str``, ``float``), or their problem.
+
+    >>> answer_problem("loglikelihood", [("a", "b"), ("a", "c")], [-1, float("-inf")])
+    [-1.0, -inf]
+    >>> answer_problem("loglikelihood", [("a", "b")], [float("nan")]).problem
+    'answered NaN: expected a number'
+    >>> answer_problem("generate", ["a", "b"], None).problem
+    "returned None for 2 'generate' requests: expected a list of 2 answers, one str per prompt"
+    """
+    expected = KINDS_EXPECT[kind]
+    if not isinstance(answers, (list, tuple)):
+        return AnswerProblem(
+            None,
+            f"returned {_shown(answers)} for {len(requests)} {kind!r} requests: expected a list of "
+            f"{len(requests)} answers, {expected}",
+        )
+    if len(answers) != len(requests):
+        return AnswerProblem(
+            None, f"returned {len(answers)} answers for {len(requests)} {kind!r} requests: expected {expected}"
+        )
+    checked: list[Any] = []
+    for position, answer in enumerate(answers):
+        if kind == "generate":
+            if not isinstance(answer, str):
+                return AnswerProblem(position, f"answered {_shown(answer)} ({type(answer).__name__}): expected a str")
+            try:
+                answer.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                return AnswerProblem(
+                    position,
+                    f"answered text with a lone surrogate ({_shown(answer[exc.start : exc.end])} at character "
+                    f"{exc.start}): expected valid Unicode text",
+                    "Decode the model's bytes with errors='replace'.",
+                )
+            checked.append(str(answer))
+            continue
+        if isinstance(answer, (str, bytes, bool)) or answer is None:
+            return AnswerProblem(position, f"answered {_shown(answer)} ({type(answer).__name__}): expected a number")
+        try:
+            value = float(answer)
+        except (TypeError, ValueError):
+            return AnswerProblem(position, f"answered {_shown(answer)} ({type(answer).__name__}): expected a number")
+        if math.isnan(value):
+            return AnswerProblem(position, "answered NaN: expected a number", NAN_FIX)
+        if kind == "loglikelihood" and value == math.inf:
+            return AnswerProblem(
+                position, "answered +inf: a log-probability is at most 0", NAN_FIX.replace("NaN", "+inf")
+            )
+        checked.append(value)
+    return checked
 
 
 def directory_revision(path: str | os.PathLike[str]) -> str | None:

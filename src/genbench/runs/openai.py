@@ -97,15 +97,16 @@ class OpenAIRunner(ModelRunner):
                         stop=stops,
                     )
                 )
-                text = response.choices[0].message.content or ""
+                text = self._first_choice(response, "a chat completion").message.content or ""
             else:
                 response = self._call(
                     lambda: self.client.completions.create(
                         model=self.model, prompt=prompt, max_tokens=max_new_tokens, temperature=0, stop=stops
                     )
                 )
-                text = response.choices[0].text or ""
-            return text.split(stop, 1)[0] if stop else text
+                text = self._first_choice(response, "a completion").text or ""
+            # a non-str text is left for the executor's check of the answers, which names the request
+            return text.split(stop, 1)[0] if stop and isinstance(text, str) else text
 
         return self._map(one, list(prompts))
 
@@ -135,7 +136,7 @@ class OpenAIRunner(ModelRunner):
             raise RequestUnsupported(self._logprobs_refused) from exc
         except self._openai.APIError as exc:
             raise ModelRunError(f"openai:{self.spec.target}: {type(exc).__name__}: {exc}") from exc
-        logprobs = response.choices[0].logprobs
+        logprobs = self._first_choice(response, "a completion with prompt log-probabilities").logprobs
         offsets = getattr(logprobs, "text_offset", None) if logprobs is not None else None
         values = getattr(logprobs, "token_logprobs", None) if logprobs is not None else None
         if not offsets or not values:
@@ -146,5 +147,20 @@ class OpenAIRunner(ModelRunner):
             if len(context) <= offset < len(text):
                 if value is None:
                     raise ModelRunError(f"openai:{self.spec.target} gave no log-probability for a prompt token.")
+                if isinstance(value, (str, bool)) or not isinstance(value, (int, float)):
+                    raise ModelRunError(
+                        f"openai:{self.spec.target} gave the prompt token log-probability {value!r} "
+                        f"({type(value).__name__}): expected a number."
+                    )
                 total += float(value)
         return total
+
+    def _first_choice(self, response: Any, expected: str) -> Any:
+        """The first of a response's ``choices``; a response without any is an error naming what was expected."""
+        choices = getattr(response, "choices", None)
+        if not choices:
+            raise ModelRunError(
+                f"openai:{self.spec.target} answered with no choices ({choices!r}): expected {expected} in "
+                "choices[0]. Check that the server speaks the OpenAI API at this URL."
+            )
+        return choices[0]

@@ -8,6 +8,11 @@ The function is called once per request kind with a list of requests and returns
 - ``function(pairs, task="score_pairs")`` -> one float per ``(query, document)`` (reranking); raise
   ``NotImplementedError`` to score by log-likelihood instead.
 
+A predictor that returns anything else (``None``, a string for a log-likelihood, NaN) fails the run with an error
+naming the predictor, the task and the request; one that raises ``SystemExit`` fails it too (a predictor never ends
+the run). A ``KeyboardInterrupt`` inside the predictor stops the run as Ctrl-C does, with a warning naming the
+predictor.
+
 Answers of a Python predictor are never cached: its code may change between runs without a revision to tell.
 """
 
@@ -15,14 +20,17 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import logging
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from genbench.runs.errors import ModelRunError, ModelSpecError
 from genbench.runs.model_runner import ModelRunner, RequestUnsupported
 from genbench.runs.specs import ModelSpec
+
+logger = logging.getLogger(__name__)
 
 
 def load_callable(target: str) -> Callable[..., Any]:
@@ -61,29 +69,39 @@ class PythonRunner(ModelRunner):
         super().__init__(spec)
         self.function = load_callable(spec.target)
 
-    def _call(self, kind: str, requests: list[Any], **options: Any) -> list[Any]:
+    def _call(self, kind: str, requests: list[Any], **options: Any) -> Any:
+        """The predictor's answers as it returned them (the executor checks them against the contract)."""
+        name = f"python:{self.spec.target}"
         try:
             answers = self.function(requests, task=kind, **options)
         except NotImplementedError as exc:
-            raise RequestUnsupported(f"python:{self.spec.target} does not answer {kind!r}: {exc}") from exc
-        answers = list(answers)
-        if len(answers) != len(requests):
+            raise RequestUnsupported(f"{name} does not answer {kind!r}: {exc}") from exc
+        except SystemExit as exc:
             raise ModelRunError(
-                f"python:{self.spec.target} returned {len(answers)} answers for {len(requests)} {kind!r} requests."
-            )
+                f"{name} raised SystemExit({exc.code!r}) on {len(requests)} {kind!r} requests: a predictor returns "
+                "its answers (or raises NotImplementedError for a kind it does not answer), it never exits."
+            ) from exc
+        except KeyboardInterrupt as exc:
+            message = f"Interrupted in {name} while it answered {len(requests)} {kind!r} requests."
+            logger.warning(message)
+            raise PredictorInterrupted(message) from exc
+        if isinstance(answers, Iterable) and not isinstance(answers, (str, bytes, Mapping)):
+            return list(answers)  # a generator, a numpy array: one answer per item
         return answers
 
     def generate(self, prompts: Sequence[str], *, max_new_tokens: int, stop: str | None) -> list[str]:
         answers = self._call("generate", list(prompts), max_new_tokens=max_new_tokens, stop=stop)
-        bad = next((a for a in answers if not isinstance(a, str)), None)
-        if bad is not None:
-            raise ModelRunError(
-                f"python:{self.spec.target} returned {bad!r} for a 'generate' request: expected a str."
-            )
-        return [a.split(stop, 1)[0] if stop else a for a in answers]
+        if stop and isinstance(answers, list):
+            answers = [a.split(stop, 1)[0] if isinstance(a, str) else a for a in answers]
+        return answers  # type: ignore[no-any-return]
 
     def loglikelihood(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        return [float(a) for a in self._call("loglikelihood", [tuple(p) for p in pairs])]
+        return self._call("loglikelihood", [tuple(p) for p in pairs])  # type: ignore[no-any-return]
 
     def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
-        return [float(a) for a in self._call("score_pairs", [tuple(p) for p in pairs])]
+        return self._call("score_pairs", [tuple(p) for p in pairs])  # type: ignore[no-any-return]
+
+
+class PredictorInterrupted(KeyboardInterrupt):
+    """A ``KeyboardInterrupt`` (Ctrl-C, or raised by the predictor) while a ``python:`` predictor ran: an interruption
+    as any other (the run stops), its message naming the predictor."""

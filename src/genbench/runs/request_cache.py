@@ -4,7 +4,8 @@ An answer is keyed by the SHA-256 of (model spec, revision and output-affecting 
 generation settings). The store is SQLite (standard library): each chunk of answers is committed in one
 transaction, so a run killed half-way loses at most the chunk in flight and never leaves a half-written entry.
 Each entry also stores the SHA-256 of its value, checked on read: an entry that fails the check, or that is not
-valid JSON, is ignored (and answered again), never trusted.
+valid JSON, is ignored (and answered again), never trusted. A ``-inf`` answer (a log-likelihood of an impossible
+continuation) is stored as ``-Infinity`` and read back as ``-inf``; NaN is never stored.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -82,13 +84,27 @@ class RequestCache:
         """Store answers in one transaction."""
         rows = []
         for key, answer in answers.items():
-            value = json.dumps(answer, ensure_ascii=False, allow_nan=False)
+            if _has_nan(answer):
+                raise ValueError(f"Request cache {self.path}: the answer of {key} is or contains NaN: never cached.")
+            # -inf (a valid log-likelihood) is written as JSON's common extension -Infinity, which json.loads reads
+            value = json.dumps(answer, ensure_ascii=False, allow_nan=True)
             rows.append((key, value, hashlib.sha256(value.encode("utf-8")).hexdigest()))
         with self._db:
             self._db.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?, ?)", rows)
 
     def close(self) -> None:
         self._db.close()
+
+
+def _has_nan(value: Any) -> bool:
+    """Whether an answer is, or contains, a float NaN."""
+    if isinstance(value, float):
+        return math.isnan(value)
+    if isinstance(value, (list, tuple)):
+        return any(_has_nan(item) for item in value)
+    if isinstance(value, dict):
+        return any(_has_nan(item) for item in value.values())
+    return False
 
 
 def answer_with_cache(
