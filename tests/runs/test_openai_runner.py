@@ -99,3 +99,18 @@ def test_a_server_that_keeps_failing_is_one_clear_error() -> None:
         with pytest.raises(ModelRunError, match="HTTP 500 after its retries"):
             OpenAIRunner(spec).generate(["hello"], max_new_tokens=4, stop=None)
     assert len(server.requests) == 2
+
+
+def test_a_password_in_the_server_url_is_never_printed() -> None:
+    """``openai:https://user:PASSWORD@host/v1``: the errors show ``user:***@`` (issue 20)."""
+    import socket
+
+    from genbench.runs.errors import ModelRunError
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    spec = parse_model_spec(f"openai:http://user:Sup3r-secret@127.0.0.1:{port}/v1", "model=m,max_retries=0,timeout=2")
+    with pytest.raises(ModelRunError) as failed:
+        OpenAIRunner(spec).generate(["hello"], max_new_tokens=4, stop=None)
+    assert "Sup3r-secret" not in str(failed.value) and "user:***@127.0.0.1" in str(failed.value)
