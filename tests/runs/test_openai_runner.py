@@ -114,3 +114,16 @@ def test_a_password_in_the_server_url_is_never_printed() -> None:
     with pytest.raises(ModelRunError) as failed:
         OpenAIRunner(spec).generate(["hello"], max_new_tokens=4, stop=None)
     assert "Sup3r-secret" not in str(failed.value) and "user:***@127.0.0.1" in str(failed.value)
+
+
+def test_a_password_in_the_server_url_is_not_written_to_the_results(tmp_path) -> None:
+    with fake_openai_server() as server:
+        url = server.url.replace("://", "://user:Sup3r-secret@")
+        spec = parse_model_spec(f"openai:{url}", "model=fake-model,api=chat")
+        run_model_on_task(load_task("category_membership"), OpenAIRunner(spec), limit=2, use_cache=False,
+                          bootstrap=FAST, output_dir=tmp_path)  # fmt: skip
+    written = [path for path in tmp_path.rglob("*") if path.is_file()]
+    assert written
+    for path in written:
+        assert "Sup3r-secret" not in str(path) and "Sup3r-secret" not in path.read_text()
+    assert any("user:***@" in path.read_text() for path in written)
