@@ -12,6 +12,7 @@ import json
 import random
 import re
 import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -213,6 +214,58 @@ def test_a_server_that_is_down_is_one_clear_message():
         port = probe.getsockname()[1]
     with pytest.raises(ContaminationError, match=r"Cannot reach Elasticsearch at http://127.0.0.1:\d+ .*--es_url"):
         connect(f"http://127.0.0.1:{port}", request_timeout=2)
+
+
+PASSWORD = "Sup3r-secret"
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_a_password_in_the_url_is_never_printed():
+    """``--es_url https://elastic:PASSWORD@host``: every message shows ``elastic:***@`` instead (issue 20)."""
+    url = f"http://elastic:{PASSWORD}@127.0.0.1:{_closed_port()}"
+    with pytest.raises(ContaminationError, match=r"Cannot reach Elasticsearch at http://elastic:\*\*\*@127") as down:
+        connect(url, request_timeout=2)
+    assert PASSWORD not in str(down.value)
+    with pytest.raises(ContaminationError) as listed:
+        ElasticsearchBackend(url, request_timeout=2).list_indexes()
+    assert PASSWORD not in str(listed.value) and "elastic:***@" in str(listed.value)
+    assert ElasticsearchBackend(url).url == url.replace(PASSWORD, "***")
+    with pytest.raises(ContaminationError) as malformed:
+        connect(f"http://elastic:{PASSWORD}@[bad", request_timeout=2)
+    assert PASSWORD not in str(malformed.value)
+
+
+@pytest.mark.parametrize("status", [401, 403, 406])
+def test_a_password_in_the_url_is_not_printed_when_the_server_refuses(status):
+    with RecorderServer() as recorder:
+        recorder.status = status
+        url = recorder.url.replace("://", f"://elastic:{PASSWORD}@")
+        with pytest.raises(ContaminationError) as refused:
+            connect(url, request_timeout=5)
+    assert PASSWORD not in str(refused.value) and "elastic:***@" in str(refused.value)
+
+
+def test_the_cli_never_prints_the_password_of_es_url(tmp_path, write_jsonl):
+    train = write_jsonl(tmp_path / "train.jsonl", [{"text": "unit one"}])
+    url = f"http://elastic:{PASSWORD}@127.0.0.1:{_closed_port()}"
+    code = "from genbench.cli import cli; cli()"
+    for command in (
+        ["contamination", "list", "--backend", "elasticsearch", "--es_url", url],
+        ["contamination", "index", "--dataset", str(train), "--backend", "elasticsearch", "--es_url", url,
+         "--no-progress"],
+    ):  # fmt: skip
+        finished = subprocess.run(
+            [sys.executable, "-c", code, *command], capture_output=True, text=True, timeout=120, check=False
+        )
+        output = finished.stdout + finished.stderr
+        assert finished.returncode == 1, output
+        assert PASSWORD not in output
+        assert "Cannot reach Elasticsearch at http://elastic:***@127.0.0.1" in output
 
 
 @pytest.mark.parametrize(

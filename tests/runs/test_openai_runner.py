@@ -99,3 +99,31 @@ def test_a_server_that_keeps_failing_is_one_clear_error() -> None:
         with pytest.raises(ModelRunError, match="HTTP 500 after its retries"):
             OpenAIRunner(spec).generate(["hello"], max_new_tokens=4, stop=None)
     assert len(server.requests) == 2
+
+
+def test_a_password_in_the_server_url_is_never_printed() -> None:
+    """``openai:https://user:PASSWORD@host/v1``: the errors show ``user:***@`` (issue 20)."""
+    import socket
+
+    from genbench.runs.errors import ModelRunError
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    spec = parse_model_spec(f"openai:http://user:Sup3r-secret@127.0.0.1:{port}/v1", "model=m,max_retries=0,timeout=2")
+    with pytest.raises(ModelRunError) as failed:
+        OpenAIRunner(spec).generate(["hello"], max_new_tokens=4, stop=None)
+    assert "Sup3r-secret" not in str(failed.value) and "user:***@127.0.0.1" in str(failed.value)
+
+
+def test_a_password_in_the_server_url_is_not_written_to_the_results(tmp_path) -> None:
+    with fake_openai_server() as server:
+        url = server.url.replace("://", "://user:Sup3r-secret@")
+        spec = parse_model_spec(f"openai:{url}", "model=fake-model,api=chat")
+        run_model_on_task(load_task("category_membership"), OpenAIRunner(spec), limit=2, use_cache=False,
+                          bootstrap=FAST, output_dir=tmp_path)  # fmt: skip
+    written = [path for path in tmp_path.rglob("*") if path.is_file()]
+    assert written
+    for path in written:
+        assert "Sup3r-secret" not in str(path) and "Sup3r-secret" not in path.read_text()
+    assert any("user:***@" in path.read_text() for path in written)

@@ -7,6 +7,7 @@ import json
 import math
 import os
 import tempfile
+import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
@@ -33,6 +34,7 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
         raise _output_error(path, exc) from None
     try:
         with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as handle:
+            follow_umask(handle.fileno())  # mkstemp makes it 0600: give it the mode open(path, "w") would
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
@@ -44,6 +46,60 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+_UMASK_LOCK = threading.Lock()
+
+
+def current_umask() -> int:
+    """The process's umask, read without changing it where the system allows.
+
+    Read on every call rather than once at import, so that a umask set later (by a server at start, by a test) is
+    followed. On Linux (4.7 and later) ``/proc/self/status`` shows it (``Umask:\t0022``): reading it there is
+    race-free and costs microseconds, nothing next to the fsync of an atomic write. Elsewhere the only way is
+    ``os.umask(0)`` then restoring it, which is not thread-safe: it is done under a lock, so two genbench threads
+    never see each other's 0; a thread outside genbench that creates a file in the microseconds between the two
+    calls would create it with the umask 0, a risk only on systems without ``/proc``.
+
+    >>> old = os.umask(0o027)
+    >>> oct(current_umask())
+    '0o27'
+    >>> _ = os.umask(old)
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8) & 0o777
+    except (OSError, ValueError, IndexError):
+        pass
+    with _UMASK_LOCK:
+        mask = os.umask(0)
+        os.umask(mask)
+    return mask
+
+
+def follow_umask(target: int | str | os.PathLike[str], *, directory: bool = False) -> None:
+    """Give a file (an open descriptor or a path) or a folder made private by ``tempfile`` (``mkstemp``: 0600,
+    ``mkdtemp``: 0700) the mode a plain ``open(path, "w")`` or ``mkdir`` gives: 0666 (folders 0777) less the umask.
+
+    Every file genbench leaves for a user (results, logs, site pages, reports, indexes, the data cache) is created
+    this way; only scratch space that is removed again stays private.
+
+    >>> import tempfile, stat
+    >>> old = os.umask(0o022)
+    >>> fd, name = tempfile.mkstemp()
+    >>> follow_umask(fd)
+    >>> oct(stat.S_IMODE(os.stat(name).st_mode))
+    '0o644'
+    >>> _ = os.umask(old); os.close(fd); os.unlink(name)
+    """
+    mode = (0o777 if directory else 0o666) & ~current_umask()
+    if isinstance(target, int):
+        if hasattr(os, "fchmod"):
+            os.fchmod(target, mode)
+    else:
+        os.chmod(target, mode)
 
 
 def prepare_output_dir(path: str | os.PathLike[str]) -> Path:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from genbench.core.errors import DataLoadError
+from genbench.core.urls import redact_url
 from genbench.core.version import VERSION
 
 MAX_BYTES_ENV = "GENBENCH_MAX_DOWNLOAD_BYTES"
@@ -108,16 +109,17 @@ def download(uri: str, out: IO[bytes], *, limits: DownloadLimits, progress_label
     import urllib.request
 
     deadline = time.monotonic() + limits.timeout_s
+    shown = redact_url(uri)  # messages never print a password given in the URL
     request = urllib.request.Request(uri, headers={"User-Agent": f"genbench/{VERSION}", "Accept-Encoding": "identity"})
     try:
         response = _deadline_opener(deadline).open(request, timeout=_wait_for(deadline))
     except urllib.error.HTTPError as exc:
         exc.close()
-        raise DataLoadError(f"Could not download {uri}: HTTP {exc.code} {exc.reason}.") from None
+        raise DataLoadError(f"Could not download {shown}: HTTP {exc.code} {exc.reason}.") from None
     except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
         if _timed_out(exc) and time.monotonic() >= deadline:
-            raise _too_slow(uri, limits, 0, "before the response headers were complete") from None
-        raise _unreachable(uri, exc) from exc
+            raise _too_slow(shown, limits, 0, "before the response headers were complete") from None
+        raise _unreachable(shown, exc) from exc
 
     with response:
         header = response.headers.get("Content-Length")
@@ -125,7 +127,7 @@ def download(uri: str, out: IO[bytes], *, limits: DownloadLimits, progress_label
         content_type = response.headers.get("Content-Type", "")
         if declared_size is not None and declared_size > limits.max_bytes:
             raise DataLoadError(
-                f"Download of {uri} refused: the server announces {declared_size} bytes, more than the limit of "
+                f"Download of {shown} refused: the server announces {declared_size} bytes, more than the limit of "
                 f"{limits.max_bytes} bytes (${MAX_BYTES_ENV})."
             )
         hasher = hashlib.sha256()
@@ -142,16 +144,16 @@ def download(uri: str, out: IO[bytes], *, limits: DownloadLimits, progress_label
                     chunk = response.read1(_CHUNK_BYTES)
                 except (http.client.HTTPException, OSError) as exc:  # TimeoutError is an OSError
                     if _timed_out(exc) and time.monotonic() >= deadline:
-                        raise _too_slow(uri, limits, size, "") from None
+                        raise _too_slow(shown, limits, size, "") from None
                     raise DataLoadError(
-                        f"Download of {uri} was interrupted after {size} bytes ({_describe(exc)})."
+                        f"Download of {shown} was interrupted after {size} bytes ({_describe(exc)})."
                     ) from exc
                 if not chunk:
                     break
                 size += len(chunk)
                 if size > limits.max_bytes:
                     raise DataLoadError(
-                        f"Download of {uri} stopped: the body passed the limit of {limits.max_bytes} bytes "
+                        f"Download of {shown} stopped: the body passed the limit of {limits.max_bytes} bytes "
                         f"(${MAX_BYTES_ENV}); raise the limit if the file really is that large."
                     )
                 out.write(chunk)
@@ -159,13 +161,14 @@ def download(uri: str, out: IO[bytes], *, limits: DownloadLimits, progress_label
                 if bar is not None:
                     bar.update(len(chunk))
                 if time.monotonic() > deadline:
-                    raise _too_slow(uri, limits, size, "")
+                    raise _too_slow(shown, limits, size, "")
         finally:
             if bar is not None:
                 bar.close()
     if declared_size is not None and size != declared_size:
         raise DataLoadError(
-            f"Download of {uri} is truncated: received {size} of {declared_size} bytes (the connection closed early)."
+            f"Download of {shown} is truncated: received {size} of {declared_size} bytes (the connection closed "
+            "early)."
         )
     return DownloadResult(hasher.hexdigest(), size, declared_size, content_type)
 
@@ -266,8 +269,8 @@ def _describe(exc: BaseException) -> str:
 def _unreachable(uri: str, exc: BaseException) -> DataLoadError:
     import ssl
 
-    reason = getattr(exc, "reason", exc)
-    if isinstance(reason, ssl.SSLError):
+    reason = redact_url(str(getattr(exc, "reason", exc)))
+    if isinstance(getattr(exc, "reason", exc), ssl.SSLError):
         return DataLoadError(f"Could not download {uri}: TLS error: {reason}.")
     return DataLoadError(
         f"Could not download {uri}: {reason}. The host cannot be reached: the machine looks offline (or the host "

@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from genbench.core.files import follow_umask
+
 logger = logging.getLogger(__name__)
 
 TMP_SUFFIX = ".tmp"
@@ -51,6 +53,7 @@ def staged_file(target: Path) -> Iterator[tuple[IO[bytes], Path]]:
     tmp = Path(name)
     try:
         with os.fdopen(fd, "w+b") as handle:
+            follow_umask(handle.fileno())  # mkstemp makes it 0600: the cache is the user's, as open() would make it
             if fcntl is not None:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
             yield handle, tmp
@@ -78,6 +81,7 @@ def staged_directory(target: Path) -> Iterator[Path]:
     stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=TMP_SUFFIX, dir=target.parent))
     fd = os.open(stage, os.O_RDONLY)
     try:
+        follow_umask(stage, directory=True)  # mkdtemp made it 0700; it becomes the cached folder
         if fcntl is not None:
             fcntl.flock(fd, fcntl.LOCK_EX)
         yield stage

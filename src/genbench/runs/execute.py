@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from genbench.core.errors import GenBenchError, PreparationError
+from genbench.core.urls import redact_url
 from genbench.core.version import VERSION
 from genbench.core.vocabulary import PreparationStrategy, TaskType
 from genbench.data.cache import cache_dir as genbench_cache_dir
@@ -459,7 +460,7 @@ def run_model_on_task(
         if cache is not None:
             cache.close()
     model_record = {
-        "spec": runner.spec.text,
+        "spec": redact_url(runner.spec.text),  # a password in a server URL is not written to results or site
         "kind": runner.spec.kind,
         "args": dict(runner.spec.args),
         "revision": runner.revision,
@@ -470,7 +471,7 @@ def run_model_on_task(
     )  # fmt: skip
     result = TaskRun(task.task_id, document, samples)
     if output_dir is not None:
-        path = Path(output_dir) / model_directory(runner.spec.text) / f"{file_stem(task.task_id)}.json"
+        path = Path(output_dir) / model_directory(redact_url(runner.spec.text)) / f"{file_stem(task.task_id)}.json"
         result.results_path = write_results(document, path, samples if write_samples else None)
         result.document = document
     return result

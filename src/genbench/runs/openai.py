@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from genbench.core.urls import redact_url
 from genbench.runs.errors import ModelRunError, ModelSpecError
 from genbench.runs.model_runner import ModelRunner, RequestUnsupported
 from genbench.runs.specs import ModelSpec, check_known_args, float_arg, int_arg
@@ -53,6 +54,7 @@ class OpenAIRunner(ModelRunner):
             max_retries=int_arg(spec, "max_retries", 5, minimum=0),
             timeout=float_arg(spec, "timeout", 120.0),
         )
+        self.shown = redact_url(spec.target)  # the server in messages, without a password given in the URL
         self.model = spec.args.get("model") or self._only_model()
         self.revision = spec.args.get("revision")
         self._logprobs_refused: str | None = None
@@ -61,7 +63,7 @@ class OpenAIRunner(ModelRunner):
         models = [m.id for m in self._call(lambda: self.client.models.list().data)]
         if len(models) != 1:
             raise ModelSpecError(
-                f"openai:{self.spec.target} serves {len(models)} models ({', '.join(models[:10]) or 'none'}): "
+                f"openai:{self.shown} serves {len(models)} models ({', '.join(models[:10]) or 'none'}): "
                 "choose one with --model-args model=NAME."
             )
         return models[0]
@@ -74,10 +76,10 @@ class OpenAIRunner(ModelRunner):
             return request()
         except self._openai.APIStatusError as exc:
             raise ModelRunError(
-                f"openai:{self.spec.target} answered HTTP {exc.status_code} after its retries: {exc.message}"
+                f"openai:{self.shown} answered HTTP {exc.status_code} after its retries: {exc.message}"
             ) from exc
         except self._openai.APIError as exc:  # connection errors and timeouts, after the retries
-            raise ModelRunError(f"openai:{self.spec.target}: {type(exc).__name__}: {exc}") from exc
+            raise ModelRunError(redact_url(f"openai:{self.shown}: {type(exc).__name__}: {exc}")) from exc
 
     def _map(self, function: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
@@ -135,7 +137,7 @@ class OpenAIRunner(ModelRunner):
             self._logprobs_refused = f"the server refused prompt log-probabilities: {exc.message}"
             raise RequestUnsupported(self._logprobs_refused) from exc
         except self._openai.APIError as exc:
-            raise ModelRunError(f"openai:{self.spec.target}: {type(exc).__name__}: {exc}") from exc
+            raise ModelRunError(redact_url(f"openai:{self.shown}: {type(exc).__name__}: {exc}")) from exc
         logprobs = self._first_choice(response, "a completion with prompt log-probabilities").logprobs
         offsets = getattr(logprobs, "text_offset", None) if logprobs is not None else None
         values = getattr(logprobs, "token_logprobs", None) if logprobs is not None else None
@@ -146,10 +148,10 @@ class OpenAIRunner(ModelRunner):
         for offset, value in zip(offsets, values, strict=False):
             if len(context) <= offset < len(text):
                 if value is None:
-                    raise ModelRunError(f"openai:{self.spec.target} gave no log-probability for a prompt token.")
+                    raise ModelRunError(f"openai:{self.shown} gave no log-probability for a prompt token.")
                 if isinstance(value, (str, bool)) or not isinstance(value, (int, float)):
                     raise ModelRunError(
-                        f"openai:{self.spec.target} gave the prompt token log-probability {value!r} "
+                        f"openai:{self.shown} gave the prompt token log-probability {value!r} "
                         f"({type(value).__name__}): expected a number."
                     )
                 total += float(value)
@@ -160,7 +162,7 @@ class OpenAIRunner(ModelRunner):
         choices = getattr(response, "choices", None)
         if not choices:
             raise ModelRunError(
-                f"openai:{self.spec.target} answered with no choices ({choices!r}): expected {expected} in "
+                f"openai:{self.shown} answered with no choices ({choices!r}): expected {expected} in "
                 "choices[0]. Check that the server speaks the OpenAI API at this URL."
             )
         return choices[0]

@@ -30,9 +30,9 @@ import numpy as np
 
 from genbench.contamination.analysis import ANALYZER_VERSION
 from genbench.contamination.embedded.npy_file import NpyFile
-from genbench.contamination.embedded.store import publish_permissions
 from genbench.contamination.hashing import MULTIPLIER, SEED, mix
 from genbench.contamination.memory import give_back_free_memory
+from genbench.core.files import follow_umask
 
 HASH_VERSION = 2
 
@@ -128,7 +128,7 @@ def build_table(index_path: Path, n: int, *, hash_bits: int = 64) -> Path:
             "tokens": total,
         }
         (staging / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
-        publish_permissions(staging)
+        follow_umask(staging, directory=True)  # mkdtemp made it 0700
         if target.exists():  # an unusable earlier table (e.g. another hash version)
             shutil.rmtree(target)
         os.replace(staging, target)

@@ -26,7 +26,7 @@ from genbench.contamination.embedded.leftovers import build_lock, remove_stale_i
 from genbench.contamination.embedded.npy_file import npy_header
 from genbench.contamination.memory import give_back_free_memory
 from genbench.contamination.training_data import LoadedDataset, UnitBatch, UnitSpec, iter_unit_batches
-from genbench.core.files import write_text_atomic
+from genbench.core.files import follow_umask, write_text_atomic
 
 MANIFEST = "manifest.json"
 FORMAT = "genbench-contamination-index"
@@ -215,15 +215,8 @@ def _merge_shards(shards: list[Path], staging: Path) -> None:
 _COPY_BYTES = 4 << 20
 
 
-def publish_permissions(folder: Path) -> None:
-    """Give a folder made by ``tempfile.mkdtemp`` (private, 0700) the permissions a plain ``mkdir`` would."""
-    mask = os.umask(0)
-    os.umask(mask)
-    os.chmod(folder, 0o777 & ~mask)
-
-
 def _replace_dir(staging: Path, final: Path) -> None:
-    publish_permissions(staging)
+    follow_umask(staging, directory=True)  # mkdtemp made it 0700
     if not final.exists():
         os.replace(staging, final)
         return

@@ -34,6 +34,7 @@ from genbench.contamination.es.retrieval import PAGE_SIZE, QUERIES_PER_MSEARCH, 
 from genbench.contamination.es.text_index import ElasticsearchTextIndex
 from genbench.contamination.es.vector_index import NUM_CANDIDATES, ElasticsearchVectorIndex
 from genbench.contamination.training_data import LoadedDataset, UnitBatch, UnitSpec, iter_unit_batches, no_units_error
+from genbench.core.urls import redact_url
 
 FORMAT = "genbench-contamination-index"
 FORMAT_VERSION = 1
@@ -129,11 +130,12 @@ class ElasticsearchBackend(IndexBackend):
 
     @property
     def url(self) -> str:
+        """The server's URL for messages: its credentials (``https://elastic:PASSWORD@host``) redacted."""
         if self._client is not None and self._url is None:
             return client_url(self._client)
         import os
 
-        return self._url or os.environ.get(URL_ENV) or DEFAULT_URL
+        return redact_url(self._url or os.environ.get(URL_ENV) or DEFAULT_URL)
 
     @property
     def client(self) -> Any:

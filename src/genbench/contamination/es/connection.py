@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from genbench.contamination.errors import ContaminationError
+from genbench.core.urls import redact_url
 
 URL_ENV = "GENBENCH_ES_URL"
 PASSWORD_ENV = "ELASTIC_PASSWORD"
@@ -68,7 +69,9 @@ def connect(
     try:
         client = elasticsearch.Elasticsearch(url, **options)
     except ValueError as exc:  # a malformed URL
-        raise ContaminationError(f"Invalid Elasticsearch URL {url!r} (--es_url / {URL_ENV}): {exc}") from None
+        raise ContaminationError(
+            redact_url(f"Invalid Elasticsearch URL {url!r} (--es_url / {URL_ENV}): {exc}")
+        ) from None
     check_server(client, url)
     return client
 
@@ -79,7 +82,7 @@ def check_server(client: Any, url: str | None = None) -> dict[str, Any]:
     Raises:
         ContaminationError: unreachable, unauthorised, or older than Elasticsearch 8.
     """
-    where = url or client_url(client)
+    where = redact_url(url or client_url(client))
     with translate_errors("connect", where):
         info = dict(client.info())
     number = str(info.get("version", {}).get("number", "0"))
@@ -96,20 +99,25 @@ def check_server(client: Any, url: str | None = None) -> dict[str, Any]:
 
 
 def client_url(client: Any) -> str:
+    """The URL of the client's first node, for messages (credentials redacted)."""
     try:
         node = next(iter(client.transport.node_pool.all()))
-        return str(node.base_url)
+        return redact_url(str(node.base_url))
     except Exception:  # any client internals: only used in a message
         return "the Elasticsearch server"
 
 
 @contextlib.contextmanager
 def translate_errors(action: str, url: str | None = None) -> Iterator[None]:
-    """Turn the client's exceptions into one :class:`ContaminationError` line saying what to do."""
+    """Turn the client's exceptions into one :class:`ContaminationError` line saying what to do.
+
+    The URL's credentials (``https://elastic:PASSWORD@host``) are redacted in the message, and in the client's own
+    text quoted in it.
+    """
     elasticsearch = require_client()
     import elastic_transport
 
-    where = url or "the Elasticsearch server"
+    where = redact_url(url) if url else "the Elasticsearch server"
     try:
         yield
     except elastic_transport.TlsError as exc:
@@ -151,7 +159,7 @@ def translate_errors(action: str, url: str | None = None) -> Iterator[None]:
 
 
 def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
+    text = redact_url(str(exc)).strip().splitlines()
     return text[0][:300] if text else type(exc).__name__
 
 
@@ -169,5 +177,5 @@ def _reason(exc: Any) -> str:
         causes = error.get("root_cause") or []
         reason = error.get("reason") or (causes[0].get("reason") if causes else None)
         if reason:
-            return str(reason)[:500]
+            return redact_url(str(reason))[:500]
     return _first_line(exc)

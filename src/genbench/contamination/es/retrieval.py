@@ -19,6 +19,7 @@ import numpy as np
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.es.connection import translate_errors
 from genbench.contamination.es.mappings import unit_id_key
+from genbench.core.urls import redact_url
 
 PAGE_SIZE = 10_000
 """Hits per page (Elasticsearch's default ``index.max_result_window``)."""
@@ -58,7 +59,7 @@ class Retriever:
     ):
         self.client = client
         self.index = index
-        self.url = url
+        self.url = redact_url(url)
         self.search_size = search_size
         self.page_size = page_size
         self.batch = batch
