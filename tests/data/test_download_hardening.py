@@ -275,7 +275,12 @@ def test_a_killed_download_leaves_a_temporary_the_next_run_removes(http_server, 
     try:
         downloads = genbench_cache / "downloads"
         deadline = time.monotonic() + 60
-        while not list(downloads.glob(".*.tmp")) and time.monotonic() < deadline and child.poll() is None:
+        # Written to (the server drips the body): the child has passed mkstemp and holds the file's lock.
+        while (
+            not [path for path in downloads.glob(".*.tmp") if path.stat().st_size]
+            and time.monotonic() < deadline
+            and child.poll() is None
+        ):
             time.sleep(0.05)
         (partial,) = list(downloads.glob(".*.tmp"))
         old = time.time() - 3600

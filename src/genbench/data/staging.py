@@ -53,9 +53,9 @@ def staged_file(target: Path) -> Iterator[tuple[IO[bytes], Path]]:
     tmp = Path(name)
     try:
         with os.fdopen(fd, "w+b") as handle:
-            follow_umask(handle.fileno())  # mkstemp makes it 0600: the cache is the user's, as open() would make it
-            if fcntl is not None:
+            if fcntl is not None:  # locked first: a cleaner may see the file from the moment mkstemp made it
                 fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            follow_umask(handle.fileno())  # mkstemp makes it 0600: the cache is the user's, as open() would make it
             yield handle, tmp
             handle.flush()
             os.fsync(handle.fileno())
@@ -81,9 +81,9 @@ def staged_directory(target: Path) -> Iterator[Path]:
     stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=TMP_SUFFIX, dir=target.parent))
     fd = os.open(stage, os.O_RDONLY)
     try:
-        follow_umask(stage, directory=True)  # mkdtemp made it 0700; it becomes the cached folder
-        if fcntl is not None:
+        if fcntl is not None:  # locked first: a cleaner may see the folder from the moment mkdtemp made it
             fcntl.flock(fd, fcntl.LOCK_EX)
+        follow_umask(stage, directory=True)  # mkdtemp made it 0700; it becomes the cached folder
         yield stage
         replace_directory(stage, target)
     except BaseException:
