@@ -522,3 +522,59 @@ def test_no_listed_lazy_import_is_stale() -> None:
     imports = function_level_imports()
     used = {b for _, b in imports} | set(imports)
     assert sorted(str(key) for key in LAZY_IMPORTS if key not in used) == []
+
+
+def architecture_counts(package_dir: Path = PACKAGE_DIR) -> dict[str, int]:
+    """The numbers docs/architecture.md and the session notes quote: modules, top-level modules, the largest
+    strongly connected component of :func:`import_graph` (1 when there is no cycle) and function-level imports."""
+    graph = import_graph(package_dir)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    largest = 0
+    for root in sorted(graph):  # Tarjan's algorithm, iterative
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                size = 0
+                while True:
+                    size += 1
+                    if stack.pop() == node:
+                        break
+                largest = max(largest, size)
+    return {
+        "modules": len(graph),
+        "top_level_modules": len([p for p in package_dir.glob("*.py") if p.name != "__init__.py"]),
+        "largest_cycle_component": largest,
+        "function_level_edges": len({(a, b) for a, b, inside in import_edges(package_dir) if inside}),
+    }
+
+
+def test_architecture_counts_see_a_cycle(tmp_path: Path) -> None:
+    package = _write_package(
+        tmp_path,
+        {"genbench/__init__.py": "", "genbench/a.py": "import genbench.b\n", "genbench/b.py": "import genbench.a\n"},
+    )
+    assert architecture_counts(package)["largest_cycle_component"] == 2
+    assert architecture_counts()["largest_cycle_component"] == 1
+
+
+if __name__ == "__main__":  # python -m tests.test_import_graph [path/to/src/genbench]
+    print(architecture_counts(Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else PACKAGE_DIR))
