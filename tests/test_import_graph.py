@@ -377,7 +377,6 @@ LAZY_IMPORTS: dict[str | tuple[str, str], str] = {
     "genbench.metrics.reranking_samples": "numpy",
     "genbench.prompting": "numpy",
     "genbench.prompting.builder": "numpy",
-    "genbench.prompting.few_shot": "numpy",
     "genbench.registry.task_configs": "pydantic",
     "genbench.reranking.evaluation.evaluator_base": "numpy",
     "genbench.reranking.task_evaluation": "numpy",

@@ -85,7 +85,7 @@ class _PluginCommands(click.Group):
         limit = formatter.width - 6 - max(len(name) for name in names)
         rows = []
         for name in names:
-            if name in SHORT_HELP and COMMANDS.target(name) == COMMANDS.builtins.get(name):
+            if name in SHORT_HELP:  # genbench's own: builtins cannot be taken over by an entry point
                 rows.append((name, click.Command(name, help=SHORT_HELP[name]).get_short_help_str(limit)))
             elif (command := self.get_command(ctx, name)) is not None and not command.hidden:
                 rows.append((name, command.get_short_help_str(limit)))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from genbench.core.vocabulary import TaskType
+from genbench.core.vocabulary import TaskType, split_name
 from genbench.data.columns import with_index_column
 from genbench.data.splits import parse_split_spec, resplit
 
@@ -84,7 +84,6 @@ def make_nshot_dataset(
         PreparationError: no test split, or too few examples to draw the shots from.
     """
     from genbench.prompting import build_prompt_datasets
-    from genbench.prompting.few_shot import split_name
 
     del num_proc
     splits = {}

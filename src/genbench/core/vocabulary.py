@@ -45,6 +45,15 @@ class PreparationStrategy(Enum):
     PROMPT_BASED_TESTING = "prompt_based_testing"
 
 
+def split_name(key: str | DatasetSplit) -> str:
+    """The plain name of a split key (``DatasetSplit.TRAIN`` and ``"train"`` both give ``"train"``).
+
+    >>> split_name(DatasetSplit.VALIDATION)
+    'validation'
+    """
+    return key.value if isinstance(key, DatasetSplit) else str(key)
+
+
 # An ordered mapping from metric key (e.g. ``hf_exact_match__exact_match``) to its value.
 EvaluationResult = OrderedDict[str, Any]
 

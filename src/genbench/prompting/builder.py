@@ -30,9 +30,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from genbench.core.errors import PreparationError
-from genbench.core.vocabulary import TaskType
+from genbench.core.vocabulary import TaskType, split_name
 from genbench.data.arrow_values import integer_array, string_array, string_scalar
-from genbench.prompting.few_shot import few_shot_pool, sample_shot_ids, split_name
+from genbench.prompting.few_shot import few_shot_pool, sample_shot_ids
 from genbench.prompting.formatting import IDX_COLUMN, FormattedExamples, format_examples, format_examples_with
 
 if TYPE_CHECKING:

@@ -15,22 +15,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from genbench.core.errors import PreparationError
-from genbench.core.vocabulary import DatasetSplit
+from genbench.core.vocabulary import split_name
 from genbench.prompting.counter_rng import DOMAIN_ORDER_SHOTS, DOMAIN_SAMPLE_SHOTS, hash64, uniform_below
 
 if TYPE_CHECKING:
     import datasets
 
 logger = logging.getLogger(__name__)
-
-
-def split_name(key: str | DatasetSplit) -> str:
-    """The plain name of a split key (``DatasetSplit.TRAIN`` and ``"train"`` both give ``"train"``).
-
-    >>> split_name(DatasetSplit.VALIDATION)
-    'validation'
-    """
-    return key.value if isinstance(key, DatasetSplit) else str(key)
 
 
 def few_shot_pool(datasets: Mapping[str, datasets.Dataset] | Mapping[Any, Any]) -> tuple[str, bool]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from genbench.core.errors import ConfigError
-from genbench.core.vocabulary import TaskType
+from genbench.core.vocabulary import TaskType, split_name
 from genbench.data import load_split_file, resplit
 from genbench.review.base import TaskCheckFailure, TaskCheckSkipped, TaskCheckWarning, kind, plural, short
 from genbench.review.static_checks import describe_error
@@ -30,12 +30,6 @@ _DATA_HINT = (
     "Check data_source (paths are relative to the task directory), field_mapping and split_file in config.jsonnet, "
     "and format_example / get_datasets_raw if task.py overrides them."
 )
-
-
-def standard_split_name(key: Any) -> str:
-    from genbench.prompting.few_shot import split_name
-
-    return split_name(key)
 
 
 def check_split_file(task: Any) -> None:
@@ -98,11 +92,11 @@ def check_data_loads(task: Any) -> dict[str, Any]:
             f"get_datasets_raw() returned {kind(raw)}, expected a dict mapping split names ('train', "
             "'validation', 'test') to datasets.Dataset objects."
         )
-    return {standard_split_name(key): value for key, value in raw.items()}
+    return {split_name(key): value for key, value in raw.items()}
 
 
 def _raw(task: Any) -> dict[str, Any]:
-    return {standard_split_name(key): value for key, value in task.get_datasets_raw().items()}
+    return {split_name(key): value for key, value in task.get_datasets_raw().items()}
 
 
 def raw_datasets(task: Any) -> dict[str, Any]:

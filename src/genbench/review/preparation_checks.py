@@ -14,10 +14,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from genbench.core.vocabulary import PreparationStrategy
+from genbench.core.vocabulary import PreparationStrategy, split_name
 from genbench.metrics import best_score_reached
 from genbench.review.base import TaskCheckFailure, TaskCheckSkipped, TaskCheckWarning, kind, plural, sentence
-from genbench.review.data_checks import IDX, is_overridden, raw_datasets, standard_split_name, test_split
+from genbench.review.data_checks import IDX, is_overridden, raw_datasets, test_split
 from genbench.review.static_checks import describe_error
 
 # The shot counts whose prompts are checked (the larger ones capped by the size of the few-shot pool).
@@ -228,7 +228,7 @@ def check_finetuning(task: Any) -> None:
         raise TaskCheckFailure(
             f"Preparing finetuning datasets failed: {describe_error(error, task.task_dir)}"
         ) from None
-    splits = {standard_split_name(key): value for key, value in prepared.items()}
+    splits = {split_name(key): value for key, value in prepared.items()}
     declared = {"train": task.config.has_train_set, "validation": task.config.has_validation_set, "test": True}
     names = ", ".join(splits) or "none"
     problems = [
