@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from genbench.config import jsonnet as registry_jsonnet
+from genbench.config import jsonnet
 from genbench.config import loading as config_loading
-from genbench.registry import metadata_cache as registry_cache
+from genbench.registry import metadata_cache
 from genbench.registry.listing import task_records
 from tests.tiny_tasks import CONFIG
 
@@ -28,7 +28,7 @@ def evaluations(monkeypatch) -> list[str]:
     """The config files evaluated (Jsonnet) from now on: in the listing's batch, or one by one."""
     seen: list[str] = []
     original = config_loading.evaluate_jsonnet_source
-    original_batch = registry_jsonnet.ConfigEvaluation.__init__
+    original_batch = jsonnet.ConfigEvaluation.__init__
 
     def counting(source, **kwargs):
         seen.append(str(kwargs.get("file")))
@@ -39,7 +39,7 @@ def evaluations(monkeypatch) -> list[str]:
         original_batch(self, paths)
 
     monkeypatch.setattr(config_loading, "evaluate_jsonnet_source", counting)
-    monkeypatch.setattr(registry_jsonnet.ConfigEvaluation, "__init__", counting_batch)
+    monkeypatch.setattr(jsonnet.ConfigEvaluation, "__init__", counting_batch)
     return seen
 
 
@@ -112,9 +112,9 @@ def test_a_broken_task_is_cached_with_its_error_and_recovers(task_root):
 def test_the_cache_is_written_atomically_and_validated_before_use(task_root, evaluations):
     write_task(task_root / "one")
     task_records()
-    path = registry_cache.cache_file()
+    path = metadata_cache.cache_file()
     document = json.loads(path.read_text())
-    assert document["format"] == registry_cache.CACHE_FORMAT
+    assert document["format"] == metadata_cache.CACHE_FORMAT
     assert str((task_root / "one").resolve()) in document["entries"]
     assert [p.name for p in path.parent.iterdir()] == ["tasks.json"]  # no temporary file left behind
 
@@ -129,13 +129,13 @@ def test_the_cache_is_written_atomically_and_validated_before_use(task_root, eva
     # A cache file that is not JSON at all is ignored and rewritten.
     path.write_text("{ truncated")
     assert records_by_id()["one"]["name"] == "Tiny"
-    assert json.loads(path.read_text())["version"] == registry_cache.CACHE_VERSION
+    assert json.loads(path.read_text())["version"] == metadata_cache.CACHE_VERSION
 
 
 def test_a_cache_of_another_genbench_version_is_ignored(task_root, evaluations):
     write_task(task_root / "one")
     task_records()
-    path = registry_cache.cache_file()
+    path = metadata_cache.cache_file()
     document = json.loads(path.read_text())
     document["genbench"] = "0.0.0-other"
     path.write_text(json.dumps(document))
@@ -145,11 +145,11 @@ def test_a_cache_of_another_genbench_version_is_ignored(task_root, evaluations):
 
 
 def test_the_cache_can_be_turned_off(task_root, monkeypatch, evaluations):
-    monkeypatch.setenv(registry_cache.CACHE_ENV, "off")
+    monkeypatch.setenv(metadata_cache.CACHE_ENV, "off")
     write_task(task_root / "one")
     task_records()
     task_records()
-    assert not registry_cache.cache_file().exists()
+    assert not metadata_cache.cache_file().exists()
     assert sum(p.endswith(os.path.join("one", "config.jsonnet")) for p in evaluations) == 2
 
 
@@ -177,7 +177,7 @@ def test_the_batch_evaluates_good_configs_and_leaves_bad_ones_to_the_caller(tmp_
         (tmp_path / name / "config.jsonnet").write_text(text)
         paths.append(tmp_path / name / "config.jsonnet")
     (tmp_path / "good" / "k.libsonnet").write_text("['x']")
-    values = registry_jsonnet.evaluate_config_files(paths)
+    values = jsonnet.evaluate_config_files(paths)
     assert values == {
         tmp_path / "good" / "config.jsonnet": {"name": "Good", "keywords": ["x"]},
         tmp_path / "after_bomb" / "config.jsonnet": {"name": "After"},

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from genbench.core.errors import GenbenchConfigWarning, TaskDefinitionError
-from genbench.registry import metadata_cache as registry_cache
+from genbench.registry import metadata_cache
 from genbench.registry.directories import is_task_dict_dir, scan_task_dirs, subtask_dirs, subtask_order
 
 if TYPE_CHECKING:
@@ -154,8 +154,8 @@ def task_records(*, strict: bool = False, use_cache: bool = True) -> list[dict[s
         GenBenchError: ``strict`` and a task is broken.
     """
     tasks, problems = scan_task_dirs()
-    cache = registry_cache.RegistryCache.load() if use_cache else None
-    fingerprints = {task_id: registry_cache.fingerprint(task_dir) for task_id, task_dir in tasks.items()}
+    cache = metadata_cache.RegistryCache.load() if use_cache else None
+    fingerprints = {task_id: metadata_cache.fingerprint(task_dir) for task_id, task_dir in tasks.items()}
     cached = {
         task_id: cache.get(task_dir, fingerprints[task_id]) if cache is not None else None
         for task_id, task_dir in tasks.items()
