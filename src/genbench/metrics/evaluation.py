@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from genbench.core.errors import MetricError
@@ -143,6 +143,7 @@ def evaluate_predictions(
     metrics: Sequence[Any] | None,
     prompt_builder: PromptBuilderConfig | None = None,
     free_form_output_regex: str | None = None,
+    labels: Collection[str] | None = None,
 ) -> EvaluationResult:
     """Score predictions against the gold set with every configured metric.
 
@@ -154,6 +155,9 @@ def evaluate_predictions(
         metrics: The task's ``evaluation_metrics`` (configs or mappings of their fields).
         prompt_builder: The prompt builder config (``stop_string``, ``sequence_labeling_separator``).
         free_form_output_regex: Free form: the regex that extracts the answer.
+        labels: Sequence labeling: the task's label set; a predicted label outside it (and outside the gold labels
+            of ``gold``) is scored as ``"O"``, never as an entity type of its own (see
+            :func:`genbench.metrics.predictions.prepare_for_scoring`), so metric keys name only the task's labels.
 
     Returns:
         ``hf_{id}__{key}`` -> value, metric by metric in config order (``hf_{path}_{config}__{key}`` for a
@@ -192,7 +196,9 @@ def evaluate_predictions(
         check_reranking_scores(targets, gold_columns.target_options)
     inputs = None
     if hf_configs:
-        inputs = prepare_for_scoring(targets, gold_columns, task_type, prompt_builder, free_form_output_regex)
+        inputs = prepare_for_scoring(
+            targets, gold_columns, task_type, prompt_builder, free_form_output_regex, labels=labels
+        )
 
     result = EvaluationResult()
     for config in configs:

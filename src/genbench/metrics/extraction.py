@@ -43,3 +43,18 @@ def extract_free_form_answer(prediction: str, stop_string: str | None, output_re
         return ""
     answer = match.group(1) if match.re.groups else match.group(0)
     return answer if answer is not None else ""
+
+
+def finds_answer(prediction: str, stop_string: str | None, output_regex: str | None) -> bool:
+    """Whether :func:`extract_free_form_answer` finds an answer: always without a regex, else when it matches.
+
+    >>> finds_answer("The answer is 42.", None, r"answer is (\\d+)"), finds_answer("no idea", None, r"\\d+")
+    (True, False)
+    """
+    if stop_string:
+        prediction = prediction.split(stop_string, 1)[0]
+    if not output_regex:
+        return True
+    from genbench.config.regex_guard import guarded_search
+
+    return guarded_search(output_regex, prediction) is not None

@@ -8,20 +8,21 @@ sequence of the wrong length) are scored as wrong, never a crash.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from genbench.core.errors import PredictionError
 from genbench.core.vocabulary import TaskType
-from genbench.metrics.extraction import extract_free_form_answer
+from genbench.metrics.extraction import extract_free_form_answer, finds_answer
 
 if TYPE_CHECKING:
     from genbench.config.schema import PromptBuilderConfig
 
 # The label of a multiple-choice prediction that is none of its example's options; never a valid option index.
 MISSED_CHOICE = -1
-# The label that pads a sequence-labeling prediction shorter than its gold sequence.
+# The label that pads a sequence-labeling prediction shorter than its gold sequence, and that replaces a predicted
+# label outside the task's label set: the "outside" tag, which seqeval never turns into an entity.
 PADDING_LABEL = "O"
 
 
@@ -35,11 +36,19 @@ class GoldColumns:
 
 @dataclass
 class ScoringInputs:
-    """Predictions and references ready for the metrics, and which predictions chose no valid option."""
+    """Predictions and references ready for the metrics, and which predictions chose no valid option.
+
+    ``out_of_set[i]`` of ``answer_units[i]`` parts of prediction ``i`` were outside what the task allows: predicted
+    labels outside the task's label set (sequence labeling, out of the gold sequence's length), an answer that is
+    none of the options (multiple choice: 0 or 1 of 1), an answer the ``free_form_output_regex`` does not find (free
+    form with a regex: 0 or 1 of 1). Empty lists when the task type has no such notion.
+    """
 
     predictions: list[Any]
     references: list[Any]
     missed: list[bool]
+    out_of_set: list[int] = field(default_factory=list, repr=False)
+    answer_units: list[int] = field(default_factory=list, repr=False)
 
 
 def read_gold(gold: Any) -> GoldColumns:
@@ -142,11 +151,13 @@ def prepare_for_scoring(
     task_type: TaskType,
     prompt_builder: PromptBuilderConfig | None = None,
     free_form_output_regex: str | None = None,
+    labels: Collection[str] | None = None,
 ) -> ScoringInputs:
     """Check the prediction targets' types for the task type and normalise predictions and references.
 
     - ``free_form``: a prediction is a string; the answer is extracted with the prompt builder's ``stop_string``
-      and ``free_form_output_regex`` (see :func:`extract_free_form_answer`). References are unchanged.
+      and ``free_form_output_regex`` (see :func:`extract_free_form_answer`). References are unchanged. An answer
+      the regex does not find is scored as ``""`` and flagged in ``missed`` (and ``out_of_set``).
     - ``multiple_choice`` with ``target_options``: the gold target is an option index (or an option text, turned
       into its index); a prediction is an option index or an option text. An index out of range or a text that is
       none of the example's options is a miss: label ``MISSED_CHOICE`` (-1), flagged in ``missed``.
@@ -155,7 +166,10 @@ def prepare_for_scoring(
     - ``sequence_labeling``: a prediction is a list of label strings, or one string split on the prompt builder's
       ``sequence_labeling_separator`` (default ``","``) with each label stripped of surrounding whitespace (an
       empty string is no labels). A prediction shorter than its gold sequence is padded with ``"O"``, a longer one
-      truncated, so each wrong-length prediction is scored, not refused.
+      truncated, so each wrong-length prediction is scored, not refused. A predicted label outside the task's label
+      set (``labels`` together with every gold label of ``gold``) is replaced by ``"O"`` and counted in
+      ``out_of_set``: it is never an entity type of its own, so a model's junk (``"hen then"``, ``")"``) cannot
+      become a metric key, and it is wrong wherever the gold sequence names an entity.
 
     Args:
         targets: The predictions' targets (see :func:`prediction_targets`).
@@ -163,6 +177,8 @@ def prepare_for_scoring(
         task_type: The task's type.
         prompt_builder: The prompt builder config, for ``stop_string`` and ``sequence_labeling_separator``.
         free_form_output_regex: The task's answer-extraction regex (free form only).
+        labels: Sequence labeling: the task's label set (:meth:`genbench.Task.label_set`); the gold labels of
+            ``gold`` always belong to it.
 
     Returns:
         The scoring inputs.
@@ -174,13 +190,17 @@ def prepare_for_scoring(
     >>> gold = GoldColumns(targets=[0, 1], target_options=[["yes", "no"], ["yes", "no"]])
     >>> prepare_for_scoring(["yes", "maybe"], gold, TaskType.MULTIPLE_CHOICE)
     ScoringInputs(predictions=[0, -1], references=[0, 1], missed=[False, True])
+    >>> gold = GoldColumns(targets=[["B-PER", "O"]], target_options=None)
+    >>> inputs = prepare_for_scoring(["B-PER, )"], gold, TaskType.SEQUENCE_LABELING, labels={"B-LOC"})
+    >>> inputs.predictions, inputs.out_of_set, inputs.answer_units
+    ([['B-PER', 'O']], [1], [2])
     """
     task_type = TaskType(task_type)
     if task_type is TaskType.FREE_FORM:
         return _free_form(targets, gold, prompt_builder, free_form_output_regex)
     if task_type is TaskType.MULTIPLE_CHOICE:
         return _multiple_choice(targets, gold)
-    return _sequence_labeling(targets, gold, prompt_builder)
+    return _sequence_labeling(targets, gold, prompt_builder, labels)
 
 
 def _free_form(
@@ -192,7 +212,10 @@ def _free_form(
     _check_types(targets, lambda target: isinstance(target, str), "a str", TaskType.FREE_FORM)
     stop_string = prompt_builder.stop_string if prompt_builder is not None else None
     predictions = [extract_free_form_answer(target, stop_string, free_form_output_regex) for target in targets]
-    return ScoringInputs(predictions, list(gold.targets), [False] * len(predictions))
+    if not free_form_output_regex:
+        return ScoringInputs(predictions, list(gold.targets), [False] * len(predictions))
+    missed = [not finds_answer(target, stop_string, free_form_output_regex) for target in targets]
+    return ScoringInputs(predictions, list(gold.targets), missed, [int(m) for m in missed], [1] * len(missed))
 
 
 def _is_index(value: Any) -> bool:
@@ -249,7 +272,9 @@ def _multiple_choice(targets: Sequence[Any], gold: GoldColumns) -> ScoringInputs
             choice = options.index(target) if target in options else MISSED_CHOICE
         predictions.append(choice)
         missed.append(choice == MISSED_CHOICE)
-    return ScoringInputs(predictions, references, missed)
+    if gold.target_options is None:
+        return ScoringInputs(predictions, references, missed)
+    return ScoringInputs(predictions, references, missed, [int(m) for m in missed], [1] * len(missed))
 
 
 def _is_label_list(value: Any) -> bool:
@@ -257,7 +282,10 @@ def _is_label_list(value: Any) -> bool:
 
 
 def _sequence_labeling(
-    targets: Sequence[Any], gold: GoldColumns, prompt_builder: PromptBuilderConfig | None
+    targets: Sequence[Any],
+    gold: GoldColumns,
+    prompt_builder: PromptBuilderConfig | None,
+    labels: Collection[str] | None,
 ) -> ScoringInputs:
     expected = "a list of str labels or a str of labels joined by the separator"
     _check_types(
@@ -280,11 +308,16 @@ def _sequence_labeling(
         first = bad_gold[0]
         raise PredictionError(f"gold[{first}] target is {kind_of(gold.targets[first])}, expected a list of str labels")
     references = [labels_of(target) for target in gold.targets]
-    predictions = []
+    label_set = set(labels or ()).union(*references)
+    predictions, out_of_set = [], []
     for target, reference in zip(targets, references, strict=True):
-        labels = labels_of(target)[: len(reference)]
-        predictions.append(labels + [PADDING_LABEL] * (len(reference) - len(labels)))
-    return ScoringInputs(predictions, references, [False] * len(predictions))
+        predicted = labels_of(target)[: len(reference)]
+        in_set = [label if label in label_set else PADDING_LABEL for label in predicted]
+        out_of_set.append(sum(1 for label in predicted if label not in label_set))
+        predictions.append(in_set + [PADDING_LABEL] * (len(reference) - len(in_set)))
+    return ScoringInputs(
+        predictions, references, [False] * len(predictions), out_of_set, [len(reference) for reference in references]
+    )
 
 
 def _check_types(targets: Sequence[Any], accepts: Callable[[Any], bool], expected: str, task_type: TaskType) -> None:

@@ -35,7 +35,7 @@ from genbench.core.vocabulary import PreparationStrategy, TaskType
 from genbench.data.cache import cache_dir as genbench_cache_dir
 from genbench.metrics.cross_encoder import main_key
 from genbench.metrics.evaluation import main_score_key
-from genbench.metrics.predictions import prepare_for_scoring, read_gold
+from genbench.metrics.predictions import ScoringInputs, prepare_for_scoring, read_gold
 from genbench.registry.directories import discover_tasks
 from genbench.runs.errors import ModelAnswerError
 from genbench.runs.model_runner import AnswerProblem, ModelRunner, RequestUnsupported, answer_problem
@@ -48,7 +48,15 @@ from genbench.runs.results import (
     write_results,
 )
 from genbench.runs.runner_registry import load_runner
-from genbench.runs.scoring import BootstrapSettings, GoldSubsets, metric_entries, per_sample_scores, quiet_evaluate
+from genbench.runs.scoring import (
+    OUT_OF_SET_METRICS,
+    BootstrapSettings,
+    GoldSubsets,
+    metric_entries,
+    out_of_set_entry,
+    per_sample_scores,
+    quiet_evaluate,
+)
 from genbench.runs.specs import parse_model_spec
 
 if TYPE_CHECKING:
@@ -233,23 +241,29 @@ def answer_dataset(task: Task, dataset: Any, requester: Requester, *, max_new_to
     return Answers(list(per_query), list(per_query))
 
 
-def extracted_predictions(task: Task, dataset: Any, targets: Sequence[Any]) -> list[Any]:
-    """What the evaluation scores for each answer (the extracted free-form answer, option index, label list)."""
+def scoring_inputs(task: Task, dataset: Any, targets: Sequence[Any]) -> ScoringInputs | None:
+    """What the evaluation scores for each answer (the extracted free-form answer, option index, label list, with
+    out-of-set labels replaced), and what was out of set; None for reranking or answers the evaluation refuses."""
     task_type = TaskType(task.config.task_type)
     if task_type is TaskType.RERANKING:
-        return list(targets)
-
+        return None
     try:
-        inputs = prepare_for_scoring(
+        return prepare_for_scoring(
             list(targets),
             read_gold(dataset),
             task_type,
             task.config.prompt_builder,
             task.config.free_form_output_regex,
+            labels=task.label_set(),
         )
     except GenBenchError:  # the evaluation reports these itself
-        return list(targets)
-    return list(inputs.predictions)
+        return None
+
+
+def extracted_predictions(task: Task, dataset: Any, targets: Sequence[Any]) -> list[Any]:
+    """What the evaluation scores for each answer (the extracted free-form answer, option index, label list)."""
+    inputs = scoring_inputs(task, dataset, targets)
+    return list(targets) if inputs is None else list(inputs.predictions)
 
 
 def evaluate_answers(
@@ -288,7 +302,14 @@ def evaluate_answers(
             sample.update({LENGTH_NORMALISED + key: value for key, value in extra.items()})
     gold = dataset["original_target"] if "original_target" in dataset.column_names else dataset["target"]
     prompts = dataset["input"] if shots is not None else [None] * len(dataset)
-    extracted = extracted_predictions(task, dataset, targets)
+    inputs = scoring_inputs(task, dataset, targets)
+    extracted = list(targets) if inputs is None else list(inputs.predictions)
+    if inputs is not None and inputs.answer_units:
+        # answers outside what the task allows are scored as wrong above; how many there were is its own number
+        name = OUT_OF_SET_METRICS[TaskType(task.config.task_type).value]
+        metrics[name], rates = out_of_set_entry(inputs.out_of_set, inputs.answer_units, bootstrap)
+        for sample_scores, rate in zip(per_sample, rates, strict=True):
+            sample_scores[name] = rate
     samples = []
     for i, idx in enumerate(dataset["_genbench_idx"]):
         record = {

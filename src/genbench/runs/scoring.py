@@ -133,3 +133,46 @@ def metric_entries(
                 low, high = np.quantile(finite, [(1 - settings.confidence) / 2, (1 + settings.confidence) / 2])
                 entries[key].update(ci=[float(low), float(high)], ci_method="bootstrap_statistic")
     return entries
+
+
+# The metric key of the out-of-set rate, by task type (see :class:`genbench.metrics.predictions.ScoringInputs`).
+OUT_OF_SET_METRICS = {
+    "sequence_labeling": "out_of_set_label_rate",
+    "multiple_choice": "out_of_set_answer_rate",
+    "free_form": "unmatched_answer_rate",
+}
+
+
+def out_of_set_entry(
+    counts: Sequence[int], units: Sequence[int], settings: BootstrapSettings
+) -> tuple[dict[str, Any], list[float | None]]:
+    """The results entry of an out-of-set rate and its per-sample values.
+
+    The rate is ``sum(counts) / sum(units)`` (out-of-set labels per scored label position; unmatched answers per
+    answer); an example's value is its own ratio (None for an example with no units). When every example has one
+    unit the rate is a mean and gets the mean's bootstrap interval; otherwise the ratio of sums is recomputed on
+    each resample (``statistic_resamples`` draws of example indices, as for other corpus-level metrics).
+
+    >>> entry, values = out_of_set_entry([0, 1, 0, 1], [1, 1, 1, 1], BootstrapSettings(resamples=50))
+    >>> entry["value"], entry["ci_method"], values
+    (0.5, 'bootstrap_mean', [0.0, 1.0, 0.0, 1.0])
+    """
+    count_array, unit_array = np.asarray(counts, dtype=float), np.asarray(units, dtype=float)
+    values = [float(c / u) if u else None for c, u in zip(count_array, unit_array, strict=True)]
+    total = float(unit_array.sum())
+    entry: dict[str, Any] = {"value": float(count_array.sum()) / total if total else None, "ci": None, "ci_method": None}
+    if not total:
+        return entry, values
+    if np.all(unit_array == 1):
+        low, high = bootstrap_mean_interval(
+            count_array, resamples=settings.resamples, seed=settings.seed, confidence=settings.confidence
+        )
+        entry.update(ci=[low, high], ci_method="bootstrap_mean")
+        return entry, values
+    rows = resample_indices(len(count_array), settings.statistic_resamples, settings.seed)
+    unit_sums = unit_array[rows].sum(axis=1)
+    ratios = count_array[rows].sum(axis=1)[unit_sums > 0] / unit_sums[unit_sums > 0]
+    if ratios.size * 2 >= len(rows):
+        low, high = np.quantile(ratios, [(1 - settings.confidence) / 2, (1 + settings.confidence) / 2])
+        entry.update(ci=[float(low), float(high)], ci_method="bootstrap_statistic")
+    return entry, values

@@ -70,6 +70,7 @@ class Task(TaskInterface):
         self.dataset_format_num_proc = 4
         self.dataset_format_batched = False
         self._raw_datasets: dict[str, Dataset] | None = None
+        self._label_set: frozenset[str] | None = None
 
     @classmethod
     def register(cls, _name: str) -> Callable[[type], type]:
@@ -134,6 +135,25 @@ class Task(TaskInterface):
                 data = resplit(data, load_split_file(split_path, root=self.task_dir), file=str(split_path))
             self._raw_datasets = {split: self._format_split(split, ds) for split, ds in data.items()}
         return dict(self._raw_datasets)
+
+    def label_set(self) -> frozenset[str] | None:
+        """A sequence-labeling task's labels: every label of the gold targets of its splits (None for other types).
+
+        Predicted labels outside this set are scored as ``"O"`` and counted (``out_of_set_label_rate`` in results
+        files), never as entity types of their own.
+        """
+        if TaskType(self.config.task_type) is not TaskType.SEQUENCE_LABELING:
+            return None
+        if getattr(self, "_label_set", None) is None:
+            pbt = self.config.preparation_strategies.prompt_based_testing
+            separator = pbt.prompt_builder.sequence_labeling_separator if pbt is not None else ","
+            labels: set[str] = set()
+            for dataset in self.get_datasets_raw().values():
+                for row in dataset["target"] if "target" in dataset.column_names else ():
+                    row_labels = row.split(separator) if isinstance(row, str) and separator else row
+                    labels.update(str(label).strip() for label in row_labels or ())
+            self._label_set = frozenset(labels)
+        return self._label_set
 
     def _format_split(self, split: str, dataset: Dataset) -> Dataset:
         if type(self).format_example is Task.format_example:
@@ -260,6 +280,7 @@ class Task(TaskInterface):
             metrics=self.config.evaluation_metrics,
             prompt_builder=pbt.prompt_builder if pbt is not None else None,
             free_form_output_regex=self.config.free_form_output_regex,
+            labels=self.label_set(),
         )
 
     # --------------------------------------------------------- contamination
