@@ -38,14 +38,16 @@ from genbench.metrics.evaluation import main_score_key
 from genbench.metrics.predictions import ScoringInputs, prepare_for_scoring, read_gold
 from genbench.registry.directories import discover_tasks
 from genbench.runs.errors import ModelAnswerError
+from genbench.runs.merged_results import SubtaskScores, write_merged
 from genbench.runs.model_runner import AnswerProblem, ModelRunner, RequestUnsupported, answer_problem
 from genbench.runs.request_cache import CacheStats, RequestCache, answer_with_cache, request_key
 from genbench.runs.results import (
+    DEFAULT_MAX_NEW_TOKENS,
     SCHEMA_VERSION,
-    file_stem,
     prompt_builder_sha256,
+    run_identity,
+    save_results,
     task_fingerprint,
-    write_results,
 )
 from genbench.runs.runner_registry import load_runner
 from genbench.runs.scoring import (
@@ -65,7 +67,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 LENGTH_NORMALISED = "length_normalised."
-DEFAULT_MAX_NEW_TOKENS = 128
 
 
 @dataclass
@@ -77,12 +78,16 @@ class TaskRun:
         document: The results document (see ``genbench-cli schema --results``).
         samples: The per-sample records.
         results_path: Where the results file was written (None when no output directory was given).
+        replaced: ``"replaced results of ..."`` when writing replaced an earlier results file, else None.
+        scores: Per setting (number of shots), what the merged result of a TaskDict needs to resample this task.
     """
 
     task_id: str
     document: dict[str, Any]
     samples: list[dict[str, Any]] = field(default_factory=list)
     results_path: Path | None = None
+    replaced: str | None = None
+    scores: dict[int | None, SubtaskScores] = field(default_factory=dict, repr=False)
 
 
 class Requester:
@@ -339,6 +344,44 @@ def evaluate_answers(
     return evaluation, samples
 
 
+def subtask_scores(
+    task: Task, dataset: Any, answers: Answers, evaluation: Mapping[str, Any], samples: Sequence[Mapping[str, Any]]
+) -> SubtaskScores:
+    """One setting's scores as the joint bootstrap of a TaskDict's merged result needs them (see
+    :mod:`genbench.runs.merged_results`): per-sample values of the metrics that are their mean, and a recomputation of
+    every metric on resampled examples when some metric is not a mean."""
+    metrics = evaluation["metrics"]
+    means = [key for key, entry in metrics.items() if entry.get("ci_method") == "bootstrap_mean"]
+    per_sample = {key: [float(sample["metrics"][key]) for sample in samples] for key in means}
+    values = {key: entry["value"] for key, entry in metrics.items()}
+    needs_rescore = any(
+        isinstance(entry["value"], (int, float)) and entry.get("ci_method") != "bootstrap_mean"
+        for entry in metrics.values()
+    )
+    ids = [int(sample["_genbench_idx"]) for sample in samples]
+    if not needs_rescore:
+        return SubtaskScores(values, per_sample, ids)
+    subsets = GoldSubsets(task, dataset)
+    targets = list(answers.targets)
+    normalised = list(answers.length_normalised) if answers.length_normalised is not None else None
+    inputs = scoring_inputs(task, dataset, targets)
+    rate_key = OUT_OF_SET_METRICS.get(TaskType(task.config.task_type).value)
+
+    def rescore(rows: np.ndarray) -> Mapping[str, Any]:
+        chosen = [int(i) for i in rows]
+        gold = subsets.select(chosen)
+        result = dict(quiet_evaluate(task, [targets[i] for i in chosen], gold))
+        if normalised is not None:
+            extra = quiet_evaluate(task, [normalised[i] for i in chosen], gold)
+            result.update({LENGTH_NORMALISED + key: value for key, value in extra.items()})
+        if inputs is not None and inputs.answer_units and rate_key is not None:
+            units = sum(inputs.answer_units[i] for i in chosen)
+            result[rate_key] = sum(inputs.out_of_set[i] for i in chosen) / units if units else None
+        return result
+
+    return SubtaskScores(values, per_sample, ids, rescore)
+
+
 def primary_metric(task: Task, corpus: Mapping[str, Any]) -> str | None:
     """The main score of the task's first metric (``hf_accuracy__accuracy``, ``cross_encoder_reranking__map``)."""
     for config in task.config.evaluation_metrics or ():
@@ -381,13 +424,24 @@ def results_document(
     limit: int | None,
     bootstrap: BootstrapSettings,
     seconds: float,
+    generation: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The results document of a task (see ``results.schema.json``)."""
+    """The results document of a task (see ``results.schema.json``), with its ``run_identity``.
+
+    Args:
+        generation: The generation settings of a model run (``max_new_tokens``, ``decoding``); None for answers
+            made elsewhere (a predictions file, a baseline).
+    """
     strategy = (
         PreparationStrategy.PROMPT_BASED_TESTING
         if any(e["shots"] is not None for e in evaluations)
         else PreparationStrategy.FINETUNING
     )
+    fingerprint = task_fingerprint(task.config, task.get_datasets_raw())
+    identity = run_identity(
+        model, task.task_id, fingerprint["sha256"], shots=[e["shots"] for e in evaluations], seed=seed, limit=limit,
+        generation=generation,
+    )  # fmt: skip
     return {
         "schema_version": SCHEMA_VERSION,
         "task": {
@@ -395,8 +449,9 @@ def results_document(
             "name": task.name,
             "task_type": task.config.task_type.value,
             "keywords": list(task.keywords),
-            "fingerprint": task_fingerprint(task.config, task.get_datasets_raw()),
+            "fingerprint": fingerprint,
         },
+        "run_identity": identity,
         "genbench_version": VERSION,
         "model": model,
         "preparation_strategy": strategy.value,
@@ -407,18 +462,6 @@ def results_document(
         "run_seconds": round(seconds, 3),
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     }
-
-
-def model_directory(spec_text: str) -> str:
-    """A file-system-safe directory name for a model spec (readable, with a hash against collisions).
-
-    >>> model_directory("hf:/models/gpt2")
-    'hf_models_gpt2-e37fbd09'
-    """
-    import hashlib
-
-    readable = re.sub(r"[^A-Za-z0-9._-]+", "_", spec_text).strip("_")[:80]
-    return f"{readable}-{hashlib.sha256(spec_text.encode()).hexdigest()[:8]}"
 
 
 def run_model_on_task(
@@ -447,7 +490,9 @@ def run_model_on_task(
         seed: Seeds the shots, the choice permutation and the bootstrap.
         limit: Run only the first ``limit`` test examples.
         max_new_tokens: Generation limit.
-        output_dir: Write ``<output_dir>/<model>/<task>.json`` (and ``.samples.jsonl``) here.
+        output_dir: Write ``<output_dir>/<model>/<settings>/<task>.json`` (and ``.samples.jsonl``) here (see
+            :func:`genbench.runs.results.results_path`); an earlier file of the same place is replaced, and
+            :attr:`TaskRun.replaced` says so.
         cache_dir: The request cache's directory; default ``<genbench cache>/requests``.
         use_cache: False: no request cache at all.
         write_samples: Write the per-sample log.
@@ -463,6 +508,7 @@ def run_model_on_task(
     cache = None
     if use_cache and runner.cacheable:
         cache = RequestCache(Path(cache_dir) if cache_dir is not None else genbench_cache_dir() / "requests")
+    scores: dict[int | None, SubtaskScores] = {}
     try:
         evaluations, samples = [], []
         for n_shots, dataset, shot_source in prompt_settings(task, shots, seed, limit):
@@ -477,6 +523,7 @@ def run_model_on_task(
             evaluation["run_seconds"] = round(time.perf_counter() - setting_started, 3)
             evaluations.append(evaluation)
             samples.extend(setting_samples)
+            scores[n_shots] = subtask_scores(task, dataset, answers, evaluation, setting_samples)
     finally:
         if cache is not None:
             cache.close()
@@ -489,24 +536,27 @@ def run_model_on_task(
     document = results_document(
         task, model_record, evaluations, seed=seed, limit=limit, bootstrap=bootstrap,
         seconds=time.perf_counter() - started,
+        generation={"max_new_tokens": max_new_tokens, "decoding": "greedy"},
     )  # fmt: skip
-    result = TaskRun(task.task_id, document, samples)
+    result = TaskRun(task.task_id, document, samples, scores=scores)
     if output_dir is not None:
-        path = Path(output_dir) / model_directory(redact_url(runner.spec.text)) / f"{file_stem(task.task_id)}.json"
-        result.results_path = write_results(document, path, samples if write_samples else None)
-        result.document = document
+        saved = save_results(document, output_dir, samples if write_samples else None)
+        result.results_path, result.replaced = saved.path, saved.replaced
     return result
 
 
-def expand_task_ids(task_ids: str | Iterable[str]) -> list[str]:
-    """``"all"`` -> every task of the registry; ``"a,b"`` -> ``["a", "b"]``; a task with subtasks -> its subtasks."""
+def task_groups(task_ids: str | Iterable[str]) -> list[tuple[str, list[str] | None]]:
+    """Each requested task id, with the ids of its subtasks for a task with subtasks (None for a task).
+
+    ``"all"`` -> every task of the registry; ``"a,b"`` -> ``a`` and ``b``; ``"t:sub"`` is one subtask.
+    """
     from genbench.registry.task_configs import load_config
 
     ids = [t.strip() for t in task_ids.split(",")] if isinstance(task_ids, str) else [str(t) for t in task_ids]
     ids = [t for t in ids if t]
     if ids == ["all"]:
         ids = sorted(discover_tasks())
-    expanded: list[str] = []
+    groups: list[tuple[str, list[str] | None]] = []
     for task_id in ids:
         config = load_config(task_id)
         subtasks = getattr(config, "subtasks_order", None)
@@ -514,10 +564,15 @@ def expand_task_ids(task_ids: str | Iterable[str]) -> list[str]:
             from genbench.task.factory import load_task
 
             loaded = load_task(task_id)
-            expanded.extend(f"{task_id}:{sid}" for sid in (subtasks or list(loaded)))  # type: ignore[arg-type]
+            groups.append((task_id, [f"{task_id}:{sid}" for sid in (subtasks or list(loaded))]))  # type: ignore[arg-type]
         else:
-            expanded.append(task_id)
-    return expanded
+            groups.append((task_id, None))
+    return groups
+
+
+def expand_task_ids(task_ids: str | Iterable[str]) -> list[str]:
+    """``"all"`` -> every task of the registry; ``"a,b"`` -> ``["a", "b"]``; a task with subtasks -> its subtasks."""
+    return [sub for task_id, subtasks in task_groups(task_ids) for sub in (subtasks or [task_id])]
 
 
 def run(
@@ -530,22 +585,36 @@ def run(
 ) -> list[TaskRun]:
     """Run a model over tasks and write one results file per task (the Python side of ``genbench-cli run``).
 
+    A task with subtasks runs each subtask (one results file each), then writes its merged result next to them: the
+    TaskDict's own ``merge_evaluation_results`` with intervals from a joint bootstrap of the subtasks' examples
+    (see :mod:`genbench.runs.merged_results`).
+
     Args:
         model: A model spec: ``hf:PATH_OR_ID``, ``openai:BASE_URL``, ``cross-encoder:PATH``,
             ``sentence-transformers:PATH`` or ``python:module:function``.
         tasks: Task ids (a comma-separated string, a list, or ``"all"``); a task with subtasks runs each subtask.
         model_args: The model's arguments.
-        output_dir: Where results files go (``<output_dir>/<model>/<task>.json``); None: not written.
+        output_dir: Where results files go (``<output_dir>/<model>/<settings>/<task>.json``); None: not written.
         **options: See :func:`run_model_on_task` (``shots``, ``seed``, ``limit``, ``use_cache``, ...).
 
     Returns:
-        One :class:`TaskRun` per task, in order.
+        One :class:`TaskRun` per task, in order; a task with subtasks gives one per subtask, then its merged one
+        (``document["task"]["subtasks"]`` set, no per-sample records).
     """
     from genbench.task.factory import load_task
 
     runner = load_runner(parse_model_spec(model, model_args))
     runs = []
-    for task_id in expand_task_ids(tasks):
-        task = load_task(task_id)
-        runs.append(run_model_on_task(task, runner, output_dir=output_dir, **options))  # type: ignore[arg-type]
+    for task_id, subtask_ids in task_groups(tasks):
+        if subtask_ids is None:
+            task = load_task(task_id)
+            runs.append(run_model_on_task(task, runner, output_dir=output_dir, **options))  # type: ignore[arg-type]
+            continue
+        subtask_runs = [
+            run_model_on_task(load_task(sub), runner, output_dir=output_dir, **options)  # type: ignore[arg-type]
+            for sub in subtask_ids
+        ]
+        runs.extend(subtask_runs)
+        merged = write_merged(load_task(task_id), subtask_runs, output_dir)
+        runs.append(TaskRun(task_id, merged.document, [], merged.path, merged.replaced))
     return runs

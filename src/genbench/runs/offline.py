@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from genbench.runs.baselines import BASELINES, predict, training_pool
-from genbench.runs.execute import Answers, evaluate_answers, model_directory, prompt_settings, results_document
-from genbench.runs.results import file_stem, write_results
+from genbench.runs.execute import Answers, evaluate_answers, prompt_settings, results_document
+from genbench.runs.results import save_results
 from genbench.runs.scoring import BootstrapSettings
 
 if TYPE_CHECKING:
@@ -38,7 +38,8 @@ def predictions_results(
         predictions: One mapping with a ``target`` per gold row.
         gold: The rows scored: a split, or the prompt dataset of ``shots`` shots.
         model: What made the predictions (recorded as the spec ``predictions:MODEL``).
-        output_dir: Results go to ``<output_dir>/<model>/<task>.json``.
+        output_dir: Results go to ``<output_dir>/<model>/<settings>/<task>.json`` (see
+            :func:`genbench.runs.results.results_path`).
         shots: The number of shots the predictions were prompted with, if known.
         seed: The few-shot seed (and the bootstrap's).
         bootstrap: Interval settings.
@@ -55,8 +56,7 @@ def predictions_results(
     document = results_document(
         task, record, [evaluation], seed=seed, limit=None, bootstrap=bootstrap, seconds=time.perf_counter() - started
     )
-    path = Path(output_dir) / model_directory(spec) / f"{file_stem(task.task_id)}.json"
-    return write_results(document, path, samples)
+    return save_results(document, output_dir, samples).path
 
 
 def baseline_results(task: Task, output_dir: str | Path, *, shot_list: Sequence[int], random_seed: int = 42) -> Path:
@@ -79,5 +79,4 @@ def baseline_results(task: Task, output_dir: str | Path, *, shot_list: Sequence[
         task, record, evaluations, seed=random_seed, limit=None, bootstrap=bootstrap,
         seconds=time.perf_counter() - started,
     )  # fmt: skip
-    path = Path(output_dir) / model_directory(spec) / f"{file_stem(task.task_id)}.json"
-    return write_results(document, path, samples)
+    return save_results(document, output_dir, samples).path

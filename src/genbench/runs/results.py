@@ -3,6 +3,16 @@
 The schema is ``results.schema.json`` in this package (``genbench-cli schema --results`` prints it). A results
 file ``<task>.json`` may name its per-sample log ``<task>.samples.jsonl`` (one ``sample`` object per line). Both
 are written atomically and validated before they are written and when they are read.
+
+Where a results file goes follows from what the run was (its :func:`run_identity`):
+``<dir>/<model>/<settings>/<task>.json``, where ``<model>`` names the model spec and its arguments
+(:func:`model_directory`) and ``<settings>`` the seed, shots, limit and generation settings
+(:func:`settings_folder`), so runs with different seeds sit side by side. Writing where a results file already is
+replaces it, and :func:`save_results` says so (what changed, when the identity changed: a new model revision or task
+version).
+
+Schema version policy: a new optional field keeps ``schema_version`` (files written before it stay valid); a change
+that makes a valid file invalid or changes what a field means raises it.
 """
 
 from __future__ import annotations
@@ -10,7 +20,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import logging
+import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -20,6 +33,13 @@ from genbench.runs.errors import ResultsFileError
 
 SCHEMA_VERSION = 1
 SCHEMA_FILE = "results.schema.json"
+DEFAULT_MAX_NEW_TOKENS = 128
+# The fields of a run's identity, in the order they are shown.
+IDENTITY_FIELDS = (
+    "model_spec", "model_args", "model_revision", "task_id", "task_fingerprint", "shots", "seed", "limit", "generation",
+)  # fmt: skip
+
+logger = logging.getLogger(__name__)
 
 
 def results_schema_text() -> str:
@@ -159,3 +179,136 @@ def read_results(path: str | Path, *, with_samples: bool = True) -> tuple[dict[s
                 raise ResultsFileError(f"{samples_path}:{number}: " + "; ".join(problems[:5]))
             samples.append(record)
     return document, samples
+
+
+def run_identity(
+    model: Mapping[str, Any],
+    task_id: str,
+    task_fingerprint_sha256: str,
+    *,
+    shots: Sequence[int | None],
+    seed: int,
+    limit: int | None,
+    generation: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """What a results file is the result of, with ``key``: a short digest of all of it.
+
+    Two results files with the same key are results of the same run (the same model spec, arguments and revision, the
+    same task version, shots, seed, limit and generation settings).
+
+    >>> identity = run_identity({"spec": "hf:gpt2", "revision": None}, "t", "0" * 64, shots=[0], seed=1, limit=None,
+    ...                         generation={"max_new_tokens": 128})
+    >>> len(identity["key"]), identity["shots"], identity["model_args"]
+    (12, [0], {})
+    """
+    fields = {
+        "model_spec": str(model["spec"]),
+        "model_args": {str(k): str(v) for k, v in sorted(dict(model.get("args") or {}).items())},
+        "model_revision": model.get("revision"),
+        "task_id": task_id,
+        "task_fingerprint": task_fingerprint_sha256,
+        "shots": list(shots),
+        "seed": seed,
+        "limit": limit,
+        "generation": dict(generation) if generation is not None else None,
+    }
+    return {"key": canonical_sha256(fields)[:12], **fields}
+
+
+def settings_folder(identity: Mapping[str, Any]) -> str:
+    """The folder of a run's settings: ``seed-42.shots-0-5``, plus ``.limit-N`` and ``.max-new-tokens-N`` when set
+    (the latter when not the default, 128); ``unprompted`` in place of the shots of an unprompted evaluation.
+
+    >>> settings_folder({"seed": 42, "shots": [0, 5], "limit": 30, "generation": {"max_new_tokens": 64}})
+    'seed-42.shots-0-5.limit-30.max-new-tokens-64'
+    >>> settings_folder({"seed": 1, "shots": [None], "limit": None, "generation": None})
+    'seed-1.unprompted'
+    """
+    shots = [s for s in identity["shots"] if s is not None]
+    parts = [f"seed-{identity['seed']}"]
+    parts.append(f"shots-{'-'.join(str(s) for s in shots)}" if shots else "unprompted")
+    if identity.get("limit") is not None:
+        parts.append(f"limit-{identity['limit']}")
+    generation = identity.get("generation") or {}
+    if generation.get("max_new_tokens", DEFAULT_MAX_NEW_TOKENS) != DEFAULT_MAX_NEW_TOKENS:
+        parts.append(f"max-new-tokens-{generation['max_new_tokens']}")
+    return ".".join(parts)
+
+
+def model_directory(spec_text: str, args: Mapping[str, Any] | None = None) -> str:
+    """A file-system-safe directory name for a model spec and its arguments (readable, with a hash of both against
+    collisions; without arguments the hash is the spec's alone).
+
+    >>> model_directory("hf:/models/gpt2")
+    'hf_models_gpt2-e37fbd09'
+    >>> model_directory("hf:/models/gpt2", {"dtype": "float16"}) != model_directory("hf:/models/gpt2")
+    True
+    """
+    readable = re.sub(r"[^A-Za-z0-9._-]+", "_", spec_text).strip("_")[:80]
+    identity = spec_text
+    if args:
+        identity += "\n" + json.dumps({str(k): str(v) for k, v in args.items()}, sort_keys=True)
+    return f"{readable}-{hashlib.sha256(identity.encode()).hexdigest()[:8]}"
+
+
+def results_path(output_dir: str | Path, identity: Mapping[str, Any]) -> Path:
+    """``<output_dir>/<model>/<settings>/<task>.json`` for a run's identity (see :func:`run_identity`)."""
+    model = model_directory(identity["model_spec"], identity["model_args"])
+    return Path(output_dir) / model / settings_folder(identity) / f"{file_stem(identity['task_id'])}.json"
+
+
+@dataclass(frozen=True)
+class SavedResults:
+    """A results file written, and the message saying what it replaced (None: there was no file there)."""
+
+    path: Path
+    replaced: str | None = None
+
+
+def _describe(identity: Mapping[str, Any]) -> str:
+    shots = ",".join("-" if s is None else str(s) for s in identity.get("shots", []))
+    limit = f", limit {identity['limit']}" if identity.get("limit") is not None else ""
+    return f"{identity['task_id']} by {identity['model_spec']} (seed {identity['seed']}, shots {shots}{limit})"
+
+
+def replacement_message(previous: Mapping[str, Any], identity: Mapping[str, Any], path: Path) -> str:
+    """``replaced results of <task> by <model> (...) in <path>``, and what changed when the identity did."""
+    message = f"replaced results of {_describe(identity)} in {path}"
+    old = previous.get("run_identity")
+    if old is None:
+        return message + " (a file written before run identities)"
+    changed = [field for field in IDENTITY_FIELDS if old.get(field) != identity.get(field)]
+    if changed:
+        message += f" (a different run: {', '.join(f.replace('_', ' ') for f in changed)} changed)"
+    return message
+
+
+def save_results(
+    document: dict[str, Any], output_dir: str | Path, samples: Sequence[Mapping[str, Any]] | None
+) -> SavedResults:
+    """Write a results file where its ``run_identity`` puts it (:func:`results_path`), saying what it replaced.
+
+    The same identity replaces the earlier file (logged at INFO); a file of a different identity at that place (a
+    new model revision or task version, or a file written before run identities) is replaced with a WARNING naming
+    what changed. The message is returned too, for the command line to print.
+    """
+    identity = document["run_identity"]
+    path = results_path(output_dir, identity)
+    previous: dict[str, Any] | None = None
+    if path.is_file():
+        try:
+            previous = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            previous = {}
+        if not isinstance(previous, dict):
+            previous = {}
+    written = write_results(document, path, samples)
+    stale_samples = path.with_name(path.name.removesuffix(".json") + ".samples.jsonl")
+    if samples is None and stale_samples.is_file():  # the replaced file's log would be taken for this run's
+        stale_samples.unlink()
+    if previous is None:
+        return SavedResults(written)
+    message = replacement_message(previous, identity, written)
+    same = (previous.get("run_identity") or {}).get("key") == identity["key"]
+    logger.log(logging.INFO if same else logging.WARNING, "%s", message[:1].upper() + message[1:])
+    return SavedResults(written, message)
