@@ -108,4 +108,7 @@ def run(
                 if entry["ci"]:
                     score += f" [{entry['ci'][0]:.4f}, {entry['ci'][1]:.4f}]"
             click.echo(f"{task_run.task_id} ({setting}, {evaluation['num_examples']} examples): {score}")
-        click.echo(f"Wrote {task_run.results_path}")
+        if task_run.replaced:
+            click.echo(task_run.replaced[:1].upper() + task_run.replaced[1:])
+        else:
+            click.echo(f"Wrote {task_run.results_path}")

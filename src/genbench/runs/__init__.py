@@ -19,6 +19,7 @@ from genbench.core.plugins import PluginGroup
 if TYPE_CHECKING:
     from genbench.runs.compare import compare_results
     from genbench.runs.execute import TaskRun, run, run_model_on_task
+    from genbench.runs.merged_results import is_merged_results
     from genbench.runs.model_runner import ModelRunner
     from genbench.runs.results import read_results, results_schema_text
 
@@ -42,6 +43,7 @@ _EXPORTS = {
     "run_model_on_task": "genbench.runs.execute",
     "TaskRun": "genbench.runs.execute",
     "compare_results": "genbench.runs.compare",
+    "is_merged_results": "genbench.runs.merged_results",
     "read_results": "genbench.runs.results",
     "results_schema_text": "genbench.runs.results",
 }
@@ -50,6 +52,7 @@ __all__ = [
     "MODEL_RUNNERS",
     "TaskRun",
     "compare_results",
+    "is_merged_results",
     "read_results",
     "results_schema_text",
     "run",

@@ -1,5 +1,8 @@
 """Compare two results files of the same task: a paired test per metric on the examples both scored.
 
+Two merged results of a task with subtasks are compared on the TaskDict's own merged metrics (``negation_gap__*``
+included), see :mod:`genbench.runs.merged_compare`. Results of two different tasks are refused as such.
+
 For each setting (number of shots) present in both files and each metric with per-sample values in both
 per-sample logs, the examples are paired by ``_genbench_idx``; :func:`genbench.runs.bootstrap.paired_difference`
 gives the difference of means (A - B), its paired bootstrap interval and a paired permutation test's p-value.
@@ -13,8 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import math
+
 from genbench.runs.bootstrap import DEFAULT_PERMUTATIONS, DEFAULT_RESAMPLES, paired_difference
 from genbench.runs.errors import ResultsFileError
+from genbench.runs.merged_compare import compare_merged_setting, paired_logs, subtask_logs
+from genbench.runs.merged_results import is_merged_results
 from genbench.runs.results import read_results
 
 
@@ -55,14 +62,29 @@ def compare_results(
     permutations: int = DEFAULT_PERMUTATIONS,
     seed: int = 42,
 ) -> list[MetricComparison]:
-    """Compare two results files metric by metric.
+    """Compare two results files metric by metric (two merged results of a task with subtasks: merged metric by
+    merged metric).
 
     Raises:
-        ResultsFileError: an invalid file, a file without per-sample log, different task fingerprints (the files
-            were made from different task versions), or no shared examples.
+        ResultsFileError: an invalid file, a file without per-sample log, results of different tasks, different
+            task fingerprints (the files were made from different task versions), or no shared examples.
     """
     document_a, samples_a = read_results(path_a)
     document_b, samples_b = read_results(path_b)
+    task_a, task_b = document_a["task"]["id"], document_b["task"]["id"]
+    if task_a != task_b:
+        hint = "Compare two results of the same task"
+        if task_a.partition(":")[0] == task_b.partition(":")[0]:
+            hint += ": two merged results (<task>.json) or two results of one subtask (<task>.<subtask>.json)"
+        raise ResultsFileError(
+            f"{path_a} holds results of task {task_a!r} and {path_b} of task {task_b!r}: these are different tasks, "
+            f"whose scores are not comparable. {hint}."
+        )
+    if is_merged_results(document_a) or is_merged_results(document_b):
+        return _compare_merged(
+            Path(path_a), Path(path_b), document_a, document_b, resamples=resamples, permutations=permutations,
+            seed=seed,
+        )  # fmt: skip
     for path, samples in ((path_a, samples_a), (path_b, samples_b)):
         if samples is None:
             raise ResultsFileError(f"{path} has no per-sample log: rerun without --no-samples to compare it.")
@@ -109,6 +131,48 @@ def compare_results(
                     note,
                 )  # fmt: skip
             )
+    return comparisons
+
+
+def _compare_merged(
+    path_a: Path,
+    path_b: Path,
+    document_a: dict[str, Any],
+    document_b: dict[str, Any],
+    *,
+    resamples: int,
+    permutations: int,
+    seed: int,
+) -> list[MetricComparison]:
+    from genbench.task.factory import load_task
+
+    if document_a["task"]["fingerprint"]["sha256"] != document_b["task"]["fingerprint"]["sha256"]:
+        raise ResultsFileError(
+            f"{path_a} and {path_b} were made from different versions of task {document_a['task']['id']!r} "
+            "(task fingerprints differ): their scores are not comparable."
+        )
+    logs_a, logs_b = subtask_logs(path_a, document_a), subtask_logs(path_b, document_b)
+    task_dict = load_task(document_a["task"]["id"])
+    reported = {
+        (e["shots"], key): entry["value"] for e in document_a["evaluations"] for key, entry in e["metrics"].items()
+    }
+    comparisons = []
+    settings = [e["shots"] for e in document_a["evaluations"] if any(f["shots"] == e["shots"] for f in document_b["evaluations"])]
+    for shots in settings:
+        pairs = paired_logs(logs_a, logs_b, shots)
+        if not pairs:
+            continue
+        n = sum(len(shared) for _, _, shared in pairs.values())
+        results = compare_merged_setting(
+            task_dict.merge_evaluation_results, pairs, resamples=resamples, permutations=permutations, seed=seed
+        )
+        for key, (a, b, difference, low, high, p_value) in results.items():
+            value = reported.get((shots, key))
+            exact = isinstance(value, (int, float)) and math.isclose(a, float(value), rel_tol=1e-9, abs_tol=1e-9)
+            note = "" if exact else "merge of per-sample means, not the reported merged metric"
+            comparisons.append(MetricComparison(shots, key, a, b, difference, low, high, p_value, n, note))
+    if not comparisons:
+        raise ResultsFileError(f"{path_a} and {path_b} share no (subtask, shots, _genbench_idx) example.")
     return comparisons
 
 

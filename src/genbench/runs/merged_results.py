@@ -232,7 +232,7 @@ def merged_document(
     return document
 
 
-def is_merged(document: Mapping[str, Any]) -> bool:
+def is_merged_results(document: Mapping[str, Any]) -> bool:
     """Whether a results document is the merged result of a task with subtasks (it has ``task.subtasks``)."""
     return bool(document.get("task", {}).get("subtasks"))
 
