@@ -271,13 +271,20 @@ def _describe(identity: Mapping[str, Any]) -> str:
     return f"{identity['task_id']} by {identity['model_spec']} (seed {identity['seed']}, shots {shots}{limit})"
 
 
+def changed_fields(previous: Mapping[str, Any], identity: Mapping[str, Any]) -> list[str] | None:
+    """The identity fields in which an earlier results document differs (None: it predates run identities)."""
+    old = previous.get("run_identity")
+    if not isinstance(old, Mapping):
+        return None
+    return [field for field in IDENTITY_FIELDS if old.get(field) != identity.get(field)]
+
+
 def replacement_message(previous: Mapping[str, Any], identity: Mapping[str, Any], path: Path) -> str:
     """``replaced results of <task> by <model> (...) in <path>``, and what changed when the identity did."""
     message = f"replaced results of {_describe(identity)} in {path}"
-    old = previous.get("run_identity")
-    if old is None:
+    changed = changed_fields(previous, identity)
+    if changed is None:
         return message + " (a file written before run identities)"
-    changed = [field for field in IDENTITY_FIELDS if old.get(field) != identity.get(field)]
     if changed:
         message += f" (a different run: {', '.join(f.replace('_', ' ') for f in changed)} changed)"
     return message
@@ -309,6 +316,6 @@ def save_results(
     if previous is None:
         return SavedResults(written)
     message = replacement_message(previous, identity, written)
-    same = (previous.get("run_identity") or {}).get("key") == identity["key"]
+    same = changed_fields(previous, identity) == []
     logger.log(logging.INFO if same else logging.WARNING, "%s", message[:1].upper() + message[1:])
     return SavedResults(written, message)
