@@ -30,11 +30,16 @@ def all_task_runs(tiny_gpt2: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 
 def test_every_task_type_runs_and_writes_valid_results(all_task_runs: dict[str, TaskRun]) -> None:
     types = {r.document["task"]["task_type"] for r in all_task_runs.values()}
-    assert types == {"free_form", "multiple_choice", "sequence_labeling", "reranking"}
+    # None: the merged result of a task with subtasks, next to its subtasks' files
+    assert types == {"free_form", "multiple_choice", "sequence_labeling", "reranking", None}
     for task_run in all_task_runs.values():
         document, samples = read_results(task_run.results_path)  # validated against the schema
         settings = [e["shots"] for e in document["evaluations"]]
         assert settings == ([None] if document["task"]["task_type"] == "reranking" else [1])
+        if document["task"]["task_type"] is None:
+            assert samples is None and len(document["merged_from"]) == len(document["task"]["subtasks"]) >= 2
+            assert document["evaluations"][0]["num_examples"] == 3 * len(document["task"]["subtasks"])
+            continue
         assert samples is not None and len(samples) == 3 * len(settings)
         assert document["model"]["revision"].startswith("sha256:")
         if settings != [None]:  # one-shot prompts: the shots' source is recorded
