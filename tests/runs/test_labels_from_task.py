@@ -37,7 +37,9 @@ def numbers_or_not(requests, task, **options):
 """
 FAST = BootstrapSettings(resamples=100, statistic_resamples=20)
 TASK_LABELS = {"O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG", "I-ORG"}
-SEQEVAL_KEY = re.compile(r"^hf_seqeval__((PER|LOC|ORG)__(precision|recall|f1)|overall_(precision|recall|f1|accuracy))$")
+SEQEVAL_KEY = re.compile(
+    r"^hf_seqeval__((PER|LOC|ORG)__(precision|recall|f1)|overall_(precision|recall|f1|accuracy))$"
+)
 
 
 @pytest.fixture(scope="module")

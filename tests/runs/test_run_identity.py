@@ -121,7 +121,9 @@ def test_replacing_a_different_run_warns_naming_what_changed(spec: str, tmp_path
     assert same.replaced is not None and levels[1][0] == logging.INFO
 
 
-def test_files_written_before_run_identities_are_still_read_and_replaced_with_a_note(spec: str, tmp_path: Path) -> None:
+def test_files_written_before_run_identities_are_still_read_and_replaced_with_a_note(
+    spec: str, tmp_path: Path
+) -> None:
     out = tmp_path / "out"
     first = _run(spec, out, limit=4)
     legacy = json.loads(first.results_path.read_text())

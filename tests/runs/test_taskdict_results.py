@@ -77,10 +77,10 @@ def test_run_writes_the_merged_result_next_to_the_subtasks(runs: dict[str, list]
     task_dict = load_task("negation_consistency")
     for evaluation in document["evaluations"]:
         shots = evaluation["shots"]
-        per_subtask = {
-            sid: {k: e["value"] for k, e in next(x for x in r.document["evaluations"] if x["shots"] == shots)["metrics"].items()}
-            for sid, r in (("affirmative", affirmative), ("negated", negated))
-        }  # fmt: skip
+        per_subtask = {}
+        for sid, subtask_run in (("affirmative", affirmative), ("negated", negated)):
+            (entry,) = [e for e in subtask_run.document["evaluations"] if e["shots"] == shots]
+            per_subtask[sid] = {key: metric["value"] for key, metric in entry["metrics"].items()}
         expected = task_dict.merge_evaluation_results(per_subtask)
         assert {k: e["value"] for k, e in evaluation["metrics"].items()} == dict(expected)
         assert "negation_gap__hf_accuracy__accuracy" in evaluation["metrics"]
@@ -111,7 +111,9 @@ def test_unpaired_subtasks_are_resampled_independently() -> None:
 
     values = {"a": [1.0, 0.0] * 10, "b": [0.0, 1.0] * 10}
     paired = {s: SubtaskScores({"acc": 0.5}, {"acc": v}, list(range(20))) for s, v in values.items()}
-    unpaired = {s: SubtaskScores({"acc": 0.5}, {"acc": v}, list(range(i, 20 + i))) for i, (s, v) in enumerate(values.items())}  # fmt: skip
+    unpaired = {
+        s: SubtaskScores({"acc": 0.5}, {"acc": v}, list(range(i, 20 + i))) for i, (s, v) in enumerate(values.items())
+    }
     entries, pairing = merge_settings(mean_merge, paired, resamples=300, seed=3, confidence=0.95)
     assert pairing == "paired" and entries["acc"]["ci"] == [0.5, 0.5]
     entries, pairing = merge_settings(mean_merge, unpaired, resamples=300, seed=3, confidence=0.95)

@@ -12,11 +12,10 @@ per-sample values, which is then a comparison of those per-sample values, said s
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import math
 
 from genbench.runs.bootstrap import DEFAULT_PERMUTATIONS, DEFAULT_RESAMPLES, paired_difference
 from genbench.runs.errors import ResultsFileError
@@ -153,19 +152,26 @@ def _compare_merged(
         )
     logs_a, logs_b = subtask_logs(path_a, document_a), subtask_logs(path_b, document_b)
     task_dict = load_task(document_a["task"]["id"])
+    merge = getattr(task_dict, "merge_evaluation_results", None)
+    if merge is None:
+        raise ResultsFileError(
+            f"{path_a}: task {document_a['task']['id']!r} has no subtasks now, but the file merges subtasks' results."
+        )
     reported = {
         (e["shots"], key): entry["value"] for e in document_a["evaluations"] for key, entry in e["metrics"].items()
     }
     comparisons = []
-    settings = [e["shots"] for e in document_a["evaluations"] if any(f["shots"] == e["shots"] for f in document_b["evaluations"])]
+    settings = [
+        e["shots"]
+        for e in document_a["evaluations"]
+        if any(f["shots"] == e["shots"] for f in document_b["evaluations"])
+    ]
     for shots in settings:
         pairs = paired_logs(logs_a, logs_b, shots)
         if not pairs:
             continue
         n = sum(len(shared) for _, _, shared in pairs.values())
-        results = compare_merged_setting(
-            task_dict.merge_evaluation_results, pairs, resamples=resamples, permutations=permutations, seed=seed
-        )
+        results = compare_merged_setting(merge, pairs, resamples=resamples, permutations=permutations, seed=seed)
         for key, (a, b, difference, low, high, p_value) in results.items():
             value = reported.get((shots, key))
             exact = isinstance(value, (int, float)) and math.isclose(a, float(value), rel_tol=1e-9, abs_tol=1e-9)

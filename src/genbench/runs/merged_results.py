@@ -84,7 +84,8 @@ def merge_settings(
     >>> scores = {s: SubtaskScores({"acc": float(np.mean(v))}, {"acc": v}, [0, 1, 2, 3])
     ...           for s, v in {"a": [1.0, 1.0, 0.0, 1.0], "b": [0.0, 1.0, 0.0, 0.0]}.items()}
     >>> def gap(results):
-    ...     return {"acc": (results["a"]["acc"] + results["b"]["acc"]) / 2, "gap": results["a"]["acc"] - results["b"]["acc"]}
+    ...     a, b = results["a"]["acc"], results["b"]["acc"]
+    ...     return {"acc": (a + b) / 2, "gap": a - b}
     >>> entries, pairing = merge_settings(gap, scores, resamples=200, seed=1, confidence=0.95)
     >>> entries["gap"]["value"], entries["gap"]["ci_method"], pairing
     (0.5, 'bootstrap_merged', 'paired')
@@ -186,9 +187,7 @@ def merged_document(
                 f"Task {task_dict.task_id!r}: {type(task_dict).__name__}.merge_evaluation_results failed on the "
                 f"subtasks' results ({type(exc).__name__}: {exc}); fix it in the task's __init__.py."
             ) from exc
-        subtask_evaluations = [
-            next(e for e in documents[sid]["evaluations"] if e["shots"] == shots) for sid in scores
-        ]
+        subtask_evaluations = [next(e for e in documents[sid]["evaluations"] if e["shots"] == shots) for sid in scores]
         primary = subtask_evaluations[0]["primary_metric"]
         evaluations.append(
             {
@@ -214,8 +213,13 @@ def merged_document(
             "fingerprint": fingerprint,
         },
         "run_identity": run_identity(
-            first["model"], task_dict.task_id, fingerprint["sha256"], shots=settings, seed=first["seed"],
-            limit=first.get("limit"), generation=identity.get("generation"),
+            first["model"],
+            task_dict.task_id,
+            fingerprint["sha256"],
+            shots=settings,
+            seed=first["seed"],
+            limit=first.get("limit"),
+            generation=identity.get("generation"),
         ),  # fmt: skip
         "genbench_version": first["genbench_version"],
         "model": first["model"],

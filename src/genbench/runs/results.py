@@ -36,7 +36,8 @@ SCHEMA_FILE = "results.schema.json"
 DEFAULT_MAX_NEW_TOKENS = 128
 # The fields of a run's identity, in the order they are shown.
 IDENTITY_FIELDS = (
-    "model_spec", "model_args", "model_revision", "task_id", "task_fingerprint", "shots", "seed", "limit", "generation",
+    "model_spec", "model_args", "model_revision", "task_id", "task_fingerprint",
+    "shots", "seed", "limit", "generation",
 )  # fmt: skip
 
 logger = logging.getLogger(__name__)

@@ -160,7 +160,11 @@ def out_of_set_entry(
     count_array, unit_array = np.asarray(counts, dtype=float), np.asarray(units, dtype=float)
     values = [float(c / u) if u else None for c, u in zip(count_array, unit_array, strict=True)]
     total = float(unit_array.sum())
-    entry: dict[str, Any] = {"value": float(count_array.sum()) / total if total else None, "ci": None, "ci_method": None}
+    entry: dict[str, Any] = {
+        "value": float(count_array.sum()) / total if total else None,
+        "ci": None,
+        "ci_method": None,
+    }
     if not total:
         return entry, values
     if np.all(unit_array == 1):
