@@ -25,7 +25,12 @@ def compare(results_a: Path, results_b: Path, resamples: int, permutations: int,
     Per setting and metric: the mean per-sample values of A and B, their difference with its 95% paired bootstrap
     interval, and the p-value of a two-sided paired permutation (sign-flip) test.
 
-    Example: genbench-cli compare results/hf_gpt2-*/category_membership.json results/hf_opt-*/category_membership.json
+    Two merged results of a task with subtasks are compared on the task's merged metrics (its negation_gap, ...).
+
+    \b
+    Example:
+      genbench-cli compare results/hf_gpt2-*/seed-42.shots-0/category_membership.json \\
+          results/hf_opt-*/seed-42.shots-0/category_membership.json
     """
     from genbench.runs.compare import compare_results, comparison_rows
 

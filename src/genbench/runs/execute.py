@@ -523,7 +523,8 @@ def run_model_on_task(
             evaluation["run_seconds"] = round(time.perf_counter() - setting_started, 3)
             evaluations.append(evaluation)
             samples.extend(setting_samples)
-            scores[n_shots] = subtask_scores(task, dataset, answers, evaluation, setting_samples)
+            if task.subtask_id is not None:  # what the merged result of its TaskDict resamples
+                scores[n_shots] = subtask_scores(task, dataset, answers, evaluation, setting_samples)
     finally:
         if cache is not None:
             cache.close()
