@@ -59,6 +59,23 @@ def test_generation_is_cut_at_the_stop_string(all_task_runs: dict[str, TaskRun])
     assert all(isinstance(p, list) for p in labels)  # parsed with sequence_labeling_separator
 
 
+def test_a_models_junk_labels_make_no_metric_keys(all_task_runs: dict[str, TaskRun]) -> None:
+    # the random model emits words of its vocabulary, "," and ")" among them: none may become an entity type
+    import re
+
+    from genbench import load_task
+
+    labels = load_task("ner_unseen_entities").label_set() or set()
+    task_key = re.compile(r"^hf_seqeval__((PER|LOC|ORG)__(precision|recall|f1)|overall_\w+)$|^out_of_set_label_rate$")
+    task_run = all_task_runs["ner_unseen_entities"]
+    assert all(task_key.match(key) for key in task_run.document["evaluations"][0]["metrics"])
+    assert all(task_key.match(key) for sample in task_run.samples for key in sample["metrics"])
+    assert all(label in labels for sample in task_run.samples for label in sample["prediction"])
+    emitted = [label.strip() for sample in task_run.samples for label in sample["raw_output"].split(",")]
+    assert any(label and label not in labels for label in emitted)  # there was junk to keep out
+    assert task_run.document["evaluations"][0]["metrics"]["out_of_set_label_rate"]["value"] > 0
+
+
 def test_multiple_choice_picks_the_most_likely_option_raw_and_length_normalised(
     all_task_runs: dict[str, TaskRun],
 ) -> None:

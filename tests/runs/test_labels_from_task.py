@@ -122,3 +122,21 @@ def test_the_out_of_set_rate_is_a_ratio_of_sums() -> None:
     assert entry["value"] == pytest.approx(3 / 10) and values == [0.5, 0.0, 0.25]
     assert entry["ci_method"] == "bootstrap_statistic" and entry["ci"][0] <= entry["ci"][1]
     assert out_of_set_entry([], [], FAST)[0] == {"value": None, "ci": None, "ci_method": None}
+
+
+def test_without_its_data_the_task_reads_labels_against_the_given_gold(monkeypatch: pytest.MonkeyPatch) -> None:
+    from genbench.core.errors import DataLoadError
+
+    task = load_task("ner_unseen_entities")
+    gold = task.get_datasets_raw()["test"].select(range(4))
+    fresh = load_task("ner_unseen_entities")
+
+    def unavailable() -> None:
+        raise DataLoadError("data/test.jsonl: not downloaded")
+
+    monkeypatch.setattr(fresh, "get_datasets_raw", unavailable)
+    junk = [{"target": [")" for _ in row]} for row in gold["target"]]
+    result = fresh.evaluate_predictions(predictions=junk, gold=gold)
+    assert all(SEQEVAL_KEY.match(key) for key in result)
+    with pytest.raises(DataLoadError):
+        fresh.label_set()

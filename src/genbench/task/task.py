@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from genbench.config.schema import TaskConfig
-from genbench.core.errors import PreparationError, TaskNotFoundError
+from genbench.core.errors import GenBenchError, PreparationError, TaskNotFoundError
 from genbench.core.plugins import TASK_FEATURES
 from genbench.core.vocabulary import DatasetSplit, EvaluationResult, PreparationStrategy, TaskInterface, TaskType
 from genbench.data import load_data_source, load_split_file, resplit
@@ -272,6 +272,12 @@ class Task(TaskInterface):
         """
         if gold is None:
             gold = self.get_datasets_raw()[DatasetSplit.TEST.value]
+        labels = None
+        if TaskType(self.config.task_type) is TaskType.SEQUENCE_LABELING:
+            try:
+                labels = self.label_set()
+            except GenBenchError:  # the task's data cannot be loaded here: the given gold set's labels are the set
+                logger.debug("Task %s: no label set from its data; using the gold set's labels", self.task_id)
         pbt = self.config.preparation_strategies.prompt_based_testing
         return evaluate_predictions(
             predictions=predictions,
@@ -280,7 +286,7 @@ class Task(TaskInterface):
             metrics=self.config.evaluation_metrics,
             prompt_builder=pbt.prompt_builder if pbt is not None else None,
             free_form_output_regex=self.config.free_form_output_regex,
-            labels=self.label_set(),
+            labels=labels,
         )
 
     # --------------------------------------------------------- contamination
