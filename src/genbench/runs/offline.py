@@ -1,6 +1,6 @@
 """Results files for answers made without a runner: a predictions file (``evaluate``) and the baselines (``demo``).
 
-They go through the same scoring (:func:`genbench.runs.execute.evaluate_answers`) and the same results schema as
+They go through the same scoring (:func:`genbench.runs.answer_scoring.evaluate_answers`) and the same results schema as
 model runs, so every source of scores joins the same tables.
 """
 
@@ -11,8 +11,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from genbench.runs.answer_scoring import Answers, evaluate_answers
 from genbench.runs.baselines import BASELINES, predict, training_pool
-from genbench.runs.execute import Answers, evaluate_answers, prompt_settings, results_document
+from genbench.runs.execute import prompt_settings, results_document
 from genbench.runs.results import save_results
 from genbench.runs.scoring import BootstrapSettings
 
