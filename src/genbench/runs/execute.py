@@ -34,11 +34,7 @@ from genbench.core.version import VERSION
 from genbench.core.vocabulary import PreparationStrategy, TaskType
 from genbench.data.cache import cache_dir as genbench_cache_dir
 from genbench.registry.directories import discover_tasks
-from genbench.runs.answer_scoring import (
-    Answers,
-    evaluate_answers,
-    subtask_scores,
-)
+from genbench.runs.answer_scoring import Answers, evaluate_answers, subtask_scores
 from genbench.runs.errors import ModelAnswerError
 from genbench.runs.merged_results import SubtaskScores, write_merged
 from genbench.runs.model_runner import AnswerProblem, ModelRunner, RequestUnsupported, answer_problem
@@ -51,9 +47,7 @@ from genbench.runs.results import (
     task_fingerprint,
 )
 from genbench.runs.runner_registry import load_runner
-from genbench.runs.scoring import (
-    BootstrapSettings,
-)
+from genbench.runs.scoring import BootstrapSettings
 from genbench.runs.specs import parse_model_spec
 
 if TYPE_CHECKING:
