@@ -160,3 +160,29 @@ def test_compare_of_two_different_tasks_says_so(runs: dict[str, list]) -> None:
     assert "versions" not in str(error.value)
     result = CliRunner().invoke(cli, ["compare", str(a), str(b)])
     assert result.exit_code == 1 and "different tasks" in result.output
+
+
+def test_evaluate_writes_the_merged_result_of_predictions_files(tmp_path: Path) -> None:
+    task_dict = load_task("negation_consistency")
+    files = {}
+    for sid in ("affirmative", "negated"):
+        rows = len(task_dict[sid].get_datasets_raw()["test"])
+        files[sid] = tmp_path / f"{sid}.jsonl"
+        files[sid].write_text("".join(json.dumps({"target": 0}) + "\n" for _ in range(rows)))  # always "true"
+    args = ["evaluate", "-i", "negation_consistency", "--results-dir", str(tmp_path / "r")]
+    args += [item for sid, path in files.items() for item in ("-p", f"{sid}={path}")]
+    result = CliRunner().invoke(cli, [*args, "--model", "always-true"])
+    assert result.exit_code == 0, result.output
+    (merged_path,) = (tmp_path / "r").rglob("negation_consistency.json")
+    document, _ = read_results(merged_path)
+    assert is_merged_results(document) and len(document["merged_from"]) == 2
+    accuracy = document["evaluations"][0]["metrics"]["hf_accuracy__accuracy"]
+    assert accuracy["value"] == 0.5 and accuracy["ci"] == [0.5, 0.5]  # paired statements: one of each pair right
+    assert f"Wrote {merged_path} (merged)" in result.output
+
+    # without --model each subtask's model is its file's name: no single model, no merged file
+    unnamed = ["evaluate", "-i", "negation_consistency", "--results-dir", str(tmp_path / "unnamed"), *args[5:]]
+    result = CliRunner().invoke(cli, unnamed)
+    assert result.exit_code == 0, result.output
+    assert "No merged results file for negation_consistency" in result.output
+    assert not list((tmp_path / "unnamed").rglob("negation_consistency.json"))

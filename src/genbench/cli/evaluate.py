@@ -104,19 +104,39 @@ def write_predictions_results(
 ) -> Path:
     """Score a predictions file and write a results file in the format of model runs (see ``schema --results``).
 
+    The :class:`genbench.runs.execute.TaskRun` behind it is :func:`predictions_task_run`'s.
+
     Args:
         task: The task (a subtask of a TaskDict is scored on its own).
         predictions_path: JSONL file, one object with a ``target`` per row of the split, in order.
         split: The split scored.
         model: What made the predictions (the results' model spec is ``predictions:MODEL``).
-        results_dir: Results go to ``<results_dir>/<model>/<task>.json``.
+        results_dir: Results go to ``<results_dir>/<model>/<settings>/<task>.json``.
         shots: The predictions answer the ``shots``-shot prompts of the test split (recorded with each sample).
         seed: The few-shot seed of those prompts.
 
     Returns:
         The results file.
     """
-    from genbench.runs.offline import predictions_results
+    task_run = predictions_task_run(
+        task, predictions_path, split, model=model, results_dir=results_dir, shots=shots, seed=seed
+    )
+    assert task_run.results_path is not None  # noqa: S101 - written: results_dir is given
+    return task_run.results_path
+
+
+def predictions_task_run(
+    task: Task,
+    predictions_path: str | os.PathLike[str],
+    split: str = "test",
+    *,
+    model: str,
+    results_dir: str | os.PathLike[str],
+    shots: int | None = None,
+    seed: int = 42,
+) -> Any:
+    """:func:`write_predictions_results`, returning its :class:`genbench.runs.execute.TaskRun`."""
+    from genbench.runs.offline import predictions_run
 
     predictions = read_predictions(predictions_path)
     if shots is not None:
@@ -135,9 +155,7 @@ def write_predictions_results(
             f"{predictions_path}: {len(predictions)} predictions for the {len(gold)} examples of {task.task_id!r}: "
             "give one line per example, in order."
         )
-    return predictions_results(
-        task, predictions, gold, model=model, output_dir=Path(results_dir), shots=shots, seed=seed
-    )
+    return predictions_run(task, predictions, gold, model=model, output_dir=Path(results_dir), shots=shots, seed=seed)
 
 
 def _assign_files(task_id: str, subtask_ids: list[str], values: tuple[str, ...]) -> dict[str, Path]:
@@ -284,8 +302,24 @@ def evaluate(
             scored_files: list[tuple[Task, Path]] = [(task, Path(predictions[0]))]
         else:
             scored_files = [(task[sid], path) for sid, path in _assign_files(task_id, list(task), predictions).items()]
+        task_runs = []
         for scored, path in scored_files:
-            written = write_predictions_results(
+            task_run = predictions_task_run(
                 scored, path, split, model=model_label or path.name, results_dir=results_dir, shots=shots, seed=seed
             )
-            click.echo(f"Wrote {written}")
+            task_runs.append(task_run)
+            click.echo(
+                task_run.replaced[:1].upper() + task_run.replaced[1:]
+                if task_run.replaced
+                else f"Wrote {task_run.results_path}"
+            )
+        if not isinstance(task, Task):
+            from genbench.runs.offline import merged_predictions_results
+
+            merged_run = merged_predictions_results(task, task_runs, results_dir)
+            if merged_run is None:
+                click.echo(
+                    f"No merged results file for {task_id}: name what made every subtask's predictions with --model."
+                )
+            else:
+                click.echo(f"Wrote {merged_run.path} (merged)")

@@ -11,9 +11,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from genbench.runs.answer_scoring import Answers, evaluate_answers
+from genbench.runs.answer_scoring import Answers, evaluate_answers, subtask_scores
 from genbench.runs.baselines import BASELINES, predict, training_pool
-from genbench.runs.execute import prompt_settings, results_document
+from genbench.runs.execute import TaskRun, prompt_settings, results_document
+from genbench.runs.merged_results import MergedRun, write_merged
 from genbench.runs.results import save_results
 from genbench.runs.scoring import BootstrapSettings
 
@@ -48,16 +49,48 @@ def predictions_results(
     Returns:
         The results file's path.
     """
+    task_run = predictions_run(
+        task, predictions, gold, model=model, output_dir=output_dir, shots=shots, seed=seed, bootstrap=bootstrap
+    )
+    assert task_run.results_path is not None  # noqa: S101 - written: output_dir is given
+    return task_run.results_path
+
+
+def predictions_run(
+    task: Task,
+    predictions: Sequence[Mapping[str, Any]],
+    gold: Any,
+    *,
+    model: str,
+    output_dir: str | Path,
+    shots: int | None = None,
+    seed: int = 42,
+    bootstrap: BootstrapSettings | None = None,
+) -> TaskRun:
+    """:func:`predictions_results`, returning the :class:`~genbench.runs.execute.TaskRun` (for a subtask, with
+    what the merged result of its TaskDict needs: :func:`genbench.runs.merged_results.write_merged`)."""
     started = time.perf_counter()
     bootstrap = bootstrap or BootstrapSettings(seed=seed)
     targets = [p["target"] for p in predictions]
-    evaluation, samples = evaluate_answers(task, gold, Answers(targets, targets), shots=shots, bootstrap=bootstrap)
+    answers = Answers(targets, targets)
+    evaluation, samples = evaluate_answers(task, gold, answers, shots=shots, bootstrap=bootstrap)
     spec = f"predictions:{model}"
     record = {"spec": spec, "kind": "predictions", "revision": None}
     document = results_document(
         task, record, [evaluation], seed=seed, limit=None, bootstrap=bootstrap, seconds=time.perf_counter() - started
     )
-    return save_results(document, output_dir, samples).path
+    saved = save_results(document, output_dir, samples)
+    scores = {shots: subtask_scores(task, gold, answers, evaluation, samples)} if task.subtask_id is not None else {}
+    return TaskRun(task.task_id, document, samples, saved.path, saved.replaced, scores)
+
+
+def merged_predictions_results(task_dict: Any, runs: Sequence[TaskRun], output_dir: str | Path) -> MergedRun | None:
+    """Write the merged result of a TaskDict's predictions files (see :mod:`genbench.runs.merged_results`), next
+    to its subtasks' files; None when the subtasks' predictions are not from one model (their files would not sit
+    together)."""
+    if len({run.document["run_identity"]["model_spec"] for run in runs}) != 1:
+        return None
+    return write_merged(task_dict, runs, output_dir)
 
 
 def baseline_results(task: Task, output_dir: str | Path, *, shot_list: Sequence[int], random_seed: int = 42) -> Path:
