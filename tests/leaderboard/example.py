@@ -1,0 +1,60 @@
+"""The example leaderboard of the docs and the browser test: the demo's baselines on every shipped task and two runs
+(seeds 1 and 2) of a tiny GPT-2, with the taxonomy recorded and the merged results of the task with subtasks.
+
+Run ``python -m tests.leaderboard.example OUT`` to build it under OUT (``OUT/results``, ``OUT/site``).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from tests.leaderboard.fixtures import declare_taxonomy, merge_subtask_results
+
+SHOTS = [0, 1]
+SEEDS = (1, 2)
+
+
+def build_example_results(root: Path, tiny_model: Path, *, limit: int = 10) -> Path:
+    """Write the example's results files under ``root / "results"`` and return that folder."""
+    from genbench.runs import run
+    from genbench.runs.demo import run_demo
+    from genbench.runs.scoring import BootstrapSettings
+
+    results = root / "results"
+    outcomes = run_demo(root / "demo", shot_list=SHOTS, results_dir=results / "demo")
+    assert all(outcome.ok for outcome in outcomes), [o.error for o in outcomes if not o.ok]
+    for seed in SEEDS:
+        run(
+            f"hf:{tiny_model}",
+            "all",
+            model_args="batch_size=8,dtype=float32",
+            output_dir=results / f"tiny-seed{seed}",
+            shots=SHOTS,
+            limit=limit,
+            seed=seed,
+            bootstrap=BootstrapSettings(resamples=200, statistic_resamples=20, seed=seed),
+        )
+    declare_taxonomy(results)
+    merge_subtask_results(results, "negation_consistency", "Negation Consistency", primary_metric="negation_gap")
+    return results
+
+
+def main(out: Path) -> None:
+    from genbench.leaderboard import build_leaderboard
+    from tests.runs.conftest import tiny_gpt2
+
+    class Factory:
+        def mktemp(self, name: str) -> Path:
+            path = out / name
+            path.mkdir(parents=True, exist_ok=True)
+            return path
+
+    model = tiny_gpt2.__wrapped__(Factory())  # type: ignore[attr-defined]
+    results = build_example_results(out, model)
+    site = build_leaderboard([results], out / "site", shots=1)
+    print(site.index)
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))
