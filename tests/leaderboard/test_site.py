@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-from html import unescape as html_unescape
 import shutil
+from html import unescape as html_unescape
 from html.parser import HTMLParser
 from pathlib import Path
 
