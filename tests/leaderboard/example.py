@@ -1,7 +1,9 @@
 """The example leaderboard of the docs and the browser test: the demo's baselines on every shipped task and two runs
 (seeds 1 and 2) of a tiny GPT-2, with the taxonomy recorded and the merged results of the task with subtasks.
 
-Run ``python -m tests.leaderboard.example OUT`` to build it under OUT (``OUT/results``, ``OUT/site``).
+Run ``python -m tests.leaderboard.example OUT [SCREENSHOT_DIR]`` to build it under OUT (``OUT/results``, ``OUT/site``;
+results already there are reused) and, with SCREENSHOT_DIR, take the docs' screenshots at 1400x900 in headless
+Chromium (docs/images/leaderboard_*.png).
 """
 
 from __future__ import annotations
@@ -40,7 +42,32 @@ def build_example_results(root: Path, tiny_model: Path, *, limit: int = 10) -> P
     return results
 
 
-def main(out: Path) -> None:
+def screenshots(site: Path, directory: Path) -> list[Path]:
+    """The overview's first screen, the overview with the generalisation-type axis picked, and a task page."""
+    from tests.leaderboard.cdp import Browser
+    from tests.leaderboard.test_browser import BROWSER
+
+    assert BROWSER is not None, "no Chromium on PATH"
+    browser = Browser(BROWSER, 1400, 900)
+    shots = []
+    try:
+        for name, url, axis in [
+            ("leaderboard_overview.png", site / "index.html", None),
+            ("leaderboard_axis.png", site / "index.html", "generalisation_type"),
+            ("leaderboard_task.png", site / "tasks" / "category_membership.html", None),
+        ]:
+            browser.open(url.as_uri())
+            if axis:
+                browser.click(f'button.gb-axis-button[data-axis="{axis}"]')
+            assert browser.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), name
+            browser.screenshot(directory / name)
+            shots.append(directory / name)
+    finally:
+        browser.close()
+    return shots
+
+
+def main(out: Path, screenshot_dir: Path | None = None) -> None:
     from genbench.leaderboard import build_leaderboard
     from tests.runs.conftest import tiny_gpt2
 
@@ -50,11 +77,15 @@ def main(out: Path) -> None:
             path.mkdir(parents=True, exist_ok=True)
             return path
 
-    model = tiny_gpt2.__wrapped__(Factory())  # type: ignore[attr-defined]
-    results = build_example_results(out, model)
+    results = out / "results"
+    if not results.is_dir():
+        model = tiny_gpt2.__wrapped__(Factory())  # type: ignore[attr-defined]
+        results = build_example_results(out, model)
     site = build_leaderboard([results], out / "site", shots=1)
     print(site.index)
+    if screenshot_dir is not None:
+        print(*screenshots(out / "site", screenshot_dir), sep="\n")
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    main(Path(sys.argv[1]), Path(sys.argv[2]) if len(sys.argv) > 2 else None)

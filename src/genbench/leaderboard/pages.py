@@ -76,14 +76,21 @@ def task_page(board: Leaderboard, task: TaskEntry, card_html: str, headline: str
     rows = []
     series: dict[str, dict[int | None, tuple[float, tuple[float, float] | None]]] = {}
     for model, cell in cells:
+        # One row per seed and setting: seeds of a model are listed, the overview averages them.
+        runs = sorted(cell.runs.values(), key=lambda run: run.seed)
+        for run in runs:
+            row_label = model.label + (f" (seed {run.seed})" if len(runs) > 1 else "")
+            for shots, run_evaluation in sorted(
+                run.evaluations.items(), key=lambda kv: -1 if kv[0] is None else kv[0]
+            ):
+                row = [
+                    td(f'<a href="../models/{escape(model.slug)}.html">{escape(row_label)}</a>', row_label),
+                    td(escape(shots_label(shots)), "" if shots is None else str(shots)),
+                    td(str(run_evaluation["num_examples"]), str(run_evaluation["num_examples"])),
+                ]
+                row += [td(*metric_cell(run_evaluation["metrics"].get(name))) for name in metric_names]
+                rows.append("<tr>" + "".join(row) + "</tr>")
         for shots, evaluation in sorted(cell.evaluations.items(), key=lambda kv: -1 if kv[0] is None else kv[0]):
-            row = [
-                td(f'<a href="../models/{escape(model.slug)}.html">{escape(model.label)}</a>', model.label),
-                td(escape(shots_label(shots)), "" if shots is None else str(shots)),
-                td(str(evaluation["num_examples"]), str(evaluation["num_examples"])),
-            ]
-            row += [td(*metric_cell(evaluation["metrics"].get(name))) for name in metric_names]
-            rows.append("<tr>" + "".join(row) + "</tr>")
             metric = evaluation["metrics"].get(primary or "")
             value = number(metric["value"]) if metric else None
             if value is not None:
