@@ -191,7 +191,7 @@ def collect(
     documents = sorted(((read_results(p, with_samples=False)[0], p) for p in paths), key=lambda d: d[0]["created"])
     if on_stale == "fail":
         _check_fingerprints(documents)
-        kept, stale = documents, []
+        kept, stale = documents, list[StaleFile]()
     else:
         kept, stale = _current_versions(documents, current_config if on_stale == "skip" else None)
     board = Leaderboard(models={}, tasks={}, cells={}, skipped=skipped, stale=stale)

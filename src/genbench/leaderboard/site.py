@@ -67,7 +67,9 @@ def build_leaderboard(
     for task in board.tasks.values():
         path = site / "tasks" / f"{task.slug}.html"
         headline = standings.headlines.get(task.task_id)
-        write_text_atomic(path, task_page(board, task, task_card(task, installed), headline and headline.metric))
+        write_text_atomic(
+            path, task_page(board, task, task_card(task, installed), headline.metric if headline else None)
+        )
         task_pages.append(path)
     model_pages = []
     for model in board.models.values():
