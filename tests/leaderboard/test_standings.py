@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from genbench.cli import cli
 from genbench.leaderboard import LeaderboardError, build_leaderboard, collect
 from genbench.leaderboard.standings import NOT_DECLARED, rank_models
+from genbench.runs.errors import ResultsFileError
 from genbench.runs.results import read_results, write_results
 from tests.leaderboard.fixtures import write_document
 
@@ -205,3 +206,15 @@ def test_ranking_does_not_depend_on_the_order_of_the_directories(tmp_path: Path)
     one = rank_models(collect([tmp_path / "r1", tmp_path / "r2"]), resamples=300)
     two = rank_models(collect([tmp_path / "r2", tmp_path / "r1"]), resamples=300)
     assert one.models[0].overall.score.ci == two.models[0].overall.score.ci
+
+
+def test_a_broken_per_sample_log_is_named_with_its_line(tmp_path: Path) -> None:
+    path = write_document(tmp_path / "results/a/t1.json", "t1", "hf:a", T1)
+    log = path.with_name("t1.samples.jsonl")
+    lines = log.read_text().splitlines()
+    log.write_text("\n".join([lines[0], "{not json", *lines[2:]]) + "\n")
+    with pytest.raises(ResultsFileError, match=r"t1\.samples\.jsonl:2: not valid JSON"):
+        build(tmp_path)
+    log.unlink()
+    with pytest.raises(ResultsFileError, match=r"t1\.samples\.jsonl: the per-sample log named by its results file"):
+        build(tmp_path)

@@ -93,6 +93,8 @@ class Run:
     seed: int
     evaluations: dict[int | None, dict[str, Any]] = field(default_factory=dict)
     sources: dict[int | None, Path] = field(default_factory=dict)
+    sample_logs: dict[int | None, Path | None] = field(default_factory=dict)
+    """The per-sample log of each setting's file (None: the file has none)."""
     identity: Any = None
     """The results' ``run_identity`` when they record one."""
     confidence: float = 0.95
@@ -206,6 +208,8 @@ def collect(
             cell.evaluations[evaluation["shots"]] = evaluation
             run.evaluations[evaluation["shots"]] = evaluation
             run.sources[evaluation["shots"]] = path
+            log = document.get("samples_file")
+            run.sample_logs[evaluation["shots"]] = path.parent / Path(log).name if log else None
         cell.files.append(path)
         cell.created = document["created"]
     label_models(board.models.values())

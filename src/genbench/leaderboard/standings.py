@@ -17,6 +17,7 @@ never ranked: they form their own block.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -29,7 +30,7 @@ import numpy as np
 
 from genbench.leaderboard.collect import TAXONOMY_AXES, Cell, Leaderboard, ModelEntry, Run, TaskEntry
 from genbench.leaderboard.names import lower_is_better, metric_label
-from genbench.runs.results import read_results
+from genbench.runs.errors import ResultsFileError
 
 RESAMPLES = 1000
 CONFIDENCE = 0.95
@@ -180,17 +181,42 @@ def number(value: Any) -> float | None:
 
 
 class SampleLogs:
-    """Per-sample logs, read once per results file."""
+    """Per-sample logs, read once each.
+
+    Only what the ranking uses is checked on each line (an object with ``shots`` and a ``metrics`` object), where
+    ``read_results`` checks every line against the whole sample schema: that took 90% of a 100-file build (jsonschema
+    per line), and the results files themselves are validated in full when collected.
+    """
 
     def __init__(self) -> None:
-        self._samples: dict[Path, list[dict[str, Any]]] = {}
+        self._samples: dict[Path, list[tuple[Any, dict[str, Any]]]] = {}
 
-    def scores(self, path: Path, shots: int | None, metric: str) -> list[float] | None:
-        """The per-sample values of ``metric`` at ``shots`` in ``path``'s log; None when any is missing."""
+    def _read(self, path: Path) -> list[tuple[Any, dict[str, Any]]]:
         if path not in self._samples:
-            self._samples[path] = read_results(path)[1] or []
-        values = [s["metrics"].get(metric) for s in self._samples[path] if s["shots"] == shots]
-        numbers = [number(v) for v in values]
+            rows = []
+            try:
+                with path.open(encoding="utf-8") as handle:
+                    for number, line in enumerate(handle, 1):
+                        if not line.strip():
+                            continue
+                        try:
+                            record = json.loads(line)
+                        except ValueError as exc:
+                            raise ResultsFileError(f"{path}:{number}: not valid JSON: {exc}") from None
+                        if not isinstance(record, dict) or not isinstance(record.get("metrics"), dict):
+                            raise ResultsFileError(f"{path}:{number}: a sample must be an object with 'metrics'.")
+                        rows.append((record.get("shots"), record["metrics"]))
+            except FileNotFoundError:
+                raise ResultsFileError(f"{path}: the per-sample log named by its results file is missing.") from None
+            self._samples[path] = rows
+        return self._samples[path]
+
+    def scores(self, path: Path | None, shots: int | None, metric: str) -> list[float] | None:
+        """The per-sample values of ``metric`` at ``shots`` in the log ``path``; None when there is no log or a
+        value is missing."""
+        if path is None:
+            return None
+        numbers = [number(metrics.get(metric)) for row_shots, metrics in self._read(path) if row_shots == shots]
         if not numbers or any(v is None for v in numbers):
             return None
         return [v for v in numbers if v is not None]
@@ -213,7 +239,7 @@ def run_score(
         return None
     rng = _rng(model.key, headline.task.task_id, run.seed, headline.shots, headline.metric)
     if metric.get("ci_method") == "bootstrap_mean":
-        scores = logs.scores(run.sources[headline.shots], headline.shots, headline.metric or "")
+        scores = logs.scores(run.sample_logs.get(headline.shots), headline.shots, headline.metric or "")
         if scores:
             values = np.asarray(scores, dtype=float)
             return (
