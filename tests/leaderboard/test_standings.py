@@ -75,7 +75,8 @@ def test_seeds_of_one_model_are_one_row_with_mean_and_spread(tmp_path: Path) -> 
     for seed, scores in [(1, T1), (2, T3)]:
         write_document(tmp_path / f"results/s{seed}/t1.json", "t1", "hf:a", scores, seed=seed, run_identity=seed)
         write_document(tmp_path / f"results/s{seed}/t2.json", "t2", "hf:a", T2, seed=seed, run_identity=seed)
-    (standing,) = build(tmp_path).standings.models
+    site = build(tmp_path)
+    (standing,) = site.standings.models
     assert standing.seeds == [1, 2]
     t1 = standing.tasks["t1"]
     assert t1.value == pytest.approx((np.mean(T1) + np.mean(T3)) / 2)
@@ -84,6 +85,12 @@ def test_seeds_of_one_model_are_one_row_with_mean_and_spread(tmp_path: Path) -> 
     per_seed_means = [(np.mean(T1) + np.mean(T2)) / 2, (np.mean(T3) + np.mean(T2)) / 2]
     assert standing.seed_spread == pytest.approx(np.std(per_seed_means, ddof=1))
     assert standing.overall.score.value == pytest.approx(np.mean(per_seed_means))
+    task_page = (tmp_path / "site/tasks/t1.html").read_text()
+    assert task_page.count('class="gb-point"') == 1  # one point: the mean over the seeds
+    assert f"{t1.value:.4f} [{t1.ci[0]:.4f}, {t1.ci[1]:.4f}]" in task_page  # with the interval of that mean
+    assert task_page.count(">hf:a (seed 1)</a>") == task_page.count(">hf:a (seed 2)</a>") == 1
+    (model_page,) = site.model_pages
+    assert f"rank 1; mean {standing.overall.score.value:.3f}" in model_page.read_text()
 
 
 def test_baselines_form_one_block_and_are_never_ranked(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from genbench.leaderboard.assets import SITE_CSS, SITE_JS
 from genbench.leaderboard.chart import score_vs_shots_svg, shots_label
 from genbench.leaderboard.collect import Leaderboard, ModelEntry, TaskEntry
 from genbench.leaderboard.names import metric_label
+from genbench.leaderboard.standings import RESAMPLES, Headline, SampleLogs, Standing, cell_score
 
 
 def page(title: str, body: str, *, root: str) -> str:
@@ -54,8 +55,17 @@ def metric_header(key: str) -> str:
     return f'<th class="sortable" data-type="number" title="{escape(key)}">{escape(metric_label(key))}</th>'
 
 
-def task_page(board: Leaderboard, task: TaskEntry, card_html: str, headline: str | None = None) -> str:
-    """A task's page; ``headline``: the metric the overview ranks it by (else the results' primary metric)."""
+def task_page(
+    board: Leaderboard,
+    task: TaskEntry,
+    card_html: str,
+    headline: str | None = None,
+    logs: SampleLogs | None = None,
+    resamples: int = RESAMPLES,
+) -> str:
+    """A task's page; ``headline``: the metric the overview ranks it by (else the results' primary metric). The
+    chart's points are means over a model's seeds (:func:`cell_score`, which reads per-sample ``logs``)."""
+    logs = logs or SampleLogs()
     cells = [(board.models[m], cell) for (m, t), cell in board.cells.items() if t == task.task_id]
     cells.sort(key=lambda item: item[0].label)
     metric_names: list[str] = []
@@ -90,12 +100,10 @@ def task_page(board: Leaderboard, task: TaskEntry, card_html: str, headline: str
                 ]
                 row += [td(*metric_cell(run_evaluation["metrics"].get(name))) for name in metric_names]
                 rows.append("<tr>" + "".join(row) + "</tr>")
-        for shots, evaluation in sorted(cell.evaluations.items(), key=lambda kv: -1 if kv[0] is None else kv[0]):
-            metric = evaluation["metrics"].get(primary or "")
-            value = number(metric["value"]) if metric else None
-            if value is not None:
-                ci = metric.get("ci") if metric else None
-                series.setdefault(model.label, {})[shots] = (value, (ci[0], ci[1]) if ci else None)
+        for shots in sorted(cell.evaluations, key=lambda s: -1 if s is None else s):
+            point = cell_score(cell, Headline(task, primary, shots, declared=False), model, logs, resamples)
+            if point is not None:
+                series.setdefault(model.label, {})[shots] = (point.value, point.ci)
     chart = score_vs_shots_svg(series, metric_label(primary) if primary else "primary metric")
     fingerprint = task.fingerprint["sha256"]
     related = sorted(t for t in board.tasks if t.startswith(task.task_id + ":"))
@@ -118,7 +126,8 @@ def task_page(board: Leaderboard, task: TaskEntry, card_html: str, headline: str
     return page(f"{task.task_id} · genbench leaderboard", body, root="../")
 
 
-def model_page(board: Leaderboard, model: ModelEntry) -> str:
+def model_page(board: Leaderboard, model: ModelEntry, standing: Standing | None = None) -> str:
+    """A model's page: what it is, its place on the overview (``standing``), its results on every task."""
     rows = []
     for (model_key, task_id), cell in sorted(board.cells.items(), key=lambda kv: kv[0][1]):
         if model_key != model.key:
@@ -140,6 +149,16 @@ def model_page(board: Leaderboard, model: ModelEntry) -> str:
                 + "</tr>"
             )
     facts = [("Spec", model.spec), ("Kind", model.kind), ("Revision", model.revision or "unknown")]
+    if standing is not None:
+        overall = standing.overall
+        mean = overall.score
+        place = (
+            f"rank {standing.rank}" if standing.rank else "not ranked" + (" (a baseline)" if model.is_baseline else "")
+        )
+        interval = f" [{mean.ci[0]:.3f}, {mean.ci[1]:.3f}]" if mean and mean.ci else ""
+        facts.append(("Overview", f"{place}; mean {mean.value:.3f}{interval}" if mean else place))
+        facts.append(("Tasks covered", f"{overall.covered} of {overall.of}"))
+        facts.append(("Seeds", ", ".join(map(str, standing.seeds))))
     facts += [(f"Argument {key}", value) for key, value in sorted(model.args.items())]
     if model.description:
         facts.append(("Description", model.description))

@@ -14,7 +14,7 @@ from genbench.display.html import escape
 from genbench.leaderboard.collect import Leaderboard, OnStale, StaleFile, TaskEntry, collect
 from genbench.leaderboard.overview import overview_body
 from genbench.leaderboard.pages import model_page, page, task_page
-from genbench.leaderboard.standings import RESAMPLES, GroupScore, Score, Standing, Standings, rank_models
+from genbench.leaderboard.standings import RESAMPLES, GroupScore, SampleLogs, Score, Standing, Standings, rank_models
 from genbench.runs.results import canonical_sha256
 
 
@@ -59,7 +59,8 @@ def build_leaderboard(
     """
     installed = InstalledTasks()
     board = collect(results_dirs, on_stale=on_stale, current_config=installed.config_sha256)
-    standings = rank_models(board, shots, resamples=resamples)
+    logs = SampleLogs()
+    standings = rank_models(board, shots, resamples=resamples, logs=logs)
     site = Path(site_dir)
     (site / "tasks").mkdir(parents=True, exist_ok=True)
     (site / "models").mkdir(parents=True, exist_ok=True)
@@ -68,13 +69,15 @@ def build_leaderboard(
         path = site / "tasks" / f"{task.slug}.html"
         headline = standings.headlines.get(task.task_id)
         write_text_atomic(
-            path, task_page(board, task, task_card(task, installed), headline.metric if headline else None)
+            path,
+            task_page(board, task, task_card(task, installed), headline.metric if headline else None, logs, resamples),
         )
         task_pages.append(path)
     model_pages = []
+    standing_of = {s.model.key: s for s in standings.models + standings.baselines}
     for model in board.models.values():
         path = site / "models" / f"{model.slug}.html"
-        write_text_atomic(path, model_page(board, model))
+        write_text_atomic(path, model_page(board, model, standing_of.get(model.key)))
         model_pages.append(path)
     index = site / "index.html"
     write_text_atomic(index, page("genbench leaderboard", overview_body(board, standings), root=""))
