@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -114,7 +115,11 @@ def merge_subtask_results(
             document["task"]["taxonomy"] = first["task"]["taxonomy"]
         if primary_metric:
             document["task"]["primary_metric"] = primary_metric
-        document["merged_from"] = [p.name for p in parts]
+        document["merged_from"] = [
+            {"task_id": d["task"]["id"], "results_file": p.name, "sha256": hashlib.sha256(p.read_bytes()).hexdigest()}
+            for (d, _), p in zip(loaded, parts, strict=True)
+        ]
+        document.pop("run_identity", None)
         evaluations = []
         rng = np.random.default_rng(0)
         for evaluation in first["evaluations"]:
@@ -153,9 +158,10 @@ def write_document(
     primary_metric: str | None = None,
     fingerprint: str = "a",
     created: str = "2026-01-01T00:00:00+00:00",
-    run_identity: Any = None,
+    run_identity: bool = False,
 ) -> Path:
-    """A results file whose one metric is the mean of ``scores`` (per-sample log included)."""
+    """A results file whose one metric is the mean of ``scores`` (per-sample log included); with ``run_identity``,
+    the ``run_identity`` record ``genbench-cli run`` writes."""
     value = float(np.mean(scores))
     low, high = bootstrap_mean_interval(scores, resamples=200, seed=seed)
     task: dict[str, Any] = {
@@ -194,8 +200,19 @@ def write_document(
         "run_seconds": 1.0,
         "created": created,
     }
-    if run_identity is not None:
-        document["run_identity"] = run_identity
+    if run_identity:
+        identity = {
+            "model_spec": spec,
+            "model_args": {},
+            "model_revision": None,
+            "task_id": task_id,
+            "task_fingerprint": task["fingerprint"]["sha256"],
+            "shots": [shots],
+            "seed": seed,
+            "limit": None,
+            "generation": None,
+        }
+        document["run_identity"] = {"key": canonical_sha256(identity)[:12], **identity}
     samples = [
         {
             "shots": shots,

@@ -73,8 +73,8 @@ def test_a_model_missing_a_task_is_marked_and_not_ranked_above_complete_ones(tmp
 
 def test_seeds_of_one_model_are_one_row_with_mean_and_spread(tmp_path: Path) -> None:
     for seed, scores in [(1, T1), (2, T3)]:
-        write_document(tmp_path / f"results/s{seed}/t1.json", "t1", "hf:a", scores, seed=seed, run_identity=seed)
-        write_document(tmp_path / f"results/s{seed}/t2.json", "t2", "hf:a", T2, seed=seed, run_identity=seed)
+        write_document(tmp_path / f"results/s{seed}/t1.json", "t1", "hf:a", scores, seed=seed, run_identity=True)
+        write_document(tmp_path / f"results/s{seed}/t2.json", "t2", "hf:a", T2, seed=seed, run_identity=True)
     site = build(tmp_path)
     (standing,) = site.standings.models
     assert standing.seeds == [1, 2]
@@ -148,7 +148,10 @@ def test_a_task_with_subtasks_is_ranked_by_its_merged_results(tmp_path: Path) ->
     merged = write_document(tmp_path / "results/a/neg.json", "neg", "hf:a", T3)
     document, samples = read_results(merged)
     document["task"]["subtasks"] = ["neg:affirmative", "neg:negated"]
-    document["merged_from"] = ["neg.affirmative.json", "neg.negated.json"]
+    document["merged_from"] = [
+        {"task_id": f"neg:{sub}", "results_file": f"neg.{sub}.json", "sha256": "0" * 64}
+        for sub in ("affirmative", "negated")
+    ]
     write_results(document, merged, samples)
     site = build(tmp_path)
     assert list(site.standings.headlines) == ["neg"]
