@@ -67,3 +67,14 @@ def test_scoring_records_why_a_value_is_null() -> None:
     )
     assert "reason" not in entries["ok"] and "reason" not in entries["per_class"]
     assert schema_problems({"value": None, "ci": None, "reason": entries["text"]["reason"]}, "metric") == []
+
+
+def test_writing_gives_a_null_value_without_reason_the_generic_one(document: dict, tmp_path: Path) -> None:
+    path = write_results(with_metric(document, {"value": float("nan"), "ci": None}), tmp_path / "nan.json", None)
+    written = read_results(path, with_samples=False)[0]["evaluations"][0]["metrics"]["extra"]
+    assert written == {"value": None, "ci": None, "reason": "undefined on these examples"}
+    kept = with_metric(document, {"value": None, "ci": None, "reason": "no positive labels"})
+    path = write_results(kept, tmp_path / "kept.json", None)
+    assert read_results(path, with_samples=False)[0]["evaluations"][0]["metrics"]["extra"]["reason"] == (
+        "no positive labels"
+    )
