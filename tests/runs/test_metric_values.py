@@ -78,3 +78,11 @@ def test_writing_gives_a_null_value_without_reason_the_generic_one(document: dic
     assert read_results(path, with_samples=False)[0]["evaluations"][0]["metrics"]["extra"]["reason"] == (
         "no positive labels"
     )
+
+
+def test_files_written_before_null_needed_a_reason_stay_readable(document: dict, tmp_path: Path) -> None:
+    old = with_metric(document, {"value": None, "ci": None})
+    old["samples_file"] = None
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    entry = read_results(tmp_path / "old.json")[0]["evaluations"][0]["metrics"]["extra"]
+    assert entry["value"] is None and entry["reason"] == "undefined on these examples"
