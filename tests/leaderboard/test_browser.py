@@ -1,22 +1,26 @@
 """The leaderboard in a real browser: headless Chromium (Debian's `chromium` package) renders the generated pages.
 
-``--dump-dom`` prints the DOM after the page's scripts ran, so the checks see what a reader sees: the tables
-filled, the chart drawn, and the overview sorted by a click on a header (the page's test hook ``#sort=N`` clicks
-the N-th header once loaded; ``#filter=TEXT`` types into the keyword filter). Screenshots are saved next to the
-site (and copied to ``$GENBENCH_SCREENSHOT_DIR`` when set, e.g. to refresh the one in the docs).
+The ranked overview is driven over the DevTools protocol (``cdp.py``) at 1400x900: real mouse clicks on a header
+(sorting) and on a taxonomy axis button, real typing into the filter, and layout measurements (no horizontal
+scroll; the ranking and the per-axis view wholly on the first screen). Task pages are checked with ``--dump-dom``
+(the DOM after the page's scripts ran: the table filled, the chart drawn). Screenshots are saved next to the site
+(and copied to ``$GENBENCH_SCREENSHOT_DIR`` when set).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 from genbench.leaderboard import build_leaderboard
+from tests.leaderboard.cdp import Browser
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
@@ -84,42 +88,125 @@ def site(results_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return site_dir
 
 
-def test_overview_renders_and_sorts_by_a_click(site: Path) -> None:
-    index = (site / "index.html").as_uri()
-    unsorted = RenderedTable(chromium("--dump-dom", index), "gb-overview")
-    assert unsorted.ready  # the inlined script ran from file://
-    assert len(unsorted.rows) == 3 and all(len(row) == 3 for row in unsorted.rows)
-    # column 2 is category_membership (tasks sorted by id): sort it by clicking its header
-    by_click = RenderedTable(chromium("--dump-dom", index + "#sort=2"), "gb-overview")
-    assert by_click.header_sort[2] == "descending"
-    values = [row[2][0] for row in by_click.rows]
-    numbers = [float(v) for v in values if v]
-    assert len(numbers) == 2 and numbers == sorted(numbers, reverse=True) and values[-1] == ""  # missing last
-    twice = RenderedTable(chromium("--dump-dom", index + "#sort=2&sort=2"), "gb-overview")
-    assert twice.header_sort[2] == "ascending"
-    assert [float(row[2][0]) for row in twice.rows if row[2][0]] == sorted(numbers)
-    by_model = RenderedTable(chromium("--dump-dom", index + "#sort=0"), "gb-overview")
-    models = [row[0][0] for row in by_model.rows]
-    assert models == sorted(models, key=str.lower)
-
-
-def test_keyword_filter_hides_other_tasks(site: Path) -> None:
-    # "lexical semantics" is a keyword of category_membership only
-    dom = chromium("--dump-dom", (site / "index.html").as_uri() + "#filter=lexical semantics")
-    table = RenderedTable(dom, "gb-overview")
-    hidden = ["gb-hidden" in classes for classes in table.header_classes]
-    assert hidden == [False, True, False]  # Model, arithmetic_length (hidden), category_membership
-    assert all("gb-hidden" in row[1][1] and "gb-hidden" not in row[2][1] for row in table.rows)
-
-
 def test_task_page_draws_the_chart_and_fills_the_table(site: Path, tmp_path: Path) -> None:
     page = (site / "tasks" / "category_membership.html").as_uri()
     table = RenderedTable(chromium("--dump-dom", page), "gb-task-metrics")
     assert table.ready and table.points == 5 and len(table.rows) == 5
     assert all(row[3][0] for row in table.rows)  # every setting has its primary metric
-    screenshots = {"leaderboard_overview.png": (site / "index.html").as_uri(), "leaderboard_task.png": page}
+    screenshots = {"leaderboard_task.png": page}
     for name, url in screenshots.items():
-        chromium(f"--screenshot={tmp_path / name}", "--window-size=1100,900", "--hide-scrollbars", url)
+        chromium(f"--screenshot={tmp_path / name}", "--window-size=1400,900", "--hide-scrollbars", url)
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         if os.environ.get("GENBENCH_SCREENSHOT_DIR"):
             shutil.copy(tmp_path / name, Path(os.environ["GENBENCH_SCREENSHOT_DIR"]) / name)
+
+
+# The ranked overview, driven with real input events over the DevTools protocol (tests/leaderboard/cdp.py).
+
+LONG_NAME = "hf:/models/organisation/a-rather-long-model-name-for-layout-checks/checkpoint-final"
+TAXONOMY = {
+    "t_arith": {"motivation": ["intrinsic"], "generalisation_type": ["compositional"], "shift_locus": ["train-test"]},
+    "t_cat": {"motivation": ["cognitive"], "generalisation_type": ["compositional"], "shift_locus": ["train-test"]},
+    "t_neg": {"motivation": ["intrinsic"], "generalisation_type": ["robustness"], "shift_locus": ["pretrain-test"]},
+    "t_ner": {"motivation": ["practical"], "generalisation_type": ["cross-domain"], "shift_locus": ["pretrain-test"]},
+    "t_rerank": {"motivation": ["practical"], "generalisation_type": ["cross-domain"], "shift_locus": ["train-test"]},
+    "t_lang": {"motivation": ["practical"], "generalisation_type": ["cross-language"], "shift_locus": ["train-test"]},
+    "t_fair": {"motivation": ["fairness"], "generalisation_type": ["fairness"], "shift_locus": ["pretrain-train"]},
+}
+
+
+@pytest.fixture(scope="module")
+def ranked_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Seven tasks with a taxonomy; two complete models (one with two seeds), a partial one, two baselines."""
+    from tests.leaderboard.fixtures import write_document
+
+    root = tmp_path_factory.mktemp("ranked")
+    rng = __import__("numpy").random.default_rng(3)
+    models = {LONG_NAME: (0.6, [1, 2]), "hf:gpt2": (0.45, [42]), "hf:partial-model": (0.8, [42])}
+    for number, (task, taxonomy) in enumerate(TAXONOMY.items()):
+        for spec, (skill, seeds) in models.items():
+            if spec == "hf:partial-model" and number >= 3:
+                continue
+            for seed in seeds:
+                scores = (rng.random(40) < skill).astype(float).tolist()
+                write_document(root / "results" / f"{spec[-12:]}-{seed}" / f"{task}.json", task, spec, scores,
+                               seed=seed, taxonomy=taxonomy)  # fmt: skip
+        if number < 3:
+            write_document(root / "results" / "majority" / f"{task}.json", task, "baseline:majority_option",
+                           [1.0, 0.0] * 10, taxonomy=taxonomy)  # fmt: skip
+    write_document(root / "results" / "frequent" / "t_ner.json", "t_ner", "baseline:most_frequent_target",
+                   [0.0, 0.0, 1.0] * 10, taxonomy=TAXONOMY["t_ner"])  # fmt: skip
+    build_leaderboard([root / "results"], root / "site")
+    return root / "site"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    assert BROWSER is not None
+    opened = Browser(BROWSER, 1400, 900)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def visible_rows(browser: Browser, table: str) -> list[list[str]]:
+    """The data-sort values of the visible rows of the first body of ``table``."""
+    return browser.evaluate(
+        f"Array.from(document.querySelector({json.dumps(table)}).tBodies[0].rows)"
+        ".filter(r => r.offsetParent !== null)"
+        ".map(r => Array.from(r.cells).map(c => c.getAttribute('data-sort')))"
+    )
+
+
+def test_first_screen_shows_ranking_and_axes_without_horizontal_scroll(
+    ranked_site: Path, browser: Browser, tmp_path: Path
+) -> None:
+    browser.open((ranked_site / "index.html").as_uri())
+    assert browser.evaluate("document.documentElement.scrollWidth") <= browser.evaluate("window.innerWidth") == 1400
+    for selector in ("#gb-ranking", "table.gb-axis-table:not(.gb-hidden)"):
+        box = browser.evaluate(
+            f"(() => {{ const r = document.querySelector({json.dumps(selector)}).getBoundingClientRect();"
+            " return [r.left, r.top, r.right, r.bottom]; })()"
+        )
+        assert box[0] >= 0 and box[2] <= 1400 and box[3] <= 900, (selector, box)  # wholly on the first screen
+    ranks = [row[0] for row in visible_rows(browser, "#gb-ranking")]
+    assert ranks == ["1", "2", ""]  # the partial model, though best on its 3 tasks, is not ranked
+    browser.screenshot(tmp_path / "leaderboard_ranked.png")
+    assert (tmp_path / "leaderboard_ranked.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    if os.environ.get("GENBENCH_SCREENSHOT_DIR"):
+        shutil.copy(tmp_path / "leaderboard_ranked.png", Path(os.environ["GENBENCH_SCREENSHOT_DIR"]))
+
+
+def test_a_click_sorts_the_ranking(ranked_site: Path, browser: Browser) -> None:
+    browser.open((ranked_site / "index.html").as_uri())
+    browser.click("#gb-ranking thead th:nth-child(3)")  # Mean score
+    assert browser.evaluate("document.querySelector('#gb-ranking thead th:nth-child(3)').ariaSort") == "descending"
+    means = [float(row[2]) for row in visible_rows(browser, "#gb-ranking")]
+    assert means == sorted(means, reverse=True) and len(means) == 3
+    assert visible_rows(browser, "#gb-ranking")[0][1] == "hf:partial-model"  # by mean only once asked to
+    browser.click("#gb-ranking thead th:nth-child(3)")
+    assert [float(row[2]) for row in visible_rows(browser, "#gb-ranking")] == sorted(means)
+    baselines = browser.evaluate("document.querySelectorAll('#gb-ranking tbody.gb-baselines tr.gb-baseline').length")
+    assert baselines == 2  # the baselines block stays one block, below
+
+
+def test_taxonomy_axis_buttons_and_the_filter(ranked_site: Path, browser: Browser) -> None:
+    browser.open((ranked_site / "index.html").as_uri())
+    shown = "Array.from(document.querySelectorAll('table.gb-axis-table')).filter(t => t.offsetParent !== null)"
+    assert browser.evaluate(f"{shown}.map(t => t.dataset.axis)") == ["motivation"]
+    browser.click('button.gb-axis-button[data-axis="shift_locus"]')
+    assert browser.evaluate(f"{shown}.map(t => t.dataset.axis)") == ["shift_locus"]
+    headers = browser.evaluate(
+        "Array.from(document.querySelectorAll('#gb-axis-shift_locus thead th')).map(th => th.firstChild.textContent)"
+    )
+    assert headers == ["Model", "pretrain-test", "pretrain-train", "train-test"]
+    browser.click("#gb-filter")
+    browser.type("robustness")
+    assert [row[0] for row in visible_rows(browser, "#gb-tasks")] == ["t_neg"]
+    browser.click("#gb-filter")
+    browser.call("Input.dispatchKeyEvent", type="keyDown", key="Backspace", code="Backspace", windowsVirtualKeyCode=8)
+    assert len(visible_rows(browser, "#gb-tasks")) == 1  # "robustnes" still matches only t_neg
+    browser.evaluate("document.getElementById('gb-filter').select()")
+    browser.type("cross-domain")
+    assert sorted(row[0] for row in visible_rows(browser, "#gb-tasks")) == ["t_ner", "t_rerank"]

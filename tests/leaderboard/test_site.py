@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from html import unescape as html_unescape
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -56,7 +57,7 @@ def site(results_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         cli, ["leaderboard", str(results_root / "demo"), str(results_root / "runs"), "-o", str(site_dir)]
     )
     assert result.exit_code == 0, result.output
-    assert "3 model(s) x 2 task(s) (3 result(s))" in result.output
+    assert "3 model(s) x 2 task(s) (3 result(s), 0 model(s) ranked)" in result.output  # no model covers both
     assert "Skipped 2 JSON file(s)" in result.output  # the demo's own summary files are not results files
     return site_dir
 
@@ -88,10 +89,10 @@ def test_overview_shows_each_primary_metric_with_its_interval(site: Path, result
         document, _ = read_results(path, with_samples=False)
         zero_shot = next(e for e in document["evaluations"] if e["shots"] == 0)
         metric = zero_shot["metrics"][zero_shot["primary_metric"]]
-        shown = f"{metric['value']:.3f} [{metric['ci'][0]:.3f}, {metric['ci'][1]:.3f}]"
+        shown = f"{metric['value']:.3f}[{metric['ci'][0]:.3f}, {metric['ci'][1]:.3f}]"  # value, interval below
         assert shown in cells, (path, shown)
     html = (site / "index.html").read_text()
-    assert 'data-keywords="sample_task' in html and 'id="gb-filter"' in html and 'class="sortable"' in html
+    assert 'id="gb-filter"' in html and 'class="sortable"' in html and "sample_task" in html
 
 
 def test_task_page_has_metrics_per_model_and_shots_chart_and_card(site: Path, results_root: Path) -> None:
@@ -110,7 +111,8 @@ def test_model_page_lists_its_results(site: Path) -> None:
     (model_page,) = [p for p in (site / "models").iterdir() if p.name.startswith("python_")]
     cells = Page(model_page).cells
     assert cells.count("category_membership") == 3 and "arithmetic_length" not in cells
-    assert "hf_accuracy__accuracy" in cells
+    assert "Accuracy" in cells  # the metric's human name, its raw key on hover
+    assert 'title="hf_accuracy__accuracy"' in model_page.read_text()
 
 
 def test_mixed_fingerprints_of_one_task_are_refused_naming_the_files(results_root: Path, tmp_path: Path) -> None:
@@ -120,13 +122,16 @@ def test_mixed_fingerprints_of_one_task_are_refused_naming_the_files(results_roo
     document["task"]["fingerprint"]["sha256"] = "0" * 64
     changed.write_text(json.dumps(document))
     with pytest.raises(LeaderboardError) as error:
-        collect([results_root / "demo", tmp_path / "runs"])
+        collect([results_root / "demo", tmp_path / "runs"], on_stale="fail")
     message = str(error.value)
     assert "'category_membership' has 2 fingerprints" in message and str(changed) in message
     (demo_file,) = (results_root / "demo" / "results").rglob("category_membership.json")
     assert str(demo_file) in message
-    result = CliRunner().invoke(cli, ["leaderboard", str(results_root / "demo"), str(tmp_path / "runs"), "-o", "x"])
+    result = CliRunner().invoke(
+        cli, ["leaderboard", str(results_root / "demo"), str(tmp_path / "runs"), "-o", "x", "--on-stale", "fail"]
+    )
     assert result.exit_code == 1 and result.output.startswith("Error: Results made from different versions")
+    assert "--on-stale skip or latest" in result.output
 
 
 def test_no_results_and_missing_directory_are_errors(tmp_path: Path) -> None:
@@ -171,8 +176,9 @@ def test_models_sharing_a_spec_get_unique_labels_naming_what_differs(results_roo
         ]
     )
     site = build_leaderboard([tmp_path / "runs"], tmp_path / "site")
-    rows = [cell for cell in Page(site.index).cells if cell.startswith(spec)]
-    assert sorted(rows) == labels  # one row per model, each told apart from the others
+    ranking = site.index.read_text().split('id="gb-ranking"')[1].split("</table>")[0]
+    rows = re.findall(r'<a class="gb-name" href="models/[^"]+" title="([^"]+)">', ranking)
+    assert sorted(html_unescape(row) for row in rows) == labels  # one row per model, each told apart from the others
     task_page = (tmp_path / "site" / "tasks" / "category_membership.html").read_text()
     assert all(task_page.count(f">{label}</a>") == 3 for label in labels)  # 0, 1 and 2 shots of each model
     assert Page(tmp_path / "site" / "tasks" / "category_membership.html").points == 9  # three series, not one

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import click
 
 from genbench.leaderboard import build_leaderboard
+from genbench.leaderboard.collect import ON_STALE, OnStale
 
 
 @click.command("leaderboard")
@@ -24,23 +26,38 @@ from genbench.leaderboard import build_leaderboard
     type=click.IntRange(min=0),
     default=0,
     show_default=True,
-    help="The setting the overview shows for each task that has it (else its unprompted or smallest setting).",
+    help="The setting ranked for each task that has it (else its unprompted or smallest setting).",
 )
-def leaderboard(results_dirs: tuple[Path, ...], site_dir: Path, shots: int) -> None:
+@click.option(
+    "--on-stale",
+    type=click.Choice(ON_STALE),
+    default="skip",
+    show_default=True,
+    help="Results files made from another version of their task (another fingerprint): skip = leave out those not "
+    "of the installed version (else of the newest), latest = keep the newest version among the files, fail = stop. "
+    "Left-out files are listed here and on the page.",
+)
+def leaderboard(results_dirs: tuple[Path, ...], site_dir: Path, shots: int, on_stale: str) -> None:
     """Build a static leaderboard site from the results files under RESULTS_DIR... (searched recursively).
 
-    The overview (models x tasks, primary metric with its interval, sortable, filterable by keyword), one page per
-    task (metrics per model and shots, a chart of score vs shots, the task card) and one page per model. Every page
-    is self-contained: open SITE_DIR/index.html from disk, no server or network needed. Results of one task made
-    from different versions of it (different fingerprints) are refused.
+    The overview ranks the models by the mean of each task's headline score (with 95% intervals from the per-sample
+    scores), shows the means per taxonomy value and the scores per task (sortable, filterable); one page per task
+    (metrics per model and shots, a chart of score vs shots, the task card) and one page per model, and
+    leaderboard.json. Every page is self-contained: open SITE_DIR/index.html from disk, no server or network
+    needed.
 
     Example: genbench-cli leaderboard results demo_results/results -o site
     """
-    site = build_leaderboard(results_dirs, site_dir, shots=shots)
+    site = build_leaderboard(results_dirs, site_dir, shots=shots, on_stale=cast(OnStale, on_stale))
     board = site.board
+    ranked = sum(1 for s in site.standings.models if s.rank)
     click.echo(
-        f"Wrote the leaderboard of {len(board.models)} model(s) x {len(board.tasks)} task(s) "
-        f"({len(board.cells)} result(s)) to {site.index}"
+        f"Wrote the leaderboard of {len(board.models)} model(s) x {len(site.standings.headlines)} task(s) "
+        f"({len(board.cells)} result(s), {ranked} model(s) ranked) to {site.index}"
     )
+    if site.stale:
+        click.echo(f"Left out {len(site.stale)} stale results file(s) (--on-stale {on_stale}):")
+        for stale in site.stale:
+            click.echo(f"  {stale.path}: {stale.reason}")
     if site.skipped:
         click.echo(f"Skipped {len(site.skipped)} JSON file(s) that are not results files, e.g. {site.skipped[0]}")

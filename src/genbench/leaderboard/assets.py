@@ -26,14 +26,35 @@ table.gb-board th[aria-sort=descending]:after{content:" \\2193";color:#222}
 .gb-hidden{display:none}
 #gb-filter{margin:6px 0 10px 0;padding:3px 6px;width:22em}
 .gb-chart{background:#fff;border:1px solid #dde}
+.gb-summary{color:#445;max-width:110em;margin:2px 0 6px 0}
+.gb-top{display:grid;grid-template-columns:minmax(0,auto) minmax(0,1fr);gap:28px;align-items:start}
+.gb-top h2{margin-top:6px}
+.gb-scroll{overflow-x:auto;max-width:100%}
+.gb-sub{display:block;line-height:1.1}
+table.gb-board td{vertical-align:top}
+table.gb-board td.gb-model,table.gb-board td.gb-task,table.gb-board th.gb-left{text-align:left}
+.gb-task .gb-note{font-size:12px}
+.gb-name{display:inline-block;max-width:17em;overflow:hidden;text-overflow:ellipsis;vertical-align:bottom}
+.gb-model-col .gb-name{max-width:10em}
+tr.gb-partial td{background:#fbf8ee}
+.gb-partial-mark{display:block;color:#a65e00;font-size:11px}
+th.gb-group{text-align:left;background:#eef0f6;font-weight:600}
+tr.gb-baseline td{color:#556;background:#f6f7fa}
+.gb-axis-buttons{margin:0 0 6px 0}
+.gb-axis-button{border:1px solid #bbc;background:#fff;border-radius:3px;padding:2px 8px;margin:0 3px 3px 0;
+cursor:pointer;font:inherit}
+.gb-axis-button[aria-pressed=true]{background:#1a55a6;color:#fff;border-color:#1a55a6}
+.gb-tag{display:inline-block;background:#eef;border-radius:3px;padding:0 4px;margin-left:4px;font-size:11px}
+.gb-metric{color:#556}
 """
     + CARD_CSS
 )
 
-# Sorting: a click on a `th.sortable` orders the rows of its table by the cells' data-sort values (numbers
-# numerically, missing values last), descending first for numbers. Filtering: `#gb-filter` hides the columns whose
-# header's data-keywords (and name) do not contain the typed text. Test hook: `#sort=N` clicks the N-th header and
-# `#filter=TEXT` types TEXT once the page has loaded (used by the headless-browser test, harmless otherwise).
+# Sorting: a click on a `th.sortable` orders the rows of its table's first body by the cells' data-sort values
+# (numbers numerically, missing values last), descending first for numbers; other bodies (the baselines block) keep
+# their place. Filtering: `#gb-filter` hides the rows of `table.gb-filterable` whose data-keywords do not contain
+# the typed text. Axis buttons show the taxonomy table of their axis. Test hooks: `#sort=N` clicks the N-th header
+# of the first table, `#filter=TEXT` types TEXT and `#axis=NAME` presses an axis button, once the page has loaded.
 SITE_JS = """
 (function () {
   function key(cell) {
@@ -59,35 +80,44 @@ SITE_JS = """
     });
     rows.forEach(function (row) { body.appendChild(row); });
   }
-  function filterColumns(text) {
+  function filterRows(text) {
     var needle = text.trim().toLowerCase();
     document.querySelectorAll("table.gb-filterable").forEach(function (table) {
-      var headers = table.tHead.rows[0].cells;
-      for (var i = 1; i < headers.length; i++) {
-        var haystack = (headers[i].getAttribute("data-keywords") || "") + " " + headers[i].textContent;
-        var hide = needle !== "" && haystack.toLowerCase().indexOf(needle) < 0;
-        headers[i].classList.toggle("gb-hidden", hide);
-        Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
-          row.cells[i].classList.toggle("gb-hidden", hide);
-        });
-      }
+      Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+        var haystack = (row.getAttribute("data-keywords") || "") + " " + row.textContent;
+        row.classList.toggle("gb-hidden", needle !== "" && haystack.toLowerCase().indexOf(needle) < 0);
+      });
+    });
+  }
+  function showAxis(axis) {
+    document.querySelectorAll(".gb-axis-button").forEach(function (button) {
+      button.setAttribute("aria-pressed", String(button.getAttribute("data-axis") === axis));
+    });
+    document.querySelectorAll("table.gb-axis-table").forEach(function (table) {
+      table.classList.toggle("gb-hidden", table.getAttribute("data-axis") !== axis);
     });
   }
   document.addEventListener("DOMContentLoaded", function () {
     document.querySelectorAll("th.sortable").forEach(function (th) {
       th.addEventListener("click", function () { sortBy(th); });
     });
+    document.querySelectorAll(".gb-axis-button").forEach(function (button) {
+      button.addEventListener("click", function () { showAxis(button.getAttribute("data-axis")); });
+    });
     var filter = document.getElementById("gb-filter");
-    if (filter) filter.addEventListener("input", function () { filterColumns(filter.value); });
+    if (filter) filter.addEventListener("input", function () { filterRows(filter.value); });
     var hash = decodeURIComponent(window.location.hash.slice(1));
     hash.split("&").forEach(function (part) {
       var pair = part.split("=");
       if (pair[0] === "sort") {
-        var th = document.querySelectorAll("table.gb-board th")[Number(pair[1])];
+        var first = document.querySelector("table.gb-board thead");
+        var th = first ? first.rows[0].cells[Number(pair[1])] : null;
         if (th) th.click();
       } else if (pair[0] === "filter" && filter) {
         filter.value = pair.slice(1).join("=");
         filter.dispatchEvent(new Event("input"));
+      } else if (pair[0] === "axis") {
+        showAxis(pair[1]);
       }
     });
     document.body.setAttribute("data-ready", "1");

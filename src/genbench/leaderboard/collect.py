@@ -1,17 +1,30 @@
-"""Gather results files into one table of (model, task) -> evaluations, refusing incomparable task versions."""
+"""Gather results files into one table of (model, task) -> evaluations per seed, leaving out stale versions.
+
+A task's results are comparable only when they were made from one version of it (one task fingerprint). Files of
+another version are *stale*; :data:`ON_STALE` names what to do with them (see :func:`collect`).
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from genbench.core.errors import GenBenchError
 from genbench.runs.results import read_results
+
+OnStale = Literal["skip", "latest", "fail"]
+ON_STALE: tuple[OnStale, ...] = ("skip", "latest", "fail")
+"""``skip`` (the default): leave out the files not made from the task's current version (the config of this
+installation's registry when it has the task, else the newest file's version); ``latest``: keep the newest
+version among the files, whatever the registry says; ``fail``: stop when a task's files have several versions."""
+
+TAXONOMY_AXES = ("motivation", "generalisation_type", "shift_type", "shift_source", "shift_locus")
+"""The five axes of the GenBench taxonomy (Hupkes et al. 2023), as the results' ``task.taxonomy`` names them."""
 
 
 class LeaderboardError(GenBenchError, ValueError):
@@ -40,6 +53,11 @@ class ModelEntry:
         readable = re.sub(r"[^A-Za-z0-9_.-]+", "_", self.spec).strip("_.")[:60] or "model"
         return f"{readable}-{hashlib.sha256(self.key.encode()).hexdigest()[:8]}"
 
+    @property
+    def is_baseline(self) -> bool:
+        """A ``baseline:`` predictor of the demo: shown in the baselines block, never ranked."""
+        return self.kind == "baseline" or self.spec.startswith("baseline:")
+
 
 @dataclass
 class TaskEntry:
@@ -51,19 +69,56 @@ class TaskEntry:
     keywords: list[str]
     fingerprint: dict[str, Any]
     file_fingerprints: dict[Path, str] = field(default_factory=dict)
+    taxonomy: dict[str, list[str]] = field(default_factory=dict)
+    """Axis -> values (``task.taxonomy`` of the results; empty in files made before tasks declared it)."""
+    declared_primary: str | None = None
+    """The task's own headline metric (``task.primary_metric`` of the results), when it declares one."""
+    subtasks: list[str] = field(default_factory=list)
+    """A task with subtasks: the ids merged into its results (``task.subtasks``)."""
 
     @property
     def slug(self) -> str:
         return self.task_id.replace(":", ".")
 
+    @property
+    def parent(self) -> str | None:
+        """``task`` for a subtask ``task:subtask``, else None."""
+        return self.task_id.split(":", 1)[0] if ":" in self.task_id else None
+
+
+@dataclass
+class Run:
+    """One seed's results of a model on a task: an evaluation per number of shots and the file it came from."""
+
+    seed: int
+    evaluations: dict[int | None, dict[str, Any]] = field(default_factory=dict)
+    sources: dict[int | None, Path] = field(default_factory=dict)
+    sample_logs: dict[int | None, Path | None] = field(default_factory=dict)
+    """The per-sample log of each setting's file (None: the file has none)."""
+    identity: Any = None
+    """The results' ``run_identity`` when they record one."""
+    confidence: float = 0.95
+    """The confidence of the files' intervals (``bootstrap.confidence``)."""
+
 
 @dataclass
 class Cell:
-    """A model's results on a task: one evaluation per number of shots (``None``: unprompted)."""
+    """A model's results on a task: one evaluation per number of shots (``None``: unprompted), the newest of any
+    seed, and every seed's own (``runs``)."""
 
     evaluations: dict[int | None, dict[str, Any]]
     files: list[Path]
     created: str
+    runs: dict[int, Run] = field(default_factory=dict)
+
+
+@dataclass
+class StaleFile:
+    """A results file left out because it was made from another version of its task than the one shown."""
+
+    path: Path
+    task_id: str
+    reason: str
 
 
 @dataclass
@@ -74,6 +129,8 @@ class Leaderboard:
     tasks: dict[str, TaskEntry]
     cells: dict[tuple[str, str], Cell]
     skipped: list[Path]
+    """JSON files that are not results files."""
+    stale: list[StaleFile] = field(default_factory=list)
 
 
 def find_results_files(directories: Iterable[str | Path]) -> tuple[list[Path], list[Path]]:
@@ -101,17 +158,31 @@ def find_results_files(directories: Iterable[str | Path]) -> tuple[list[Path], l
     return results, skipped
 
 
-def collect(directories: Iterable[str | Path]) -> Leaderboard:
+def collect(
+    directories: Iterable[str | Path],
+    *,
+    on_stale: OnStale = "skip",
+    current_config: Callable[[str], str | None] | None = None,
+) -> Leaderboard:
     """Read and validate every results file under ``directories`` into a :class:`Leaderboard`.
 
-    Two files of one model and task are merged by number of shots; for a setting present in both, the newer
-    file (``created``) wins.
+    Files of one model, task and seed are merged by number of shots; for a setting present in both, the newer file
+    (``created``) wins. Each seed of a model is kept (:attr:`Cell.runs`): seeds are one model, not several.
+
+    Args:
+        directories: Searched recursively for results files.
+        on_stale: What to do with files made from another version of a task (another fingerprint): see
+            :data:`ON_STALE`.
+        current_config: ``task id -> config_sha256`` of the task as installed now (None when unknown); used by
+            ``on_stale="skip"`` to tell the current version. Without it the newest file's version is current.
 
     Raises:
-        LeaderboardError: no results file found, or one task's files have different fingerprints (they were made
-            from different versions of the task: their numbers are not comparable); the message names the files.
+        LeaderboardError: no results file found, an unknown ``on_stale``, or (``on_stale="fail"``) one task's files
+            have different fingerprints; the message names the files.
         ResultsFileError: a results file breaks the schema.
     """
+    if on_stale not in ON_STALE:
+        raise LeaderboardError(f"on_stale must be one of {', '.join(ON_STALE)}, not {on_stale!r}.")
     directories = list(directories)
     paths, skipped = find_results_files(directories)
     if not paths:
@@ -119,19 +190,64 @@ def collect(directories: Iterable[str | Path]) -> Leaderboard:
             f"No results files under {', '.join(map(str, directories))}: write them with `genbench-cli run`, "
             "`genbench-cli evaluate --results-dir` or `genbench-cli demo --results-dir`."
         )
-    board = Leaderboard(models={}, tasks={}, cells={}, skipped=skipped)
     documents = sorted(((read_results(p, with_samples=False)[0], p) for p in paths), key=lambda d: d[0]["created"])
-    for document, path in documents:
+    if on_stale == "fail":
+        _check_fingerprints(documents)
+        kept, stale = documents, list[StaleFile]()
+    else:
+        kept, stale = _current_versions(documents, current_config if on_stale == "skip" else None)
+    board = Leaderboard(models={}, tasks={}, cells={}, skipped=skipped, stale=stale)
+    for document, path in kept:
         task = _task_entry(board, document, path)
         model = _model_entry(board, document)
         cell = board.cells.setdefault((model.key, task.task_id), Cell(evaluations={}, files=[], created=""))
+        run = cell.runs.setdefault(document["seed"], Run(seed=document["seed"]))
+        run.identity = document.get("run_identity", run.identity)
+        run.confidence = document["bootstrap"]["confidence"]
         for evaluation in document["evaluations"]:
             cell.evaluations[evaluation["shots"]] = evaluation
+            run.evaluations[evaluation["shots"]] = evaluation
+            run.sources[evaluation["shots"]] = path
+            log = document.get("samples_file")
+            run.sample_logs[evaluation["shots"]] = path.parent / Path(log).name if log else None
         cell.files.append(path)
         cell.created = document["created"]
-    _check_fingerprints(board)
     label_models(board.models.values())
     return board
+
+
+def _current_versions(
+    documents: list[tuple[dict[str, Any], Path]], current_config: Callable[[str], str | None] | None
+) -> tuple[list[tuple[dict[str, Any], Path]], list[StaleFile]]:
+    """The documents of each task's current version (``documents`` are sorted oldest first), and the stale rest."""
+    by_task: dict[str, list[tuple[dict[str, Any], Path]]] = {}
+    for document, path in documents:
+        by_task.setdefault(document["task"]["id"], []).append((document, path))
+    stale: dict[Path, StaleFile] = {}
+    for task_id, files in by_task.items():
+        candidates = files
+        # A task with subtasks fingerprints its subtasks' versions, not one config: its newest version is current.
+        merged = any(d["task"].get("subtasks") for d, _ in files)
+        config = current_config(task_id) if current_config and not merged else None
+        if config is not None:
+            candidates = [(d, p) for d, p in files if d["task"]["fingerprint"]["config_sha256"] == config]
+            for document, path in files:
+                if (document, path) not in candidates:
+                    stale[path] = StaleFile(
+                        path, task_id, "made from another config of the task than the installed one (edited since)"
+                    )
+        if not candidates:
+            continue
+        newest = candidates[-1][0]["task"]["fingerprint"]["sha256"]
+        for document, path in candidates:
+            if document["task"]["fingerprint"]["sha256"] != newest:
+                stale[path] = StaleFile(
+                    path,
+                    task_id,
+                    f"made from an older version of the task (fingerprint "
+                    f"{document['task']['fingerprint']['sha256'][:12]}, newest {newest[:12]})",
+                )
+    return [(d, p) for d, p in documents if p not in stale], sorted(stale.values(), key=lambda s: str(s.path))
 
 
 def label_models(models: Iterable[ModelEntry]) -> None:
@@ -184,8 +300,30 @@ def _task_entry(board: Leaderboard, document: dict[str, Any], path: Path) -> Tas
             keywords=list(task.get("keywords", [])),
             fingerprint=task["fingerprint"],
         )
+    # Newer files (documents come oldest first) may describe the task more fully: their description wins.
+    entry.taxonomy = taxonomy_of(task.get("taxonomy")) or entry.taxonomy
+    entry.declared_primary = task.get("primary_metric") or entry.declared_primary
+    entry.subtasks = list(task.get("subtasks") or entry.subtasks)
     entry.file_fingerprints[path] = task["fingerprint"]["sha256"]
     return entry
+
+
+def taxonomy_of(value: Any) -> dict[str, list[str]]:
+    """A results file's ``task.taxonomy`` as axis -> list of values (a single string becomes a list; unknown axes
+    and empty values are dropped).
+
+    >>> taxonomy_of({"shift_locus": "train-test", "generalisation_type": ["compositional"], "colour": ["red"]})
+    {'generalisation_type': ['compositional'], 'shift_locus': ['train-test']}
+    """
+    if not isinstance(value, dict):
+        return {}
+    axes = {}
+    for axis in TAXONOMY_AXES:
+        values = value.get(axis)
+        values = [values] if isinstance(values, str) else values
+        if isinstance(values, list) and (strings := [str(v) for v in values if v not in (None, "")]):
+            axes[axis] = strings
+    return axes
 
 
 def _model_entry(board: Leaderboard, document: dict[str, Any]) -> ModelEntry:
@@ -205,20 +343,21 @@ def _model_entry(board: Leaderboard, document: dict[str, Any]) -> ModelEntry:
     return board.models[key]
 
 
-def _check_fingerprints(board: Leaderboard) -> None:
+def _check_fingerprints(documents: list[tuple[dict[str, Any], Path]]) -> None:
+    by_task: dict[str, dict[str, list[Path]]] = {}
+    for document, path in documents:
+        fingerprint = document["task"]["fingerprint"]["sha256"]
+        by_task.setdefault(document["task"]["id"], {}).setdefault(fingerprint, []).append(path)
     problems = []
-    for task in board.tasks.values():
-        by_fingerprint: dict[str, list[Path]] = {}
-        for path, fingerprint in sorted(task.file_fingerprints.items()):
-            by_fingerprint.setdefault(fingerprint, []).append(path)
+    for task_id, by_fingerprint in sorted(by_task.items()):
         if len(by_fingerprint) > 1:
             groups = "\n".join(
-                f"    {sha[:12]}: " + ", ".join(str(p) for p in files) for sha, files in by_fingerprint.items()
+                f"    {sha[:12]}: " + ", ".join(str(p) for p in sorted(files)) for sha, files in by_fingerprint.items()
             )
-            problems.append(f"  task {task.task_id!r} has {len(by_fingerprint)} fingerprints:\n{groups}")
+            problems.append(f"  task {task_id!r} has {len(by_fingerprint)} fingerprints:\n{groups}")
     if problems:
         raise LeaderboardError(
             "Results made from different versions of the same task cannot share a leaderboard (their task "
-            "fingerprints differ):\n" + "\n".join(problems) + "\nRerun the older results, or build one leaderboard "
-            "per version from separate directories."
+            "fingerprints differ):\n" + "\n".join(problems) + "\nRerun the older results, build one leaderboard "
+            "per version from separate directories, or leave the stale files out with --on-stale skip or latest."
         )

@@ -14,6 +14,8 @@ from genbench.display.html import escape
 from genbench.leaderboard.assets import SITE_CSS, SITE_JS
 from genbench.leaderboard.chart import score_vs_shots_svg, shots_label
 from genbench.leaderboard.collect import Leaderboard, ModelEntry, TaskEntry
+from genbench.leaderboard.names import metric_label
+from genbench.leaderboard.standings import RESAMPLES, Headline, SampleLogs, Standing, cell_score
 
 
 def page(title: str, body: str, *, root: str) -> str:
@@ -37,7 +39,8 @@ def metric_cell(metric: dict[str, Any] | None) -> tuple[str, str]:
     """``(html, sort key)`` of a metric: its value and, when known, its interval."""
     value = number(metric["value"]) if metric else None
     if value is None:
-        return '<span class="gb-missing">—</span>', ""
+        reason = metric.get("reason") if metric else None
+        return f'<span class="gb-missing" title="{escape(reason or "no value")}">—</span>', ""
     ci = metric.get("ci") if metric else None
     interval = f' <span class="gb-ci">[{ci[0]:.3f}, {ci[1]:.3f}]</span>' if ci else ""
     return f"{value:.3f}{interval}", repr(value)
@@ -47,55 +50,22 @@ def td(html: str, sort: str) -> str:
     return f'<td data-sort="{escape(sort)}">{html}</td>'
 
 
-def overview_shots(board: Leaderboard, task: TaskEntry, preferred: int) -> int | None:
-    """The setting shown for a task in the overview: ``preferred`` shots where any model has it, else the task's
-    unprompted evaluation, else its smallest number of shots."""
-    settings = {s for (_, t), cell in board.cells.items() if t == task.task_id for s in cell.evaluations}
-    if preferred in settings:
-        return preferred
-    if None in settings:
-        return None
-    return min(s for s in settings if s is not None)
+def metric_header(key: str) -> str:
+    """A sortable header naming a metric for a reader, its raw key on hover."""
+    return f'<th class="sortable" data-type="number" title="{escape(key)}">{escape(metric_label(key))}</th>'
 
 
-def index_page(board: Leaderboard, preferred_shots: int) -> str:
-    tasks = sorted(board.tasks.values(), key=lambda t: t.task_id)
-    models = sorted(board.models.values(), key=lambda m: m.label)
-    shown = {t.task_id: overview_shots(board, t, preferred_shots) for t in tasks}
-    header = ['<th class="sortable" data-type="text">Model</th>']
-    for task in tasks:
-        header.append(
-            f'<th class="sortable" data-type="number" data-keywords="{escape(" ".join(task.keywords))}" '
-            f'title="{escape(task.name)}"><a href="tasks/{escape(task.slug)}.html">{escape(task.task_id)}</a>'
-            f"<br><small>{escape(shots_label(shown[task.task_id]))}</small></th>"
-        )
-    rows = []
-    for model in models:
-        cells = [td(f'<a href="models/{escape(model.slug)}.html">{escape(model.label)}</a>', model.label)]
-        for task in tasks:
-            cell = board.cells.get((model.key, task.task_id))
-            evaluation = cell.evaluations.get(shown[task.task_id]) if cell else None
-            metric = evaluation["metrics"].get(evaluation["primary_metric"] or "") if evaluation else None
-            cells.append(td(*metric_cell(metric)))
-        rows.append("<tr>" + "".join(cells) + "</tr>")
-    primary = sorted({e["primary_metric"] or "?" for c in board.cells.values() for e in c.evaluations.values()})
-    body = (
-        f"<h1>Leaderboard: {len(models)} model{'s' * (len(models) != 1)} × {len(tasks)} "
-        f"task{'s' * (len(tasks) != 1)}</h1>"
-        "<p>Each cell: the task's primary metric with its confidence interval, at the setting named under the "
-        f"task (preferred: {escape(shots_label(preferred_shots))}). Click a header to sort; type to show only "
-        f"the tasks with a keyword. Primary metrics: {escape(', '.join(primary))}.</p>"
-        '<input id="gb-filter" type="search" placeholder="filter tasks by keyword" aria-label="filter by keyword">'
-        '<table class="gb-board gb-filterable" id="gb-overview"><thead><tr>'
-        + "".join(header)
-        + "</tr></thead><tbody>"
-        + "".join(rows)
-        + "</tbody></table>"
-    )
-    return page("genbench leaderboard", body, root="")
-
-
-def task_page(board: Leaderboard, task: TaskEntry, card_html: str) -> str:
+def task_page(
+    board: Leaderboard,
+    task: TaskEntry,
+    card_html: str,
+    headline: str | None = None,
+    logs: SampleLogs | None = None,
+    resamples: int = RESAMPLES,
+) -> str:
+    """A task's page; ``headline``: the metric the overview ranks it by (else the results' primary metric). The
+    chart's points are means over a model's seeds (:func:`cell_score`, which reads per-sample ``logs``)."""
+    logs = logs or SampleLogs()
     cells = [(board.models[m], cell) for (m, t), cell in board.cells.items() if t == task.task_id]
     cells.sort(key=lambda item: item[0].label)
     metric_names: list[str] = []
@@ -104,7 +74,7 @@ def task_page(board: Leaderboard, task: TaskEntry, card_html: str) -> str:
             for name, metric in evaluation["metrics"].items():
                 if number(metric["value"]) is not None and name not in metric_names:
                     metric_names.append(name)
-    primary = next(
+    primary = headline or next(
         (e["primary_metric"] for _, c in cells for e in c.evaluations.values() if e["primary_metric"]), None
     )
     if primary in metric_names:
@@ -112,29 +82,41 @@ def task_page(board: Leaderboard, task: TaskEntry, card_html: str) -> str:
         metric_names.insert(0, primary)
     header = '<th class="sortable" data-type="text">Model</th><th class="sortable" data-type="number">Shots</th>'
     header += '<th class="sortable" data-type="number">n</th>'
-    header += "".join(f'<th class="sortable" data-type="number">{escape(name)}</th>' for name in metric_names)
+    header += "".join(metric_header(name) for name in metric_names)
     rows = []
     series: dict[str, dict[int | None, tuple[float, tuple[float, float] | None]]] = {}
     for model, cell in cells:
-        for shots, evaluation in sorted(cell.evaluations.items(), key=lambda kv: -1 if kv[0] is None else kv[0]):
-            row = [
-                td(f'<a href="../models/{escape(model.slug)}.html">{escape(model.label)}</a>', model.label),
-                td(escape(shots_label(shots)), "" if shots is None else str(shots)),
-                td(str(evaluation["num_examples"]), str(evaluation["num_examples"])),
-            ]
-            row += [td(*metric_cell(evaluation["metrics"].get(name))) for name in metric_names]
-            rows.append("<tr>" + "".join(row) + "</tr>")
-            metric = evaluation["metrics"].get(primary or "")
-            value = number(metric["value"]) if metric else None
-            if value is not None:
-                ci = metric.get("ci") if metric else None
-                series.setdefault(model.label, {})[shots] = (value, (ci[0], ci[1]) if ci else None)
-    chart = score_vs_shots_svg(series, primary or "primary metric")
+        # One row per seed and setting: seeds of a model are listed, the overview averages them.
+        runs = sorted(cell.runs.values(), key=lambda run: run.seed)
+        for run in runs:
+            row_label = model.label + (f" (seed {run.seed})" if len(runs) > 1 else "")
+            for shots, run_evaluation in sorted(
+                run.evaluations.items(), key=lambda kv: -1 if kv[0] is None else kv[0]
+            ):
+                row = [
+                    td(f'<a href="../models/{escape(model.slug)}.html">{escape(row_label)}</a>', row_label),
+                    td(escape(shots_label(shots)), "" if shots is None else str(shots)),
+                    td(str(run_evaluation["num_examples"]), str(run_evaluation["num_examples"])),
+                ]
+                row += [td(*metric_cell(run_evaluation["metrics"].get(name))) for name in metric_names]
+                rows.append("<tr>" + "".join(row) + "</tr>")
+        for shots in sorted(cell.evaluations, key=lambda s: -1 if s is None else s):
+            point = cell_score(cell, Headline(task, primary, shots, declared=False), model, logs, resamples)
+            if point is not None:
+                series.setdefault(model.label, {})[shots] = (point.value, point.ci)
+    chart = score_vs_shots_svg(series, metric_label(primary) if primary else "primary metric")
     fingerprint = task.fingerprint["sha256"]
+    related = sorted(t for t in board.tasks if t.startswith(task.task_id + ":"))
+    if task.parent in board.tasks:
+        related = [task.parent]
+    links = ", ".join(f'<a href="{escape(board.tasks[t].slug)}.html">{escape(t)}</a>' for t in related)
+    if links:
+        links = f"<p>{'Part of' if task.parent in board.tasks else 'Subtasks (detail, not ranked)'}: {links}</p>"
     body = (
         f'<h1>{escape(task.name)} <small class="gb-ci">{escape(task.task_id)}</small></h1>'
         f'<p class="gb-ci">Task fingerprint {escape(fingerprint[:16])}… (all results on this page share it).</p>'
-        f"<h2>{escape(primary or 'Primary metric')} by number of shots</h2>{chart}"
+        f"{links}"
+        f"<h2>{escape(metric_label(primary) if primary else 'Primary metric')} by number of shots</h2>{chart}"
         '<h2>Metrics per model and setting</h2><table class="gb-board" id="gb-task-metrics"><thead><tr>'
         + header
         + "</tr></thead><tbody>"
@@ -144,7 +126,8 @@ def task_page(board: Leaderboard, task: TaskEntry, card_html: str) -> str:
     return page(f"{task.task_id} · genbench leaderboard", body, root="../")
 
 
-def model_page(board: Leaderboard, model: ModelEntry) -> str:
+def model_page(board: Leaderboard, model: ModelEntry, standing: Standing | None = None) -> str:
+    """A model's page: what it is, its place on the overview (``standing``), its results on every task."""
     rows = []
     for (model_key, task_id), cell in sorted(board.cells.items(), key=lambda kv: kv[0][1]):
         if model_key != model.key:
@@ -156,13 +139,26 @@ def model_page(board: Leaderboard, model: ModelEntry) -> str:
                 "<tr>"
                 + td(f'<a href="../tasks/{escape(task.slug)}.html">{escape(task_id)}</a>', task_id)
                 + td(escape(shots_label(shots)), "" if shots is None else str(shots))
-                + td(escape(primary or "—"), primary)
+                + td(
+                    f'<span title="{escape(primary)}">{escape(metric_label(primary) if primary else "—")}</span>',
+                    primary,
+                )
                 + td(*metric_cell(evaluation["metrics"].get(primary)))
                 + td(str(evaluation["num_examples"]), str(evaluation["num_examples"]))
                 + td(escape(cell.created), cell.created)
                 + "</tr>"
             )
     facts = [("Spec", model.spec), ("Kind", model.kind), ("Revision", model.revision or "unknown")]
+    if standing is not None:
+        overall = standing.overall
+        mean = overall.score
+        place = (
+            f"rank {standing.rank}" if standing.rank else "not ranked" + (" (a baseline)" if model.is_baseline else "")
+        )
+        interval = f" [{mean.ci[0]:.3f}, {mean.ci[1]:.3f}]" if mean and mean.ci else ""
+        facts.append(("Overview", f"{place}; mean {mean.value:.3f}{interval}" if mean else place))
+        facts.append(("Tasks covered", f"{overall.covered} of {overall.of}"))
+        facts.append(("Seeds", ", ".join(map(str, standing.seeds))))
     facts += [(f"Argument {key}", value) for key, value in sorted(model.args.items())]
     if model.description:
         facts.append(("Description", model.description))

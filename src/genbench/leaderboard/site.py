@@ -3,69 +3,179 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from genbench.core.errors import GenBenchError
-from genbench.core.files import write_text_atomic
+from genbench.core.files import write_json_atomic, write_text_atomic
 from genbench.display.card import task_card_html, task_dict_card_html
 from genbench.display.html import escape
-from genbench.leaderboard.collect import Leaderboard, TaskEntry, collect
-from genbench.leaderboard.pages import index_page, model_page, task_page
+from genbench.leaderboard.collect import Leaderboard, OnStale, StaleFile, TaskEntry, collect
+from genbench.leaderboard.overview import overview_body
+from genbench.leaderboard.pages import model_page, page, task_page
+from genbench.leaderboard.standings import RESAMPLES, GroupScore, SampleLogs, Score, Standing, Standings, rank_models
 from genbench.runs.results import canonical_sha256
 
 
 @dataclass
 class Site:
-    """What was built: the overview page, the task and model pages, and the JSON files skipped as not results."""
+    """What was built: the overview page, the task and model pages, ``leaderboard.json``, what was left out, and the
+    ranking."""
 
     index: Path
     task_pages: list[Path]
     model_pages: list[Path]
     skipped: list[Path]
     board: Leaderboard
+    standings: Standings
+    data: Path
+    stale: list[StaleFile] = field(default_factory=list)
 
 
-def build_leaderboard(results_dirs: Iterable[str | Path], site_dir: str | Path, *, shots: int = 0) -> Site:
+def build_leaderboard(
+    results_dirs: Iterable[str | Path],
+    site_dir: str | Path,
+    *,
+    shots: int = 0,
+    on_stale: OnStale = "skip",
+    resamples: int = RESAMPLES,
+) -> Site:
     """Write the leaderboard of the results files under ``results_dirs`` into ``site_dir``.
 
     Args:
         results_dirs: Directories searched recursively for results files (``genbench-cli run``, ``evaluate
             --results-dir``, ``demo --results-dir``).
-        site_dir: Output directory (created); ``index.html``, ``tasks/<task>.html``, ``models/<model>.html``.
-        shots: The setting shown in the overview when a task has it.
+        site_dir: Output directory (created); ``index.html``, ``tasks/<task>.html``, ``models/<model>.html`` and
+            ``leaderboard.json`` (the ranking with raw metric keys).
+        shots: The setting ranked when a task has it.
+        on_stale: ``skip`` (default), ``latest`` or ``fail``: results files made from another version of a task
+            (see :data:`genbench.leaderboard.collect.ON_STALE`).
+        resamples: Bootstrap rounds of the intervals of means over tasks.
 
     Raises:
-        LeaderboardError: no results files, or mixed fingerprints of one task (the files are named).
-        ResultsFileError: a results file breaks the schema.
+        LeaderboardError: no results files, or (``on_stale="fail"``) mixed fingerprints of one task.
+        ResultsFileError: a results file or per-sample log breaks the schema.
     """
-    board = collect(results_dirs)
+    installed = InstalledTasks()
+    board = collect(results_dirs, on_stale=on_stale, current_config=installed.config_sha256)
+    logs = SampleLogs()
+    standings = rank_models(board, shots, resamples=resamples, logs=logs)
     site = Path(site_dir)
     (site / "tasks").mkdir(parents=True, exist_ok=True)
     (site / "models").mkdir(parents=True, exist_ok=True)
     task_pages = []
     for task in board.tasks.values():
         path = site / "tasks" / f"{task.slug}.html"
-        write_text_atomic(path, task_page(board, task, task_card(task)))
+        headline = standings.headlines.get(task.task_id)
+        write_text_atomic(
+            path,
+            task_page(board, task, task_card(task, installed), headline.metric if headline else None, logs, resamples),
+        )
         task_pages.append(path)
     model_pages = []
+    standing_of = {s.model.key: s for s in standings.models + standings.baselines}
     for model in board.models.values():
         path = site / "models" / f"{model.slug}.html"
-        write_text_atomic(path, model_page(board, model))
+        write_text_atomic(path, model_page(board, model, standing_of.get(model.key)))
         model_pages.append(path)
     index = site / "index.html"
-    write_text_atomic(index, index_page(board, shots))
-    return Site(index=index, task_pages=task_pages, model_pages=model_pages, skipped=board.skipped, board=board)
+    write_text_atomic(index, page("genbench leaderboard", overview_body(board, standings), root=""))
+    data = site / "leaderboard.json"
+    write_json_atomic(data, standings_document(board, standings))
+    return Site(index, task_pages, model_pages, board.skipped, board, standings, data, board.stale)
 
 
-def task_card(task: TaskEntry) -> str:
+class InstalledTasks:
+    """The tasks of this installation's registry, loaded (no data) once each; None for a task it lacks."""
+
+    def __init__(self) -> None:
+        self._tasks: dict[str, tuple[Any, str | None]] = {}
+
+    def get(self, task_id: str) -> tuple[Any, str | None]:
+        """``(task or TaskDict, None)``, or ``(None, why it could not be loaded)``."""
+        if task_id not in self._tasks:
+            try:
+                from genbench.task.factory import load_task
+
+                self._tasks[task_id] = (load_task(task_id), None)
+            except (GenBenchError, ImportError, SyntaxError) as exc:
+                self._tasks[task_id] = (None, str(exc))
+        return self._tasks[task_id]
+
+    def config_sha256(self, task_id: str) -> str | None:
+        """The hash of the installed task's validated config, as results record it; None when not installed (or a
+        task with subtasks, whose results fingerprint their subtasks)."""
+        from genbench.task.task_dict import TaskDict
+
+        loaded, _ = self.get(task_id)
+        config = None if isinstance(loaded, TaskDict) else getattr(loaded, "config", None)
+        if config is None or not hasattr(config, "model_dump"):
+            return None
+        return canonical_sha256(config.model_dump(mode="json"))
+
+
+def standings_document(board: Leaderboard, standings: Standings) -> dict[str, Any]:
+    """``leaderboard.json``: the ranking with raw metric keys and human labels, coverage, intervals, left-out
+    files."""
+
+    def score(value: Score | None) -> dict[str, Any] | None:
+        if value is None:
+            return None
+        return {
+            "value": value.value,
+            "ci": list(value.ci) if value.ci else None,
+            "ci_source": value.ci_source,
+            "seed_values": value.seed_values or None,
+        }
+
+    def group(value: GroupScore) -> dict[str, Any]:
+        return {"score": score(value.score), "covered": value.covered, "of": value.of}
+
+    def model(standing: Standing) -> dict[str, Any]:
+        return {
+            "label": standing.model.label,
+            "spec": standing.model.spec,
+            "args": standing.model.args,
+            "revision": standing.model.revision,
+            "baseline": standing.model.is_baseline,
+            "rank": standing.rank,
+            "mean": group(standing.overall),
+            "seeds": standing.seeds,
+            "seed_spread": standing.seed_spread,
+            "tasks": {task_id: score(value) for task_id, value in standing.tasks.items()},
+            "axes": {axis: {value: group(g) for value, g in values.items()} for axis, values in standing.axes.items()},
+        }
+
+    return {
+        "tasks": [
+            {
+                "id": task_id,
+                "name": headline.task.name,
+                "metric": headline.metric,
+                "metric_label": headline.label,
+                "shots": headline.shots,
+                "declared": headline.declared,
+                "lower_is_better": headline.lower_is_better,
+                "in_means": headline.counts,
+                "taxonomy": headline.task.taxonomy,
+                "subtasks": standings.subtasks.get(task_id, []),
+            }
+            for task_id, headline in standings.headlines.items()
+        ],
+        "models": [model(s) for s in standings.models],
+        "baselines": [model(s) for s in standings.baselines],
+        "taxonomy_groups": standings.groups,
+        "stale": [{"path": str(s.path), "task": s.task_id, "reason": s.reason} for s in board.stale],
+        "not_results": [str(p) for p in board.skipped],
+    }
+
+
+def task_card(task: TaskEntry, installed: InstalledTasks | None = None) -> str:
     """The registry's card of the task (no data loaded), noting whether its config is the one of the results; the
     results' own description of the task when the registry does not have it."""
-    try:
-        from genbench.task.factory import load_task
-
-        loaded = load_task(task.task_id)
-    except (GenBenchError, ImportError, SyntaxError) as exc:
+    loaded, exc = (installed or InstalledTasks()).get(task.task_id)
+    if loaded is None:
         keywords = "".join(f'<span class="gb-kw">{escape(k)}</span>' for k in task.keywords) or "—"
         return (
             f'<div class="gb-card"><h3>{escape(task.name)} <span class="gb-id">{escape(task.task_id)}</span></h3>'

@@ -117,6 +117,16 @@ def file_stem(task_id: str) -> str:
     return task_id.replace(":", ".")
 
 
+def explain_null_metrics(document: dict[str, Any]) -> None:
+    """Give every null metric value without a ``reason`` the generic one (the schema requires a reason for null):
+    a writer that knows better (``scoring.metric_entries``: NaN, a non-number) has set its own. Applied when writing
+    and when reading (files written before the rule)."""
+    for evaluation in document.get("evaluations") or []:
+        for entry in (evaluation.get("metrics") or {}).values():
+            if isinstance(entry, dict) and entry.get("value") is None and "reason" not in entry:
+                entry["reason"] = "undefined on these examples"
+
+
 def write_results(document: dict[str, Any], path: str | Path, samples: Sequence[Mapping[str, Any]] | None) -> Path:
     """Validate and write a results file (and its per-sample log next to it when ``samples`` is given).
 
@@ -128,6 +138,7 @@ def write_results(document: dict[str, Any], path: str | Path, samples: Sequence[
     """
     path = Path(path)
     document = to_jsonable(document)
+    explain_null_metrics(document)
     if samples is not None:
         samples_path = path.with_name(path.name.removesuffix(".json") + ".samples.jsonl")
         document["samples_file"] = samples_path.name
@@ -160,6 +171,8 @@ def read_results(path: str | Path, *, with_samples: bool = True) -> tuple[dict[s
         raise ResultsFileError(f"{path}: no such results file.") from None
     except ValueError as exc:
         raise ResultsFileError(f"{path}: not valid JSON: {exc}") from None
+    if isinstance(document, dict):
+        explain_null_metrics(document)  # files written before null values needed a reason stay readable
     check_document(document, path)
     if not with_samples or not document.get("samples_file"):
         return document, None

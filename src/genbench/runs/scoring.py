@@ -87,6 +87,17 @@ def _is_list(value: Any) -> bool:
     return isinstance(value, (list, tuple, dict)) or getattr(value, "ndim", 0) > 0
 
 
+def undefined_reason(value: Any) -> str:
+    """Why a metric's value is recorded as null (results files hold numbers, or null with a reason).
+
+    >>> undefined_reason(float("nan")), undefined_reason("high")
+    ('undefined on these examples (the metric returned nan)', "not a number: the metric returned str 'high'")
+    """
+    if value is None or (isinstance(value, numbers.Real) and not isinstance(value, bool)):
+        return f"undefined on these examples (the metric returned {value})"
+    return f"not a number: the metric returned {type(value).__name__} {str(value)[:60]!r}"
+
+
 def metric_entries(
     corpus: Mapping[str, Any],
     samples: Sequence[Mapping[str, float | None]],
@@ -104,6 +115,9 @@ def metric_entries(
     half_corpus: Mapping[str, Any] | None = None
     for key, value in corpus.items():
         entries[key] = {"value": value, "ci": None, "ci_method": None}
+        if not _is_number(value) and not _is_list(value):
+            entries[key].update(value=None, reason=undefined_reason(value))
+            continue
         if not _is_number(value) or not samples:
             continue
         scores = [sample.get(key) for sample in samples]

@@ -1,0 +1,361 @@
+"""The ranking: one headline score per task, each model's mean over tasks, its rank, and means per taxonomy value.
+
+Every mean over tasks gets a confidence interval from a bootstrap over the tasks' per-sample scores: in each of
+``resamples`` rounds, each (model, task, seed) has its per-sample scores resampled with replacement and averaged,
+seeds are averaged, and the tasks' averages are averaged; the interval is the percentiles of those means. So the
+interval of a mean over tasks reflects each task's own sampling noise, which averaging the tasks' interval ends
+would not (that overstates it). A headline that is not the mean of per-sample scores (a corpus F1, a merged score
+of a task with subtasks) enters through a normal approximation of its recorded interval instead; one with no
+interval enters as a constant. ``ci_source`` in ``leaderboard.json`` says which.
+
+Ranking rule: only models that cover every ranked task get a rank. A mean over fewer tasks is a mean over other
+tasks, not a comparable number (an easy subset inflates it), so a model missing a task is listed after the ranked
+ones, sorted by coverage and then mean, marked with how many tasks it covers. Baselines (``baseline:`` specs) are
+never ranked: they form their own block.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+from genbench.leaderboard.collect import TAXONOMY_AXES, Cell, Leaderboard, ModelEntry, Run, TaskEntry
+from genbench.leaderboard.names import lower_is_better, metric_label
+from genbench.runs.errors import ResultsFileError
+
+RESAMPLES = 1000
+CONFIDENCE = 0.95
+NOT_DECLARED = "(not declared)"
+
+
+@dataclass
+class Headline:
+    """The score a task is ranked by: one metric at one setting."""
+
+    task: TaskEntry
+    metric: str | None
+    shots: int | None
+    declared: bool
+    """True when the task declares it (``primary_metric``); else the results' default primary metric."""
+
+    @property
+    def label(self) -> str:
+        return metric_label(self.metric) if self.metric else "no numeric metric"
+
+    @property
+    def lower_is_better(self) -> bool:
+        return self.metric is not None and lower_is_better(self.metric)
+
+    @property
+    def counts(self) -> bool:
+        """Whether the task enters means and ranks (a lower-is-better headline would pull a mean the wrong way)."""
+        return self.metric is not None and not self.lower_is_better
+
+
+@dataclass
+class Score:
+    """A value with its interval, its bootstrap replicates and (several seeds) the spread over seeds."""
+
+    value: float
+    ci: tuple[float, float] | None
+    replicates: np.ndarray = field(repr=False)
+    ci_source: str
+    seed_values: list[float] = field(default_factory=list)
+
+    @property
+    def spread(self) -> float | None:
+        """The standard deviation over seeds (two or more), else None."""
+        return float(np.std(self.seed_values, ddof=1)) if len(self.seed_values) > 1 else None
+
+
+@dataclass
+class GroupScore:
+    """A model's mean over a group of tasks (all counted tasks, or one taxonomy value), and its coverage."""
+
+    score: Score | None
+    covered: int
+    of: int
+
+    @property
+    def complete(self) -> bool:
+        return self.covered == self.of
+
+
+@dataclass
+class Standing:
+    """A model's row: its rank (None: not ranked), per-task scores, mean and means per taxonomy value."""
+
+    model: ModelEntry
+    rank: int | None
+    tasks: dict[str, Score]
+    overall: GroupScore
+    seeds: list[int]
+    seed_spread: float | None
+    axes: dict[str, dict[str, GroupScore]]
+
+
+@dataclass
+class Standings:
+    """The leaderboard's ranking: headline per task, ranked models (then partial ones), baselines, taxonomy groups."""
+
+    headlines: dict[str, Headline]
+    models: list[Standing]
+    baselines: list[Standing]
+    groups: dict[str, dict[str, list[str]]]
+    """axis -> value -> the counted task ids that have it (:data:`NOT_DECLARED` for the tasks that declare none)."""
+    subtasks: dict[str, list[str]]
+    """A task with subtasks -> the subtask ids on the board (shown as detail, not ranked)."""
+
+
+def headline_tasks(board: Leaderboard) -> tuple[list[TaskEntry], dict[str, list[str]]]:
+    """The tasks with a column (subtasks of a task whose merged results are on the board are detail), and
+    parent id -> its subtask ids."""
+    detail: dict[str, list[str]] = {}
+    columns = []
+    for task in sorted(board.tasks.values(), key=lambda t: t.task_id):
+        if task.parent is not None and task.parent in board.tasks:
+            detail.setdefault(task.parent, []).append(task.task_id)
+        else:
+            columns.append(task)
+    return columns, detail
+
+
+def overview_shots(board: Leaderboard, task_id: str, preferred: int) -> int | None:
+    """The setting shown for a task: ``preferred`` shots where any model has it, else the task's unprompted
+    evaluation, else its smallest number of shots."""
+    settings = {s for (_, t), cell in board.cells.items() if t == task_id for s in cell.evaluations}
+    if preferred in settings:
+        return preferred
+    if None in settings or not settings:
+        return None
+    return min(s for s in settings if s is not None)
+
+
+def resolve_metric(declared: str, keys: Iterable[str], default: str | None = None) -> str | None:
+    """The metric key a declared ``primary_metric`` names: the key itself, else the one key that starts or ends
+    with it (several: the one made of it and the results' ``default`` primary metric).
+
+    >>> keys = ["hf_accuracy__accuracy", "negation_gap__hf_accuracy__accuracy", "negation_gap__length_normalised.x"]
+    >>> resolve_metric("negation_gap", keys, "hf_accuracy__accuracy")
+    'negation_gap__hf_accuracy__accuracy'
+    >>> resolve_metric("accuracy", ["hf_accuracy__accuracy"]), resolve_metric("f1", ["a__f1", "b__f1"])
+    ('hf_accuracy__accuracy', None)
+    """
+    keys = list(keys)
+    if declared in keys:
+        return declared
+    matches = [k for k in keys if k.endswith("__" + declared) or k.startswith(declared + "__")]
+    if len(matches) > 1 and default and f"{declared}__{default}" in matches:
+        return f"{declared}__{default}"
+    return matches[0] if len(matches) == 1 else None
+
+
+def choose_headline(board: Leaderboard, task: TaskEntry, preferred_shots: int) -> Headline:
+    """The task's declared ``primary_metric`` when its results have it, else the metric its results name primary."""
+    shots = overview_shots(board, task.task_id, preferred_shots)
+    evaluations = [
+        c.evaluations[shots] for (_, t), c in board.cells.items() if t == task.task_id and shots in c.evaluations
+    ]
+    keys = {k for e in evaluations for k in e["metrics"]}
+    named = Counter(e["primary_metric"] for e in evaluations if e["primary_metric"])
+    default = named.most_common(1)[0][0] if named else None
+    if task.declared_primary and (metric := resolve_metric(task.declared_primary, keys, default)):
+        return Headline(task, metric, shots, declared=True)
+    return Headline(task, default, shots, declared=False)
+
+
+def number(value: Any) -> float | None:
+    """A metric value as a finite float, else None (booleans, lists, null and NaN are not scores)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(float(value)):
+        return float(value)
+    return None
+
+
+class SampleLogs:
+    """Per-sample logs, read once each.
+
+    Only what the ranking uses is checked on each line (an object with ``shots`` and a ``metrics`` object), where
+    ``read_results`` checks every line against the whole sample schema: that took 90% of a 100-file build (jsonschema
+    per line), and the results files themselves are validated in full when collected.
+    """
+
+    def __init__(self) -> None:
+        self._samples: dict[Path, list[tuple[Any, dict[str, Any]]]] = {}
+
+    def _read(self, path: Path) -> list[tuple[Any, dict[str, Any]]]:
+        if path not in self._samples:
+            rows = []
+            try:
+                with path.open(encoding="utf-8") as handle:
+                    for number, line in enumerate(handle, 1):
+                        if not line.strip():
+                            continue
+                        try:
+                            record = json.loads(line)
+                        except ValueError as exc:
+                            raise ResultsFileError(f"{path}:{number}: not valid JSON: {exc}") from None
+                        if not isinstance(record, dict) or not isinstance(record.get("metrics"), dict):
+                            raise ResultsFileError(f"{path}:{number}: a sample must be an object with 'metrics'.")
+                        rows.append((record.get("shots"), record["metrics"]))
+            except FileNotFoundError:
+                raise ResultsFileError(f"{path}: the per-sample log named by its results file is missing.") from None
+            self._samples[path] = rows
+        return self._samples[path]
+
+    def scores(self, path: Path | None, shots: int | None, metric: str) -> list[float] | None:
+        """The per-sample values of ``metric`` at ``shots`` in the log ``path``; None when there is no log or a
+        value is missing."""
+        if path is None:
+            return None
+        numbers = [number(metrics.get(metric)) for row_shots, metrics in self._read(path) if row_shots == shots]
+        if not numbers or any(v is None for v in numbers):
+            return None
+        return [v for v in numbers if v is not None]
+
+
+def _rng(*parts: object) -> np.random.Generator:
+    """A generator of its own for each (model, task, seed): results do not depend on the order of the files."""
+    digest = hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:8], "little"))
+
+
+def run_score(
+    run: Run, headline: Headline, model: ModelEntry, logs: SampleLogs, resamples: int
+) -> tuple[float, np.ndarray, str] | None:
+    """One seed's value of the headline and its bootstrap replicates (``None``: no numeric value)."""
+    evaluation = run.evaluations.get(headline.shots)
+    metric = evaluation["metrics"].get(headline.metric or "") if evaluation else None
+    value = number(metric["value"]) if metric else None
+    if metric is None or value is None:
+        return None
+    rng = _rng(model.key, headline.task.task_id, run.seed, headline.shots, headline.metric)
+    if metric.get("ci_method") == "bootstrap_mean":
+        scores = logs.scores(run.sample_logs.get(headline.shots), headline.shots, headline.metric or "")
+        if scores:
+            values = np.asarray(scores, dtype=float)
+            return (
+                value,
+                values[rng.integers(0, values.size, size=(resamples, values.size))].mean(axis=1),
+                "per-sample",
+            )
+    ci = metric.get("ci")
+    if ci:
+        z = NormalDist().inv_cdf((1 + run.confidence) / 2)
+        return value, value + (ci[1] - ci[0]) / (2 * z) * rng.standard_normal(resamples), "interval"
+    return value, np.full(resamples, value), "none"
+
+
+def cell_score(cell: Cell, headline: Headline, model: ModelEntry, logs: SampleLogs, resamples: int) -> Score | None:
+    """The mean over the cell's seeds, with the bootstrap of that mean (one seed: its file's own interval)."""
+    per_seed = [s for run in cell.runs.values() if (s := run_score(run, headline, model, logs, resamples))]
+    if not per_seed:
+        return None
+    values = [value for value, _, _ in per_seed]
+    replicates = np.mean([r for _, r, _ in per_seed], axis=0)
+    sources = {source for _, _, source in per_seed}
+    source = sources.pop() if len(sources) == 1 else "mixed"
+    if len(per_seed) == 1:
+        (run,) = [r for r in cell.runs.values() if headline.shots in r.evaluations]
+        recorded = run.evaluations[headline.shots]["metrics"][headline.metric].get("ci")
+        ci = (float(recorded[0]), float(recorded[1])) if recorded else None
+    else:
+        ci = interval(replicates) if source != "none" else None
+    return Score(float(np.mean(values)), ci, replicates, source, values)
+
+
+def interval(replicates: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    low, high = np.quantile(replicates, [(1 - confidence) / 2, (1 + confidence) / 2])
+    return float(low), float(high)
+
+
+def mean_score(scores: list[Score]) -> Score | None:
+    """The mean over tasks, with the percentile interval of the mean of their replicates."""
+    if not scores:
+        return None
+    replicates = np.mean([s.replicates for s in scores], axis=0)
+    sources = {s.ci_source for s in scores}
+    source = sources.pop() if len(sources) == 1 else "mixed"
+    ci = None if source == "none" else interval(replicates)
+    return Score(float(np.mean([s.value for s in scores])), ci, replicates, source)
+
+
+def group_score(tasks: dict[str, Score], task_ids: list[str]) -> GroupScore:
+    covered = [tasks[t] for t in task_ids if t in tasks]
+    return GroupScore(mean_score(covered), len(covered), len(task_ids))
+
+
+def taxonomy_groups(headlines: Iterable[Headline]) -> dict[str, dict[str, list[str]]]:
+    """axis -> value -> counted task ids; the tasks declaring no value of an axis under :data:`NOT_DECLARED`."""
+    groups: dict[str, dict[str, list[str]]] = {}
+    for axis in TAXONOMY_AXES:
+        by_value: dict[str, list[str]] = {}
+        for headline in headlines:
+            if headline.counts:
+                for value in headline.task.taxonomy.get(axis) or [NOT_DECLARED]:
+                    by_value.setdefault(value, []).append(headline.task.task_id)
+        groups[axis] = dict(sorted(by_value.items(), key=lambda kv: (kv[0] == NOT_DECLARED, kv[0])))
+    return groups
+
+
+def seed_spread(
+    cells: dict[str, Cell], counted: list[str], headlines: dict[str, Headline]
+) -> tuple[list[int], float | None]:
+    """The model's seeds, and the standard deviation over seeds of its per-seed means (over the same tasks)."""
+    seeds = sorted({seed for cell in cells.values() for seed in cell.runs})
+    means = []
+    for seed in seeds:
+        values = []
+        for task_id in counted:
+            run = cells[task_id].runs.get(seed) if task_id in cells else None
+            evaluation = run.evaluations.get(headlines[task_id].shots) if run else None
+            metric = evaluation["metrics"].get(headlines[task_id].metric or "") if evaluation else None
+            if metric is not None and (value := number(metric["value"])) is not None:
+                values.append(value)
+        if values and len(values) == sum(1 for t in counted if t in cells):
+            means.append(float(np.mean(values)))
+    return seeds, (float(np.std(means, ddof=1)) if len(means) > 1 else None)
+
+
+def rank_models(
+    board: Leaderboard,
+    preferred_shots: int = 0,
+    *,
+    resamples: int = RESAMPLES,
+    logs: SampleLogs | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Standings:
+    """Rank the board's models (see the module's docstring for the rule and the intervals)."""
+    logs = logs or SampleLogs()
+    columns, detail = headline_tasks(board)
+    headlines = {task.task_id: choose_headline(board, task, preferred_shots) for task in columns}
+    counted = [t for t, h in headlines.items() if h.counts]
+    groups = taxonomy_groups(headlines.values())
+    standings = []
+    for model in board.models.values():
+        cells = {t: c for (m, t), c in board.cells.items() if m == model.key and t in headlines}
+        scores = {}
+        for task_id, cell in cells.items():
+            if (score := cell_score(cell, headlines[task_id], model, logs, resamples)) is not None:
+                scores[task_id] = score
+        seeds, spread = seed_spread(cells, counted, headlines)
+        axes = {axis: {v: group_score(scores, ids) for v, ids in values.items()} for axis, values in groups.items()}
+        standings.append(Standing(model, None, scores, group_score(scores, counted), seeds, spread, axes))
+
+    def order(standing: Standing) -> tuple[int, float, str]:
+        mean = standing.overall.score.value if standing.overall.score else -math.inf
+        return (-standing.overall.covered, -mean, standing.model.label)
+
+    models = sorted((s for s in standings if not s.model.is_baseline), key=order)
+    for rank, standing in enumerate((s for s in models if s.overall.complete and s.overall.of), 1):
+        standing.rank = rank
+    baselines = sorted((s for s in standings if s.model.is_baseline), key=order)
+    return Standings(headlines, models, baselines, groups, detail)
