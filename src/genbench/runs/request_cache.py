@@ -10,11 +10,15 @@ continuation) is stored as ``-Infinity`` and read back as ``-inf``; NaN is never
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
 import math
+import os
 import sqlite3
+import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +52,12 @@ class CacheStats:
 class RequestCache:
     """A SQLite file of answers, keyed by :func:`request_key`.
 
+    Opening it checks the database (``PRAGMA quick_check``, linear in its size: seconds for gigabytes): a damaged
+    file (cut short, overwritten) is moved aside to ``requests.sqlite.damaged-<time>`` with a warning and an empty
+    cache is built in its place, so the run answers those requests again instead of failing. The same happens when
+    damage shows up later, in a read or a write. An entry whose value or checksum is missing (NULL) or wrong is a
+    miss: it is deleted and answered again.
+
     Args:
         directory: Where ``requests.sqlite`` lives (created if missing).
     """
@@ -55,33 +65,90 @@ class RequestCache:
     def __init__(self, directory: str | Path):
         self.path = Path(directory) / CACHE_FILE
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, value TEXT, sha256 TEXT)")
-        self._db.commit()
+        try:
+            self._db = self._open()
+        except sqlite3.DatabaseError as exc:
+            if not _is_damage(exc):
+                raise
+            self._move_aside(exc)
+            self._db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=30)
+        db.text_factory = bytes  # decoded here: a flipped byte in a value must be a miss, not a decoding error
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            verdict = db.execute("PRAGMA quick_check").fetchone()
+            if verdict is None or verdict[0] != b"ok":
+                found = verdict[0].decode("utf-8", "replace") if verdict else "no answer"
+                raise sqlite3.DatabaseError(f"integrity check failed: {found}")
+            db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, value TEXT, sha256 TEXT)")
+            columns = [row[1].decode("utf-8", "replace") for row in db.execute("PRAGMA table_info(answers)")]
+            if columns[:3] != ["key", "value", "sha256"]:
+                raise sqlite3.DatabaseError(f"table 'answers' has the columns {columns}, not (key, value, sha256)")
+            db.commit()
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _move_aside(self, exc: sqlite3.DatabaseError) -> None:
+        """Move the damaged database (and its WAL files) aside, keeping it for inspection, and warn."""
+        aside = self.path.with_name(f"{CACHE_FILE}.damaged-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
+        for suffix in ("", "-wal", "-shm"):
+            part = Path(f"{self.path}{suffix}")
+            if part.exists():
+                os.replace(part, f"{aside}{suffix}")
+        warnings.warn(
+            f"The request cache {self.path} is damaged ({exc}); it was moved aside to {aside} and an empty cache was "
+            "started: the requests it held are answered again. Delete the damaged copy when you no longer need it.",
+            DamagedCacheWarning,
+            stacklevel=3,
+        )
+
+    def _rebuild(self, exc: sqlite3.DatabaseError) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self._db.close()
+        self._move_aside(exc)
+        self._db = self._open()
 
     def get_many(self, keys: Sequence[str]) -> dict[str, Any]:
-        """The valid cached answers among ``keys``."""
+        """The valid cached answers among ``keys`` (a damaged database is rebuilt empty: every key a miss)."""
+        try:
+            return self._get_many(keys)
+        except sqlite3.DatabaseError as exc:
+            if not _is_damage(exc):
+                raise
+            self._rebuild(exc)
+            return {}
+
+    def _get_many(self, keys: Sequence[str]) -> dict[str, Any]:
         found: dict[str, Any] = {}
+        broken: list[bytes] = []
         unique = list(dict.fromkeys(keys))
         for start in range(0, len(unique), 500):
             chunk = unique[start : start + 500]
             marks = ",".join("?" * len(chunk))
             rows = self._db.execute(f"SELECT key, value, sha256 FROM answers WHERE key IN ({marks})", chunk)  # noqa: S608
-            for key, value, checksum in rows:
-                if hashlib.sha256(value.encode("utf-8")).hexdigest() != checksum:
+            for key, value, checksum in rows.fetchall():
+                answer = _checked_answer(value, checksum)
+                if answer is _BROKEN:
                     logger.warning(
-                        "Request cache %s: entry %s fails its checksum; answering it again.", self.path, key
+                        "Request cache %s: entry %r is damaged (missing value, failed checksum or not JSON); "
+                        "answering it again.",
+                        self.path,
+                        key,
                     )
-                    continue
-                try:
-                    found[key] = json.loads(value)
-                except ValueError:
-                    logger.warning("Request cache %s: entry %s is not JSON; answering it again.", self.path, key)
+                    broken.append(key)
+                else:
+                    found[key.decode("utf-8")] = answer  # it matched a requested key: valid text
+        if broken:
+            with self._db:
+                self._db.executemany("DELETE FROM answers WHERE key = ?", [(key.decode("utf-8"),) for key in broken])
         return found
 
     def put_many(self, answers: dict[str, Any]) -> None:
-        """Store answers in one transaction."""
+        """Store answers in one transaction (a damaged database is rebuilt, then written)."""
         rows = []
         for key, answer in answers.items():
             if _has_nan(answer):
@@ -89,11 +156,46 @@ class RequestCache:
             # -inf (a valid log-likelihood) is written as JSON's common extension -Infinity, which json.loads reads
             value = json.dumps(answer, ensure_ascii=False, allow_nan=True)
             rows.append((key, value, hashlib.sha256(value.encode("utf-8")).hexdigest()))
-        with self._db:
-            self._db.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?, ?)", rows)
+        try:
+            with self._db:
+                self._db.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?, ?)", rows)
+        except sqlite3.DatabaseError as exc:
+            if not _is_damage(exc):
+                raise
+            self._rebuild(exc)
+            with self._db:
+                self._db.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?, ?)", rows)
 
     def close(self) -> None:
         self._db.close()
+
+
+class DamagedCacheWarning(UserWarning):
+    """A damaged request cache was moved aside and rebuilt empty (its answers are computed again)."""
+
+
+_BROKEN = object()
+
+
+def _checked_answer(value: Any, checksum: Any) -> Any:
+    """The answer stored in an entry (read as bytes), or ``_BROKEN`` when its value or checksum is missing or
+    wrong."""
+    if not isinstance(value, bytes) or not isinstance(checksum, bytes):
+        return _BROKEN
+    if hashlib.sha256(value).hexdigest().encode("ascii") != checksum:
+        return _BROKEN
+    try:
+        return json.loads(value.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return _BROKEN
+
+
+def _is_damage(exc: sqlite3.DatabaseError) -> bool:
+    """Whether a database error means a damaged file (moved aside), not a busy or unwritable one (raised)."""
+    if not isinstance(exc, sqlite3.OperationalError):
+        return True  # SQLITE_CORRUPT, SQLITE_NOTADB, our integrity check
+    message = str(exc).lower()
+    return any(sign in message for sign in ("malformed", "not a database", "decode", "no such table", "no such column"))
 
 
 def _has_nan(value: Any) -> bool:
