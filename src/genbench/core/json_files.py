@@ -116,6 +116,8 @@ def open_regular(path: str | os.PathLike[str], *, what: str = "file", error: typ
         raise raise_as(f"{path}: is a folder, not a {what}.") from None
     try:
         mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise raise_as(f"{path}: is a folder, not a {what}.")
         if not stat.S_ISREG(mode):
             raise raise_as(f"{path}: is not a regular file (a FIFO, socket or device); it is not read as a {what}.")
         if hasattr(os, "set_blocking"):
@@ -220,4 +222,3 @@ def is_regular_file(path: Path) -> bool:
         return stat.S_ISREG(path.stat().st_mode)
     except OSError:
         return False
-

@@ -328,7 +328,8 @@ def remove_stale_downloads() -> list[Path]:
     if root in _swept:
         return []
     _swept.add(root)
-    removed = []
+    # the root itself holds `data import`'s scratch folders (.scratch.<random>.tmp), not descended into here
+    removed = remove_stale_temporaries(root, recursive=False)
     for subdir in (DOWNLOADS_SUBDIR, RECORDS_SUBDIR, HUB_SUBDIR):
         removed += remove_stale_temporaries(root / subdir)
     return removed

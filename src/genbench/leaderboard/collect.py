@@ -100,8 +100,8 @@ def find_results_files(directories: Iterable[str | Path]) -> tuple[list[Path], l
                 continue
             if not is_regular_file(path):
                 raise LeaderboardError(
-                    f"{path}: not a regular file (a FIFO, socket, device or broken link named *.json); it is not read. "
-                    "Remove it or move it out of the results directory."
+                    f"{path}: not a regular file (a FIFO, socket, device or broken link named *.json); it is not "
+                    "read. Remove it or move it out of the results directory."
                 )
             document = read_json_file(
                 path,

@@ -195,7 +195,9 @@ def _is_damage(exc: sqlite3.DatabaseError) -> bool:
     if not isinstance(exc, sqlite3.OperationalError):
         return True  # SQLITE_CORRUPT, SQLITE_NOTADB, our integrity check
     message = str(exc).lower()
-    return any(sign in message for sign in ("malformed", "not a database", "decode", "no such table", "no such column"))
+    return any(
+        sign in message for sign in ("malformed", "not a database", "decode", "no such table", "no such column")
+    )
 
 
 def _has_nan(value: Any) -> bool:

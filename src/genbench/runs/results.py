@@ -206,7 +206,9 @@ def read_results(path: str | Path, *, with_samples: bool = True) -> tuple[dict[s
     hint = rewrite_hint(document)
     try:
         if with_samples:
-            for number, record in iter_json_lines(samples_path, what="per-sample log", hint=hint, error=ResultsFileError, digest=digest):
+            for number, record in iter_json_lines(
+                samples_path, what="per-sample log", hint=hint, error=ResultsFileError, digest=digest
+            ):
                 problems = schema_problems(record, "sample")
                 if problems:
                     raise ResultsFileError(f"{samples_path}:{number}: " + "; ".join(problems[:5]) + f" {hint}")
