@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from genbench.cli import cli
 from genbench.runs.errors import ResultsFileError
 from genbench.runs.results import read_results, write_results
-from tests.runs.results_pairs import results_document, samples, write_pair
+from tests.runs.results_pairs import results_document, write_pair
 
 
 def test_results_record_the_checksum_and_row_count_of_their_log(tmp_path: Path) -> None:
