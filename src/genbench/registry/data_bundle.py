@@ -28,7 +28,10 @@ from genbench.core.json_files import loads_strict
 from genbench.core.settings import positive_env_number
 from genbench.core.version import VERSION
 from genbench.data.cache import (
+    DOWNLOADS_SUBDIR,
     EMPTY_SHA256,
+    HUB_SUBDIR,
+    RECORDS_SUBDIR,
     CacheEntry,
     cache_dir,
     cached_entry,
@@ -91,6 +94,7 @@ def export_bundle(task_ids: list[str], output: str | os.PathLike[str]) -> Bundle
             + "; ".join(missing)
             + f". Run `genbench-cli data fetch {' '.join(task_ids)}` on a machine with network access first."
         )
+    _check_output_outside_cache(Path(output))
     manifest = _manifest(summary, task_ids)
     with staged_file(Path(output)) as (out, _), tarfile.open(fileobj=out, mode="w") as tar:
         _add_bytes(tar, MANIFEST_NAME, json.dumps(manifest, indent=2).encode("utf-8") + b"\n")
@@ -100,6 +104,19 @@ def export_bundle(task_ids: list[str], output: str | os.PathLike[str]) -> Bundle
             for relative, digest in export.files.items():
                 _add_file(tar, f"{record['member']}/{relative}", export.path / relative, digest)
     return summary
+
+
+def _check_output_outside_cache(output: Path) -> None:
+    """Refuse a bundle written into the cache's own folders: over a cached file it would replace the very data it
+    holds (and the entry, its size no longer matching its record, would be lost)."""
+    target = output.parent.resolve() / output.name  # the bundle replaces this name (a link there, not its target)
+    root = cache_dir().resolve()
+    for managed in (DOWNLOADS_SUBDIR, RECORDS_SUBDIR, HUB_SUBDIR):
+        if target.is_relative_to(root / managed):
+            raise DataLoadError(
+                f"{output} is inside the genbench cache ({root / managed}); a bundle written there would replace "
+                "cached data. Write it somewhere else, e.g. `-o data.tar`."
+            )
 
 
 def _manifest(summary: BundleSummary, task_ids: list[str]) -> dict[str, Any]:
