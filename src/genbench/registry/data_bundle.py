@@ -180,7 +180,7 @@ def import_bundle(bundle: str | os.PathLike[str]) -> BundleSummary:
     limits = ImportLimits.from_environment()
     try:
         tar = tarfile.open(bundle, mode="r:*")  # noqa: SIM115 - closed by the `with` below, after the checks
-    except (OSError, tarfile.TarError) as exc:
+    except _DAMAGED_STREAM as exc:
         raise DataLoadError(f"{where}: not a readable tar file ({exc}).") from exc
     remove_stale_downloads()
     with tar, scratch_directory(cache_dir()) as scratch:
@@ -251,6 +251,12 @@ MAX_IMPORT_BYTES_ENV = "GENBENCH_MAX_IMPORT_BYTES"
 """Environment variable: the most bytes one ``data import`` extracts."""
 DEFAULT_MAX_IMPORT_BYTES = 20 * 1024**3
 _MAX_MEMBERS = 1_000_000
+try:
+    from lzma import LZMAError as _LZMAError
+except ImportError:  # a Python built without lzma reads no .tar.xz anyway
+    _LZMAError = EOFError  # type: ignore[assignment,misc]
+_DAMAGED_STREAM = (OSError, EOFError, zlib.error, _LZMAError, tarfile.TarError)
+"""What reading a damaged tar raises (gzip.BadGzipFile and bz2 errors are OSErrors)."""
 _MAX_MANIFEST_DEPTH = 16
 
 
@@ -292,7 +298,7 @@ def _checked_members(tar: tarfile.TarFile, where: str) -> dict[str, tarfile.TarI
             infos.append(info)
             if len(infos) > _MAX_MEMBERS:
                 raise DataLoadError(f"{where}: more than {_MAX_MEMBERS} members; the bundle is refused.")
-    except (OSError, EOFError, zlib.error, tarfile.TarError) as exc:
+    except _DAMAGED_STREAM as exc:
         raise DataLoadError(f"{where}: the tar file is damaged ({exc}).") from exc
     for info in infos:
         name = info.name
@@ -323,7 +329,7 @@ def _read_manifest(tar: tarfile.TarFile, members: dict[str, tarfile.TarInfo], wh
     try:
         stream = tar.extractfile(info)
         data = stream.read() if stream is not None else b""
-    except (OSError, EOFError, zlib.error, tarfile.TarError) as exc:
+    except _DAMAGED_STREAM as exc:
         raise DataLoadError(f"{where}: the tar file is damaged ({exc}).") from exc
     manifest = loads_strict(
         data, source=f"{where}: {MANIFEST_NAME}", max_depth=_MAX_MANIFEST_DEPTH, error=DataLoadError
@@ -441,7 +447,7 @@ def _extract(
         hasher = hashlib.sha256()
         with stream, open(target, "xb") as out:
             written = 0
-            while chunk := stream.read(min(_CHUNK_BYTES, size - written + 1)):
+            while chunk := _read_member(stream, min(_CHUNK_BYTES, size - written + 1), info.name, where):
                 written += len(chunk)
                 if written > size:
                     raise ChecksumMismatchError(f"{where}: {info.name} has more than the {size} bytes declared.")
@@ -454,10 +460,18 @@ def _extract(
         raise DataLoadError(
             f"{where}: {info.name} is a file and a folder of another file at once; the bundle is refused."
         ) from None
-    except (EOFError, zlib.error, tarfile.TarError) as exc:
+    except (EOFError, zlib.error, _LZMAError, tarfile.TarError) as exc:  # from extractfile; reads: _read_member
         raise DataLoadError(f"{where}: the tar file is damaged at {info.name} ({exc}).") from exc
     if hasher.hexdigest() != sha256:
         raise ChecksumMismatchError(
             f"{where}: {info.name} has SHA-256 {hasher.hexdigest()}, the manifest says {sha256}; the bundle is "
             "damaged or was changed, nothing was imported."
         )
+
+
+def _read_member(stream: Any, count: int, name: str, where: str) -> bytes:
+    """Read from a member; a damaged compressed stream (bad CRC, cut short) is a :class:`DataLoadError`."""
+    try:
+        return stream.read(count)
+    except _DAMAGED_STREAM as exc:  # gzip.BadGzipFile, lzma.LZMAError, ...
+        raise DataLoadError(f"{where}: the tar file is damaged at {name} ({exc}).") from exc

@@ -3,8 +3,8 @@
 An answer is keyed by the SHA-256 of (model spec, revision and output-affecting arguments, request kind, request,
 generation settings). The store is SQLite (standard library): each chunk of answers is committed in one
 transaction, so a run killed half-way loses at most the chunk in flight and never leaves a half-written entry.
-Each entry also stores the SHA-256 of its value, checked on read: an entry that fails the check, or that is not
-valid JSON, is ignored (and answered again), never trusted. A ``-inf`` answer (a log-likelihood of an impossible
+Each entry also stores the SHA-256 of its key and value, checked on read: an entry that fails the check, or that is
+not valid JSON, is ignored (and answered again), never trusted. A ``-inf`` answer (a log-likelihood of an impossible
 continuation) is stored as ``-Infinity`` and read back as ``-inf``; NaN is never stored.
 """
 
@@ -131,7 +131,7 @@ class RequestCache:
             marks = ",".join("?" * len(chunk))
             rows = self._db.execute(f"SELECT key, value, sha256 FROM answers WHERE key IN ({marks})", chunk)  # noqa: S608
             for key, value, checksum in rows.fetchall():
-                answer = _checked_answer(value, checksum)
+                answer = _checked_answer(key, value, checksum)
                 if answer is _BROKEN:
                     logger.warning(
                         "Request cache %s: entry %r is damaged (missing value, failed checksum or not JSON); "
@@ -155,7 +155,7 @@ class RequestCache:
                 raise ValueError(f"Request cache {self.path}: the answer of {key} is or contains NaN: never cached.")
             # -inf (a valid log-likelihood) is written as JSON's common extension -Infinity, which json.loads reads
             value = json.dumps(answer, ensure_ascii=False, allow_nan=True)
-            rows.append((key, value, hashlib.sha256(value.encode("utf-8")).hexdigest()))
+            rows.append((key, value, entry_checksum(key.encode("utf-8"), value.encode("utf-8"))))
         try:
             with self._db:
                 self._db.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?, ?)", rows)
@@ -177,12 +177,21 @@ class DamagedCacheWarning(UserWarning):
 _BROKEN = object()
 
 
-def _checked_answer(value: Any, checksum: Any) -> Any:
+def entry_checksum(key: bytes, value: bytes) -> str:
+    """The checksum stored with an entry: SHA-256 of its key, a newline and its value.
+
+    The key is part of it because ``PRAGMA quick_check`` does not compare indexes with their table: a damaged index
+    could hand one key another key's row, whose value-only checksum would still match.
+    """
+    return hashlib.sha256(key + b"\n" + value).hexdigest()
+
+
+def _checked_answer(key: Any, value: Any, checksum: Any) -> Any:
     """The answer stored in an entry (read as bytes), or ``_BROKEN`` when its value or checksum is missing or
-    wrong."""
-    if not isinstance(value, bytes) or not isinstance(checksum, bytes):
+    wrong. Entries written before the key was checksummed (the value's SHA-256 alone) are still read."""
+    if not isinstance(key, bytes) or not isinstance(value, bytes) or not isinstance(checksum, bytes):
         return _BROKEN
-    if hashlib.sha256(value).hexdigest().encode("ascii") != checksum:
+    if checksum.decode("ascii", "replace") not in (entry_checksum(key, value), hashlib.sha256(value).hexdigest()):
         return _BROKEN
     try:
         return json.loads(value.decode("utf-8"))
