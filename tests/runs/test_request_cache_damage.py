@@ -68,3 +68,17 @@ def test_a_healthy_cache_opens_without_warning(tmp_path: Path, recwarn: pytest.W
     assert cache.get_many(["key5"]) == {"key5": ANSWERS["key5"]}
     cache.close()
     assert not [w for w in recwarn if issubclass(w.category, DamagedCacheWarning)]
+
+
+def test_a_changed_format_version_in_the_header_is_damage_not_a_read_only_cache(tmp_path: Path) -> None:
+    """Found by the fuzz: byte 18 of the header changed made SQLite open the cache read-only (a raw
+    OperationalError at the first write); quick_check does not look at it."""
+    path = _filled(tmp_path)
+    data = bytearray(path.read_bytes())
+    data[18] ^= 1
+    path.write_bytes(bytes(data))
+    with pytest.warns(DamagedCacheWarning, match="file format versions"):
+        cache = RequestCache(tmp_path)
+    cache.put_many({"key0": "again"})
+    assert cache.get_many(["key0"]) == {"key0": "again"}
+    cache.close()

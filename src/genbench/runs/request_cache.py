@@ -74,6 +74,7 @@ class RequestCache:
             self._db = self._open()
 
     def _open(self) -> sqlite3.Connection:
+        _check_header(self.path)
         db = sqlite3.connect(self.path, timeout=30)
         db.text_factory = bytes  # decoded here: a flipped byte in a value must be a miss, not a decoding error
         try:
@@ -197,6 +198,25 @@ def _checked_answer(key: Any, value: Any, checksum: Any) -> Any:
         return json.loads(value.decode("utf-8"))
     except (ValueError, RecursionError):
         return _BROKEN
+
+
+def _check_header(path: Path) -> None:
+    """Check the header fields that SQLite reads without complaint but that change how it opens the file.
+
+    A changed file-format write version (byte 18) makes SQLite open a healthy-looking file read-only, so every write
+    would fail with "attempt to write a readonly database"; quick_check does not look at it.
+    """
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(100)
+    except FileNotFoundError:
+        return
+    if (
+        len(header) == 100
+        and header.startswith(b"SQLite format 3\0")
+        and not (header[18] in (1, 2) and header[19] in (1, 2))
+    ):
+        raise sqlite3.DatabaseError(f"file format versions {header[18]}/{header[19]} in the header are not 1 or 2")
 
 
 def _is_damage(exc: sqlite3.DatabaseError) -> bool:

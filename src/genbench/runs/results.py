@@ -161,8 +161,9 @@ _TASK_ID = re.compile(r"[a-z0-9_]+(?::[a-z0-9_]+)?")
 
 def rewrite_hint(document: Mapping[str, Any]) -> str:
     """The command that writes a results file (and its log) again, for messages about a damaged one."""
-    model = document.get("model") if isinstance(document.get("model"), Mapping) else {}
-    task = document.get("task") if isinstance(document.get("task"), Mapping) else {}
+    model, task = document.get("model"), document.get("task")
+    model = model if isinstance(model, Mapping) else {}
+    task = task if isinstance(task, Mapping) else {}
     spec, task_id = model.get("spec"), task.get("id")
     if model.get("kind") == "predictions":
         return "Score the predictions again with `genbench-cli evaluate ... --results-dir` to rewrite both."
