@@ -32,7 +32,7 @@ def test_refusals_name_the_file(tmp_path: Path, text: str, message: str) -> None
 
 def test_depth_up_to_the_limit_and_brackets_in_strings_are_fine() -> None:
     assert loads_strict("[" * 200 + "]" * 200, source="x") is not None
-    text = '{"s": "' + "[[[{{{\\\"" * 1000 + '"}'
+    text = '{"s": "' + '[[[{{{\\"' * 1000 + '"}'
     assert loads_strict(text, source="x")["s"].startswith("[[[{{{")
     with pytest.raises(DamagedFileError):
         loads_strict("[" * 201 + "]" * 201, source="x")
@@ -71,3 +71,19 @@ def test_json_lines_name_the_line_and_feed_the_digest(tmp_path: Path) -> None:
     path.write_text('{"a": "' + "x" * 100 + '"}\n')
     with pytest.raises(DamagedFileError, match=r"log.jsonl:1: a line longer than 20 bytes"):
         list(iter_json_lines(path, max_line_bytes=20))
+
+
+@pytest.mark.parametrize("content", ["[" * 100_000 + "]" * 100_000, '{"format": NaN}', '{"format": '])
+def test_damaged_caches_json_is_rebuilt_not_a_raw_error(tmp_path: Path, monkeypatch, content: str) -> None:
+    """The task metadata cache and a saved Hub dataset's record are read strictly: damaged means not used."""
+    from genbench.data.hub import RECORD_NAME, find_hub_export, hub_export_dir
+    from genbench.registry.metadata_cache import RegistryCache, cache_file
+
+    monkeypatch.setenv("GENBENCH_CACHE", str(tmp_path))
+    cache_file().parent.mkdir(parents=True)
+    cache_file().write_text(content)
+    assert RegistryCache.load().entries == {}
+    folder = hub_export_dir("org/data", None, "0" * 40)
+    folder.mkdir(parents=True)
+    (folder / RECORD_NAME).write_text(content)
+    assert find_hub_export("org/data", None, "0" * 40) is None
