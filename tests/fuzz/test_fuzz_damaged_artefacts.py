@@ -17,7 +17,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from genbench.runs.request_cache import CACHE_FILE, RequestCache
@@ -59,6 +59,7 @@ CACHE_BYTES = _request_cache_bytes()
 
 @FUZZ
 @given(data=damaged(CACHE_BYTES))
+@example(data=_flipped(CACHE_BYTES, [(18, 1)]))  # found by a campaign: a header field that opens it read-only
 def test_damaged_request_cache(data: bytes) -> None:
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / CACHE_FILE).write_bytes(data)

@@ -82,3 +82,16 @@ def test_a_changed_format_version_in_the_header_is_damage_not_a_read_only_cache(
     cache.put_many({"key0": "again"})
     assert cache.get_many(["key0"]) == {"key0": "again"}
     cache.close()
+
+
+def test_a_schema_text_that_is_not_utf8_is_damage_not_a_decoding_error(tmp_path: Path) -> None:
+    """Found by the fuzz: a flipped byte in the stored CREATE TABLE text raised UnicodeDecodeError on open."""
+    path = _filled(tmp_path)
+    data = bytearray(path.read_bytes())
+    where = data.index(b"CREATE TABLE answers")
+    data[where + 7] = 0xCB  # a lone UTF-8 lead byte
+    path.write_bytes(bytes(data))
+    with pytest.warns(DamagedCacheWarning):
+        cache = RequestCache(tmp_path)
+    assert cache.get_many(["key0"]) == {}
+    cache.close()

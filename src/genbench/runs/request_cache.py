@@ -67,7 +67,7 @@ class RequestCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._db = self._open()
-        except sqlite3.DatabaseError as exc:
+        except _DAMAGE_ERRORS as exc:
             if not _is_damage(exc):
                 raise
             self._move_aside(exc)
@@ -93,7 +93,7 @@ class RequestCache:
             raise
         return db
 
-    def _move_aside(self, exc: sqlite3.DatabaseError) -> None:
+    def _move_aside(self, exc: Exception) -> None:
         """Move the damaged database (and its WAL files) aside, keeping it for inspection, and warn."""
         aside = self.path.with_name(f"{CACHE_FILE}.damaged-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
         for suffix in ("", "-wal", "-shm"):
@@ -107,7 +107,7 @@ class RequestCache:
             stacklevel=3,
         )
 
-    def _rebuild(self, exc: sqlite3.DatabaseError) -> None:
+    def _rebuild(self, exc: Exception) -> None:
         with contextlib.suppress(sqlite3.Error):
             self._db.close()
         self._move_aside(exc)
@@ -117,7 +117,7 @@ class RequestCache:
         """The valid cached answers among ``keys`` (a damaged database is rebuilt empty: every key a miss)."""
         try:
             return self._get_many(keys)
-        except sqlite3.DatabaseError as exc:
+        except _DAMAGE_ERRORS as exc:
             if not _is_damage(exc):
                 raise
             self._rebuild(exc)
@@ -160,7 +160,7 @@ class RequestCache:
         try:
             with self._db:
                 self._db.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?, ?)", rows)
-        except sqlite3.DatabaseError as exc:
+        except _DAMAGE_ERRORS as exc:
             if not _is_damage(exc):
                 raise
             self._rebuild(exc)
@@ -219,7 +219,11 @@ def _check_header(path: Path) -> None:
         raise sqlite3.DatabaseError(f"file format versions {header[18]}/{header[19]} in the header are not 1 or 2")
 
 
-def _is_damage(exc: sqlite3.DatabaseError) -> bool:
+_DAMAGE_ERRORS = (sqlite3.DatabaseError, UnicodeDecodeError)
+"""What a damaged database raises: SQLite's errors, and the decoding error of a schema text that is not UTF-8."""
+
+
+def _is_damage(exc: Exception) -> bool:
     """Whether a database error means a damaged file (moved aside), not a busy or unwritable one (raised)."""
     if not isinstance(exc, sqlite3.OperationalError):
         return True  # SQLITE_CORRUPT, SQLITE_NOTADB, our integrity check
