@@ -116,7 +116,10 @@ BODIES = [BODY, BODY.replace(b"1+1", b"3+3")]
 def _bundle_bytes(compression: str) -> bytes:
     with tempfile.TemporaryDirectory() as folder:
         members = {f"downloads/{i}.jsonl": body for i, body in enumerate(BODIES)}
-        files = [file_record(uri, body, f"downloads/{i}.jsonl") for i, (uri, body) in enumerate(zip(URIS, BODIES))]
+        files = [
+            file_record(uri, body, f"downloads/{i}.jsonl")
+            for i, (uri, body) in enumerate(zip(URIS, BODIES, strict=True))
+        ]
         return build_bundle(Path(folder) / "b.tar", members, files=files, compression=compression).read_bytes()
 
 
