@@ -95,3 +95,15 @@ def test_a_schema_text_that_is_not_utf8_is_damage_not_a_decoding_error(tmp_path:
         cache = RequestCache(tmp_path)
     assert cache.get_many(["key0"]) == {}
     cache.close()
+
+
+def test_an_unsupported_schema_format_is_damage(tmp_path: Path) -> None:
+    """Found by the fuzz: byte 47 (the schema format number) changed gave a raw 'unsupported file format'."""
+    path = _filled(tmp_path)
+    data = bytearray(path.read_bytes())
+    data[47] ^= 1
+    path.write_bytes(bytes(data))
+    with pytest.warns(DamagedCacheWarning, match="unsupported file format"):
+        cache = RequestCache(tmp_path)
+    assert cache.get_many(["key0"]) == {}
+    cache.close()

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from genbench.core.errors import OutputError
+
 logger = logging.getLogger(__name__)
 
 CACHE_FILE = "requests.sqlite"
@@ -69,7 +71,7 @@ class RequestCache:
             self._db = self._open()
         except _DAMAGE_ERRORS as exc:
             if not _is_damage(exc):
-                raise
+                raise _unusable(self.path, exc) from exc
             self._move_aside(exc)
             self._db = self._open()
 
@@ -119,7 +121,7 @@ class RequestCache:
             return self._get_many(keys)
         except _DAMAGE_ERRORS as exc:
             if not _is_damage(exc):
-                raise
+                raise _unusable(self.path, exc) from exc
             self._rebuild(exc)
             return {}
 
@@ -162,7 +164,7 @@ class RequestCache:
                 self._db.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?, ?)", rows)
         except _DAMAGE_ERRORS as exc:
             if not _is_damage(exc):
-                raise
+                raise _unusable(self.path, exc) from exc
             self._rebuild(exc)
             with self._db:
                 self._db.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?, ?)", rows)
@@ -224,12 +226,37 @@ _DAMAGE_ERRORS = (sqlite3.DatabaseError, UnicodeDecodeError)
 
 
 def _is_damage(exc: Exception) -> bool:
-    """Whether a database error means a damaged file (moved aside), not a busy or unwritable one (raised)."""
+    """Whether a database error means a damaged file (moved aside), not a busy or unwritable one (raised).
+
+    ``OperationalError`` covers both (damage shows as "unsupported file format", "no such table", ...), so the
+    conditions of a healthy file that cannot be used now are listed, and everything else counts as damage: moving a
+    healthy file aside by mistake costs recomputed answers (and the file is kept), trusting a damaged one costs a
+    failed run.
+    """
     if not isinstance(exc, sqlite3.OperationalError):
-        return True  # SQLITE_CORRUPT, SQLITE_NOTADB, our integrity check
+        return True  # SQLITE_CORRUPT, SQLITE_NOTADB, our checks, a schema text that is not UTF-8
     message = str(exc).lower()
-    return any(
-        sign in message for sign in ("malformed", "not a database", "decode", "no such table", "no such column")
+    return not any(sign in message for sign in _NOT_DAMAGE)
+
+
+_NOT_DAMAGE = (
+    "locked",
+    "busy",
+    "unable to open",
+    "readonly",
+    "disk i/o",
+    "disk is full",
+    "out of memory",
+    "interrupt",
+)
+"""Signs, in an ``OperationalError``'s message, of a healthy cache that cannot be used now."""
+
+
+def _unusable(path: Path, exc: Exception) -> OutputError:
+    """The error for a healthy cache that cannot be used now (busy, read-only, a full disk)."""
+    return OutputError(
+        f"The request cache {path} cannot be used: {exc}. Another run may hold it, or it is not writable; wait for "
+        "the other run, or choose another folder with --cache-dir (or run with --no-cache)."
     )
 
 
