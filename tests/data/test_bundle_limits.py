@@ -112,3 +112,16 @@ def test_a_killed_imports_scratch_folder_is_removed_by_the_next_import(tmp_path:
     os.utime(stale, (past, past))
     import_bundle(one_file_bundle(tmp_path / "ok.tar"))
     assert not stale.exists()
+
+
+def test_a_manifest_uri_that_is_no_url_is_refused_before_extraction(tmp_path: Path, genbench_cache: Path) -> None:
+    """Found by the fuzz: a flipped byte made a URI with an unclosed '[' (urlsplit's ValueError at install time)."""
+    bad = "https://[example.org/data/test.jsonl"
+    bundle = build_bundle(
+        tmp_path / "bad.tar",
+        {"downloads/a": BODY, "downloads/b": BODY},
+        files=[file_record(URI, BODY, "downloads/a"), file_record(bad, BODY, "downloads/b")],
+    )
+    with pytest.raises(DataLoadError, match=r"files\[1\]: .* is not a valid URL"):
+        import_bundle(bundle)
+    assert cached_entry(URI) is None  # nothing installed, not even the good file

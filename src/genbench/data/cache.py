@@ -87,11 +87,17 @@ def cached_path(uri: str) -> Path:
     Returns:
         The path inside ``<cache_dir()>/downloads/``; it exists only once the file has been downloaded.
 
+    Raises:
+        DataLoadError: ``uri`` cannot be parsed as a URL.
+
     >>> cached_path("https://example.org/data/test.jsonl").name
     '1fb85834eb39ee14-test.jsonl'
     """
-    uri_hash = hashlib.sha256(uri.encode("utf-8")).hexdigest()[:16]
-    basename = urllib.parse.unquote(urllib.parse.urlsplit(uri).path).rstrip("/").rsplit("/", 1)[-1]
+    try:
+        uri_hash = hashlib.sha256(uri.encode("utf-8")).hexdigest()[:16]
+        basename = urllib.parse.unquote(urllib.parse.urlsplit(uri).path).rstrip("/").rsplit("/", 1)[-1]
+    except ValueError as exc:  # urlsplit: "Invalid IPv6 URL"; encode: a lone surrogate
+        raise DataLoadError(f"{uri!r} is not a valid URL ({exc}).") from None
     basename = _UNSAFE_NAME_CHARS.sub("_", basename).lstrip(".")[:100] or "download"
     return cache_dir() / DOWNLOADS_SUBDIR / f"{uri_hash}-{basename}"
 

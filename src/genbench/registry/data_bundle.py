@@ -35,6 +35,7 @@ from genbench.data.cache import (
     CacheEntry,
     cache_dir,
     cached_entry,
+    cached_path,
     file_sha256,
     install_download,
     is_remote,
@@ -356,6 +357,10 @@ def _planned(
         spot = f"{where}: {MANIFEST_NAME} files[{position}]"
         if not isinstance(record, dict) or not isinstance(record.get("uri"), str) or not is_remote(record["uri"]):
             raise DataLoadError(f"{spot}: needs a 'uri' with http:// or https://.")
+        try:
+            cached_path(record["uri"])  # checked before anything is extracted, not when it is installed
+        except DataLoadError as exc:
+            raise DataLoadError(f"{spot}: {exc}") from None
         _check_digest(record, spot)
         record["member"] = _member_name(record, spot)  # looked up by its normal form, as members are
         if record["member"] in listed:

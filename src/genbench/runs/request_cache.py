@@ -73,7 +73,14 @@ class RequestCache:
             if not _is_damage(exc):
                 raise _unusable(self.path, exc) from exc
             self._move_aside(exc)
-            self._db = self._open()
+            self._db = self._open_fresh()
+
+    def _open_fresh(self) -> sqlite3.Connection:
+        """Open the new, empty cache that replaces a damaged one (an error now is not damage: it is reported)."""
+        try:
+            return self._open()
+        except _DAMAGE_ERRORS as exc:
+            raise _unusable(self.path, exc) from exc
 
     def _open(self) -> sqlite3.Connection:
         _check_header(self.path)
@@ -113,7 +120,7 @@ class RequestCache:
         with contextlib.suppress(sqlite3.Error):
             self._db.close()
         self._move_aside(exc)
-        self._db = self._open()
+        self._db = self._open_fresh()
 
     def get_many(self, keys: Sequence[str]) -> dict[str, Any]:
         """The valid cached answers among ``keys`` (a damaged database is rebuilt empty: every key a miss)."""
