@@ -123,6 +123,12 @@ class OutputError(GenBenchError, OSError):
     """An output file or folder cannot be written (a missing or read-only location, a file where a folder goes)."""
 
 
+class DamagedFileError(GenBenchError, ValueError):
+    """A file genbench wrote and reads back is damaged: not strict JSON (``NaN``, cut short, flipped bytes), nested
+    or sized past the limits, not a regular file, or not matching the checksum recorded for it. The message names
+    the file (and line) and the command that rewrites it."""
+
+
 class UnknownPluginError(GenBenchError, ValueError):
     """No plugin of that name (a model runner, contamination backend, task feature...), or one that cannot load."""
 

@@ -13,11 +13,16 @@ from pathlib import Path
 from typing import IO, Any
 
 from genbench.core.errors import OutputError
+from genbench.core.temporaries import ATOMIC_SUFFIX, lock_exclusive, sweep_once
 
 
 @contextlib.contextmanager
 def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
     """Open a temporary file next to ``path``; on success it replaces ``path``, on error it is removed.
+
+    The temporary (``.<name>.<random>.genbench.tmp``) is locked while it is written; a process killed meanwhile
+    leaves it unlocked, and the first ``atomic_open`` in that folder of a later process removes it once it is a
+    minute old (:func:`genbench.core.temporaries.sweep_once`).
 
     >>> import tempfile, pathlib
     >>> target = pathlib.Path(tempfile.mkdtemp()) / "out.txt"
@@ -28,12 +33,14 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
     """
     path = Path(path)
     prepare_output_dir(path.parent)
+    sweep_once(path.parent)  # leftovers of writers killed earlier in this folder (unlocked, a minute old)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=ATOMIC_SUFFIX, dir=path.parent)
     except OSError as exc:
         raise _output_error(path, exc) from None
     try:
         with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as handle:
+            lock_exclusive(handle.fileno())  # held until closed or killed: the sweep tells live writers by it
             follow_umask(handle.fileno())  # mkstemp makes it 0600: give it the mode open(path, "w") would
             yield handle
             handle.flush()

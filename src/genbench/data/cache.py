@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import logging
 import os
 import re
@@ -26,8 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from genbench.core.errors import ChecksumMismatchError, DataLoadError, DataNotFoundError
+from genbench.core.errors import ChecksumMismatchError, DamagedFileError, DataLoadError, DataNotFoundError
 from genbench.core.files import write_json_atomic
+from genbench.core.json_files import read_json_file
 from genbench.data.download import DownloadLimits, download
 from genbench.data.jsonl import validate_jsonl
 from genbench.data.staging import remove_stale_temporaries, staged_file
@@ -87,11 +87,17 @@ def cached_path(uri: str) -> Path:
     Returns:
         The path inside ``<cache_dir()>/downloads/``; it exists only once the file has been downloaded.
 
+    Raises:
+        DataLoadError: ``uri`` cannot be parsed as a URL.
+
     >>> cached_path("https://example.org/data/test.jsonl").name
     '1fb85834eb39ee14-test.jsonl'
     """
-    uri_hash = hashlib.sha256(uri.encode("utf-8")).hexdigest()[:16]
-    basename = urllib.parse.unquote(urllib.parse.urlsplit(uri).path).rstrip("/").rsplit("/", 1)[-1]
+    try:
+        uri_hash = hashlib.sha256(uri.encode("utf-8")).hexdigest()[:16]
+        basename = urllib.parse.unquote(urllib.parse.urlsplit(uri).path).rstrip("/").rsplit("/", 1)[-1]
+    except ValueError as exc:  # urlsplit: "Invalid IPv6 URL"; encode: a lone surrogate
+        raise DataLoadError(f"{uri!r} is not a valid URL ({exc}).") from None
     basename = _UNSAFE_NAME_CHARS.sub("_", basename).lstrip(".")[:100] or "download"
     return cache_dir() / DOWNLOADS_SUBDIR / f"{uri_hash}-{basename}"
 
@@ -148,6 +154,9 @@ class CacheEntry:
         sha256: Its SHA-256 when it entered the cache.
         size: Its size in bytes.
         origin: How it entered the cache: ``download``, ``add`` or ``import``.
+        verified: False for a download whose end could not be checked (no ``Content-Length``, not chunked: a body
+            cut at a line boundary looks complete) and whose sha256 was not pinned: :func:`fetch` downloads it again
+            when it is used online, and uses it with a warning when the server cannot be reached.
     """
 
     uri: str
@@ -155,6 +164,7 @@ class CacheEntry:
     sha256: str
     size: int
     origin: str
+    verified: bool = True
 
 
 def cached_entry(uri: str) -> CacheEntry | None:
@@ -168,7 +178,14 @@ def cached_entry(uri: str) -> CacheEntry | None:
     if record is None or record.get("uri") != uri or not path.is_file():
         return None
     try:
-        entry = CacheEntry(uri, path, str(record["sha256"]), int(record["size"]), str(record.get("origin", "")))
+        entry = CacheEntry(
+            uri,
+            path,
+            str(record["sha256"]),
+            int(record["size"]),
+            str(record.get("origin", "")),
+            record.get("verified", True) is not False,
+        )
     except (KeyError, TypeError, ValueError):
         return None
     return entry if path.stat().st_size == entry.size else None
@@ -179,8 +196,8 @@ def list_cache_entries() -> list[CacheEntry]:
     records = cache_dir() / RECORDS_SUBDIR
     entries = []
     for record_file in sorted(records.glob("*.json")) if records.is_dir() else []:
-        with contextlib.suppress(OSError, ValueError):
-            uri = json.loads(record_file.read_text(encoding="utf-8")).get("uri")
+        with contextlib.suppress(OSError, DamagedFileError, AttributeError):
+            uri = read_json_file(record_file, what="download record", max_bytes=1 << 20).get("uri")
             entry = cached_entry(uri) if isinstance(uri, str) else None
             if entry is not None:
                 entries.append(entry)
@@ -192,16 +209,19 @@ def _record_path(path: Path) -> Path:
 
 
 def _read_record(path: Path) -> dict[str, Any] | None:
-    try:
-        record = json.loads(_record_path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    try:  # a damaged record (cut short, NaN, nested, a FIFO) means the file is not trusted: downloaded again
+        record = read_json_file(_record_path(path), what="download record", max_bytes=1 << 20)
+    except (OSError, DamagedFileError):
         return None
     return record if isinstance(record, dict) else None
 
 
-def _write_record(uri: str, path: Path, sha256: str, size: int, origin: str) -> CacheEntry:
-    write_json_atomic(_record_path(path), {"uri": uri, "sha256": sha256, "size": size, "origin": origin})
-    return CacheEntry(uri, path, sha256, size, origin)
+def _write_record(uri: str, path: Path, sha256: str, size: int, origin: str, *, verified: bool = True) -> CacheEntry:
+    record: dict[str, Any] = {"uri": uri, "sha256": sha256, "size": size, "origin": origin}
+    if not verified:
+        record["verified"] = False
+    write_json_atomic(_record_path(path), record)
+    return CacheEntry(uri, path, sha256, size, origin, verified)
 
 
 def _forget(path: Path) -> None:
@@ -302,7 +322,8 @@ def add_to_cache(
         raise ChecksumMismatchError(
             f"SHA-256 mismatch for {source} (a copy of {uri}): expected {expected}, got {actual}; nothing was cached."
         )
-    validate_jsonl(data, source=f"{source} (a copy of {uri})", allow_empty=actual == EMPTY_SHA256)
+    # empty only when the pinned sha256 says so: an empty copy of an unpinned URL is far likelier a failed download
+    validate_jsonl(data, source=f"{source} (a copy of {uri})", allow_empty=expected == EMPTY_SHA256)
     target = cached_path(uri)
     with staged_file(target) as (out, _):
         out.write(data)
@@ -328,7 +349,8 @@ def remove_stale_downloads() -> list[Path]:
     if root in _swept:
         return []
     _swept.add(root)
-    removed = []
+    # the root itself holds `data import`'s scratch folders (.scratch.<random>.tmp), not descended into here
+    removed = remove_stale_temporaries(root, recursive=False)
     for subdir in (DOWNLOADS_SUBDIR, RECORDS_SUBDIR, HUB_SUBDIR):
         removed += remove_stale_temporaries(root / subdir)
     return removed
@@ -408,6 +430,8 @@ def _fetch_remote(uri: str, *, expected: str | None, progress: bool, refresh: bo
     stale_note = None
     entry = None if refresh else cached_entry(uri)
     if entry is not None:
+        if expected is None and not entry.verified:
+            return _revalidate(uri, target, progress=progress)
         if expected is None:
             return target
         actual = file_sha256(target)
@@ -434,6 +458,27 @@ def _fetch_remote(uri: str, *, expected: str | None, progress: bool, refresh: bo
     return target
 
 
+def _revalidate(uri: str, target: Path, *, progress: bool) -> Path:
+    """Download again a cached copy whose end could not be checked; without the server, use it with a warning.
+
+    A conditional request (``If-None-Match``) is not enough: a ``304 Not Modified`` says the server's file is
+    unchanged, not that the cached copy of it is whole, so it would keep a cut copy forever.
+    """
+    try:
+        _download(uri, target, expected=None, progress=progress, stale_note=None)
+    except DataLoadError as exc:
+        logger.warning(
+            "Using the cached copy %s of %s although it was never verified complete (the server sent no "
+            "Content-Length) and could not be downloaded again now: %s Pin its sha256 in the task's config, or run "
+            "`genbench-cli data fetch --refresh %s` once the server answers.",
+            target,
+            uri,
+            str(exc).split(". Nothing was cached")[0] + ".",
+            uri,
+        )
+    return target
+
+
 def _download(uri: str, target: Path, *, expected: str | None, progress: bool, stale_note: str | None) -> None:
     limits = DownloadLimits.from_environment()
     remove_stale_downloads()
@@ -448,8 +493,12 @@ def _download(uri: str, target: Path, *, expected: str | None, progress: bool, s
                     "changed since the sha256 was recorded, or the sha256 in the config is wrong"
                 )
             out.flush()
-            if result.declared_size is None:
-                logger.info("%s came without a Content-Length; it is kept because it ended cleanly and parses.", uri)
+            if result.close_delimited and expected is None:
+                logger.warning(
+                    "%s came without a Content-Length: a body cut at a line boundary would look complete, so it is "
+                    "cached as unverified and downloaded again when used online (pin its sha256 to verify it).",
+                    uri,
+                )
             validate_jsonl(
                 staged.read_bytes(),
                 source=f"Download of {uri}",
@@ -461,7 +510,9 @@ def _download(uri: str, target: Path, *, expected: str | None, progress: bool, s
             _record_path(target).unlink(missing_ok=True)
     except DataLoadError as exc:
         raise type(exc)(_with_cache_state(str(exc), uri, target, stale_note)) from exc.__cause__
-    _write_record(uri, target, result.sha256, result.size, "download")
+    _write_record(
+        uri, target, result.sha256, result.size, "download", verified=not (result.close_delimited and expected is None)
+    )
     logger.info("Downloaded %s to %s (%d bytes).", uri, target, result.size)
 
 

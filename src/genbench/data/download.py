@@ -85,6 +85,9 @@ class DownloadResult:
     size: int
     declared_size: int | None
     content_type: str
+    close_delimited: bool = False
+    """Neither ``Content-Length`` nor chunked: the body ended when the connection closed, so a cut at a line boundary
+    cannot be told from the end (the cache keeps such a download as unverified)."""
 
 
 def download(uri: str, out: IO[bytes], *, limits: DownloadLimits, progress_label: str | None = None) -> DownloadResult:
@@ -122,6 +125,7 @@ def download(uri: str, out: IO[bytes], *, limits: DownloadLimits, progress_label
         raise _unreachable(shown, exc) from exc
 
     with response:
+        chunked = bool(getattr(response, "chunked", False))
         header = response.headers.get("Content-Length")
         declared_size = int(header) if header and header.strip().isdigit() else None
         content_type = response.headers.get("Content-Type", "")
@@ -170,7 +174,7 @@ def download(uri: str, out: IO[bytes], *, limits: DownloadLimits, progress_label
             f"Download of {shown} is truncated: received {size} of {declared_size} bytes (the connection closed "
             "early)."
         )
-    return DownloadResult(hasher.hexdigest(), size, declared_size, content_type)
+    return DownloadResult(hasher.hexdigest(), size, declared_size, content_type, declared_size is None and not chunked)
 
 
 def _too_slow(uri: str, limits: DownloadLimits, size: int, when: str) -> DataLoadError:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from genbench.core.errors import DataLoadError
+from genbench.core.json_files import read_json_file
 from genbench.data.cache import HUB_SUBDIR, cache_dir, file_sha256, remove_stale_downloads
 from genbench.data.staging import replace_directory, staged_directory
 
@@ -86,7 +87,7 @@ def list_hub_exports() -> list[HubExport]:
 
 def _read_export(folder: Path) -> HubExport | None:
     try:
-        record = json.loads((folder / RECORD_NAME).read_text(encoding="utf-8"))
+        record = read_json_file(folder / RECORD_NAME, what="saved dataset record")  # damaged: not used, fetched again
         return HubExport(
             hf_id=str(record["hf_id"]),
             name=None if record.get("name") is None else str(record["name"]),
@@ -94,7 +95,7 @@ def _read_export(folder: Path) -> HubExport | None:
             path=folder,
             files={str(k): str(v) for k, v in dict(record["files"]).items()},
         )
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 

@@ -14,24 +14,25 @@ import logging
 import os
 import shutil
 import tempfile
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
 from genbench.core.files import follow_umask
+from genbench.core.temporaries import STALE_AFTER_S, TMP_SUFFIX, lock_exclusive, remove_stale_temporaries
+
+__all__ = [
+    "STALE_AFTER_S",
+    "TMP_SUFFIX",
+    "remove_stale_temporaries",
+    "replace_directory",
+    "scratch_directory",
+    "staged_directory",
+    "staged_file",
+]
 
 logger = logging.getLogger(__name__)
-
-TMP_SUFFIX = ".tmp"
-STALE_AFTER_S = 60.0
-"""A temporary file untouched this long, and not locked, is a leftover of a killed run."""
-
-try:
-    import fcntl
-except ImportError:  # Windows
-    fcntl = None  # type: ignore[assignment]
 
 
 @contextlib.contextmanager
@@ -53,8 +54,7 @@ def staged_file(target: Path) -> Iterator[tuple[IO[bytes], Path]]:
     tmp = Path(name)
     try:
         with os.fdopen(fd, "w+b") as handle:
-            if fcntl is not None:  # locked first: a cleaner may see the file from the moment mkstemp made it
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            lock_exclusive(handle.fileno())  # locked first: a cleaner may see the file from the moment mkstemp made it
             follow_umask(handle.fileno())  # mkstemp makes it 0600: the cache is the user's, as open() would make it
             yield handle, tmp
             handle.flush()
@@ -81,8 +81,7 @@ def staged_directory(target: Path) -> Iterator[Path]:
     stage = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=TMP_SUFFIX, dir=target.parent))
     fd = os.open(stage, os.O_RDONLY)
     try:
-        if fcntl is not None:  # locked first: a cleaner may see the folder from the moment mkdtemp made it
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        lock_exclusive(fd)  # locked first: a cleaner may see the folder from the moment mkdtemp made it
         follow_umask(stage, directory=True)  # mkdtemp made it 0700; it becomes the cached folder
         yield stage
         replace_directory(stage, target)
@@ -108,8 +107,7 @@ def scratch_directory(parent: Path) -> Iterator[Path]:
     scratch = Path(tempfile.mkdtemp(prefix=".scratch.", suffix=TMP_SUFFIX, dir=parent))
     fd = os.open(scratch, os.O_RDONLY)
     try:
-        if fcntl is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        lock_exclusive(fd)
         yield scratch
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -129,69 +127,3 @@ def replace_directory(source: Path, target: Path) -> None:
         shutil.rmtree(aside, ignore_errors=True)
     else:
         os.replace(source, target)
-
-
-def remove_stale_temporaries(directory: Path, *, stale_after_s: float = STALE_AFTER_S) -> list[Path]:
-    """Remove the hidden ``.*.tmp`` files and folders in ``directory`` (and below) left by runs that were killed.
-
-    Only hidden names are considered: cached files never start with a dot, even when their URL ends in ``.tmp``.
-
-    A file is removed only when it is older than ``stale_after_s`` and no process holds its lock (without
-    ``fcntl``: older than ``stale_after_s``), so a concurrent run's download is never touched.
-
-    Returns:
-        The removed files.
-
-    >>> import tempfile, pathlib, os
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> leftover = folder / ".test.jsonl.abc123.tmp"
-    >>> _ = leftover.write_bytes(b"partial")
-    >>> os.utime(leftover, (0, 0))
-    >>> [path.name for path in remove_stale_temporaries(folder)]
-    ['.test.jsonl.abc123.tmp']
-    """
-    if not directory.is_dir():
-        return []
-    removed = []
-    now = time.time()
-    if fcntl is None:
-        stale_after_s = max(stale_after_s, 24 * 3600.0)  # no locks to tell a live run: wait a day
-    for path in _temporaries(directory):
-        try:
-            if path.is_symlink() or now - path.stat().st_mtime < stale_after_s:
-                continue
-            if path.is_dir() and _unlocked(path):
-                shutil.rmtree(path)
-                removed.append(path)
-            elif path.is_file() and _unlocked(path):
-                path.unlink()
-                removed.append(path)
-                logger.info("Removed %s, left over by a download that was killed.", path)
-        except OSError:  # vanished meanwhile, or not ours to remove: leave it
-            continue
-    return removed
-
-
-def _temporaries(directory: Path) -> list[Path]:
-    """The hidden ``.*.tmp`` entries below ``directory``, not descending into them (a live staging folder's
-    content is its writer's business) nor following links."""
-    found = []
-    for entry in sorted(directory.iterdir()):
-        if entry.name.startswith(".") and entry.name.endswith(TMP_SUFFIX):
-            found.append(entry)
-        elif entry.is_dir() and not entry.is_symlink():
-            found += _temporaries(entry)
-    return found
-
-
-def _unlocked(path: Path) -> bool:
-    if fcntl is None:
-        return True
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    finally:
-        os.close(fd)  # releases the lock
-    return True

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from genbench.core.errors import GenBenchError
+from genbench.core.json_files import is_regular_file, read_json_file
 from genbench.runs.results import read_results
 
 OnStale = Literal["skip", "latest", "fail"]
@@ -137,10 +138,13 @@ def find_results_files(directories: Iterable[str | Path]) -> tuple[list[Path], l
     """The results files under ``directories`` (recursively), and the other ``.json`` files found (skipped).
 
     A results file is a JSON object with a ``schema_version`` (``genbench-cli demo``'s summary files next to the
-    results directory are not, and are skipped).
+    results directory are not, and are skipped). Every ``.json`` file is read with the strict reader
+    (:func:`genbench.core.json_files.read_json_file`): a damaged one is an error, never silently left out of the
+    leaderboard, and a FIFO, socket or device named ``*.json`` is refused without being opened.
 
     Raises:
-        LeaderboardError: a directory does not exist.
+        LeaderboardError: a directory does not exist, or a ``.json`` file is damaged (invalid or non-strict JSON,
+            nested too deep, too large) or not a regular file; the message names the file.
     """
     results: list[Path] = []
     skipped: list[Path] = []
@@ -149,11 +153,19 @@ def find_results_files(directories: Iterable[str | Path]) -> tuple[list[Path], l
         if not root.is_dir():
             raise LeaderboardError(f"{root}: no such results directory.")
         for path in sorted(root.rglob("*.json")):
-            try:
-                document = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                skipped.append(path)
+            if path.is_dir():
                 continue
+            if not is_regular_file(path):
+                raise LeaderboardError(
+                    f"{path}: not a regular file (a FIFO, socket, device or broken link named *.json); it is not "
+                    "read. Remove it or move it out of the results directory."
+                )
+            document = read_json_file(
+                path,
+                what="results file",
+                error=LeaderboardError,
+                hint="Write it again with the command that made it, or move it out of the results directory.",
+            )
             (results if isinstance(document, dict) and "schema_version" in document else skipped).append(path)
     return results, skipped
 

@@ -18,22 +18,30 @@ import os
 import re
 import tarfile
 import time
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import IO, Any
+from typing import Any
 
 from genbench.core.errors import ChecksumMismatchError, DataLoadError
+from genbench.core.json_files import loads_strict
+from genbench.core.settings import positive_env_number
 from genbench.core.version import VERSION
 from genbench.data.cache import (
+    DOWNLOADS_SUBDIR,
     EMPTY_SHA256,
+    HUB_SUBDIR,
+    RECORDS_SUBDIR,
     CacheEntry,
     cache_dir,
     cached_entry,
+    cached_path,
     file_sha256,
     install_download,
     is_remote,
     remove_stale_downloads,
 )
+from genbench.data.download import MAX_BYTES_ENV, DownloadLimits
 from genbench.data.hub import HubExport, hub_export_dir, install_hub_export
 from genbench.data.jsonl import validate_jsonl
 from genbench.data.staging import scratch_directory, staged_file
@@ -87,6 +95,7 @@ def export_bundle(task_ids: list[str], output: str | os.PathLike[str]) -> Bundle
             + "; ".join(missing)
             + f". Run `genbench-cli data fetch {' '.join(task_ids)}` on a machine with network access first."
         )
+    _check_output_outside_cache(Path(output))
     manifest = _manifest(summary, task_ids)
     with staged_file(Path(output)) as (out, _), tarfile.open(fileobj=out, mode="w") as tar:
         _add_bytes(tar, MANIFEST_NAME, json.dumps(manifest, indent=2).encode("utf-8") + b"\n")
@@ -96,6 +105,19 @@ def export_bundle(task_ids: list[str], output: str | os.PathLike[str]) -> Bundle
             for relative, digest in export.files.items():
                 _add_file(tar, f"{record['member']}/{relative}", export.path / relative, digest)
     return summary
+
+
+def _check_output_outside_cache(output: Path) -> None:
+    """Refuse a bundle written into the cache's own folders: over a cached file it would replace the very data it
+    holds (and the entry, its size no longer matching its record, would be lost)."""
+    target = output.parent.resolve() / output.name  # the bundle replaces this name (a link there, not its target)
+    root = cache_dir().resolve()
+    for managed in (DOWNLOADS_SUBDIR, RECORDS_SUBDIR, HUB_SUBDIR):
+        if target.is_relative_to(root / managed):
+            raise DataLoadError(
+                f"{output} is inside the genbench cache ({root / managed}); a bundle written there would replace "
+                "cached data. Write it somewhere else, e.g. `-o data.tar`."
+            )
 
 
 def _manifest(summary: BundleSummary, task_ids: list[str]) -> dict[str, Any]:
@@ -156,19 +178,22 @@ def import_bundle(bundle: str | os.PathLike[str]) -> BundleSummary:
         ChecksumMismatchError: A file does not match the manifest.
     """
     where = str(bundle)
+    limits = ImportLimits.from_environment()
     try:
         tar = tarfile.open(bundle, mode="r:*")  # noqa: SIM115 - closed by the `with` below, after the checks
-    except (OSError, tarfile.TarError) as exc:
+    except _DAMAGED_STREAM as exc:
         raise DataLoadError(f"{where}: not a readable tar file ({exc}).") from exc
     remove_stale_downloads()
     with tar, scratch_directory(cache_dir()) as scratch:
         members = _checked_members(tar, where)
         manifest = _read_manifest(tar, members, where)
         files, hubs = _planned(manifest, members, where)
+        _check_sizes(files, hubs, limits, where)  # before anything is written: a bomb fails here
+        budget = _Budget(limits.max_total_bytes, where)
         staged_files = []
         for index, record in enumerate(files):
             staged = scratch / "files" / str(index)
-            _extract(tar, members[record["member"]], staged, record["sha256"], record["size"], where)
+            _extract(tar, members[record["member"]], staged, record["sha256"], record["size"], where, budget)
             validate_jsonl(
                 staged.read_bytes(),
                 source=f"{where}: {record['member']} ({record['uri']})",
@@ -180,7 +205,7 @@ def import_bundle(bundle: str | os.PathLike[str]) -> BundleSummary:
             folder = scratch / "hf" / str(index)
             for relative, expected in record["files"].items():
                 member = members[f"{record['member']}/{relative}"]
-                _extract(tar, member, folder / relative, expected["sha256"], expected["size"], where)
+                _extract(tar, member, folder / relative, expected["sha256"], expected["size"], where, budget)
             staged_hubs.append(folder)
 
         summary = BundleSummary()
@@ -198,11 +223,83 @@ def import_bundle(bundle: str | os.PathLike[str]) -> BundleSummary:
     return summary
 
 
+@dataclass(frozen=True)
+class ImportLimits:
+    """Bounds of one ``data import``: the largest download file and the most bytes extracted in all.
+
+    A download in a bundle may be no larger than a download could be (``$GENBENCH_MAX_DOWNLOAD_BYTES``, 5 GiB by
+    default); everything extracted together no more than ``$GENBENCH_MAX_IMPORT_BYTES`` (20 GiB by default). Both
+    are checked on the manifest's sizes before anything is written, and again while bytes are written.
+    """
+
+    max_file_bytes: int
+    max_total_bytes: int
+
+    @classmethod
+    def from_environment(cls) -> ImportLimits:
+        """The limits set in the environment, else the defaults.
+
+        >>> ImportLimits.from_environment().max_total_bytes == DEFAULT_MAX_IMPORT_BYTES
+        True
+        """
+        return cls(
+            max_file_bytes=DownloadLimits.from_environment().max_bytes,
+            max_total_bytes=positive_env_number(MAX_IMPORT_BYTES_ENV, DEFAULT_MAX_IMPORT_BYTES, int),
+        )
+
+
+MAX_IMPORT_BYTES_ENV = "GENBENCH_MAX_IMPORT_BYTES"
+"""Environment variable: the most bytes one ``data import`` extracts."""
+DEFAULT_MAX_IMPORT_BYTES = 20 * 1024**3
+_MAX_MEMBERS = 1_000_000
+try:
+    from lzma import LZMAError as _LZMAError
+except ImportError:  # a Python built without lzma reads no .tar.xz anyway
+    _LZMAError = EOFError  # type: ignore[assignment,misc]
+_DAMAGED_STREAM = (OSError, EOFError, zlib.error, _LZMAError, tarfile.TarError)
+"""What reading a damaged tar raises (gzip.BadGzipFile and bz2 errors are OSErrors)."""
+_MAX_MANIFEST_DEPTH = 16
+
+
+def _check_sizes(files: list[dict[str, Any]], hubs: list[dict[str, Any]], limits: ImportLimits, where: str) -> None:
+    for record in files:
+        if record["size"] > limits.max_file_bytes:
+            raise DataLoadError(
+                f"{where}: {record['member']} declares {record['size']} bytes, more than a download may have "
+                f"(${MAX_BYTES_ENV}={limits.max_file_bytes}); the bundle is refused before anything is extracted. "
+                f"Raise ${MAX_BYTES_ENV} if the file is really that large."
+            )
+    total = sum(r["size"] for r in files) + sum(f["size"] for r in hubs for f in r["files"].values())
+    if total > limits.max_total_bytes:
+        raise DataLoadError(
+            f"{where}: the manifest declares {total} bytes in all, more than one import may extract "
+            f"(${MAX_IMPORT_BYTES_ENV}={limits.max_total_bytes}); the bundle is refused before anything is "
+            f"extracted. Raise ${MAX_IMPORT_BYTES_ENV} if the data is really that large."
+        )
+
+
+class _Budget:
+    """The bytes an import may still write (a second guard beside the declared sizes)."""
+
+    def __init__(self, total: int, where: str):
+        self.left = total
+        self.where = where
+
+    def spend(self, count: int) -> None:
+        self.left -= count
+        if self.left < 0:
+            raise DataLoadError(f"{self.where}: extraction passed ${MAX_IMPORT_BYTES_ENV}; the bundle is refused.")
+
+
 def _checked_members(tar: tarfile.TarFile, where: str) -> dict[str, tarfile.TarInfo]:
     members: dict[str, tarfile.TarInfo] = {}
+    infos = []
     try:
-        infos = tar.getmembers()
-    except (OSError, tarfile.TarError) as exc:
+        for info in tar:
+            infos.append(info)
+            if len(infos) > _MAX_MEMBERS:
+                raise DataLoadError(f"{where}: more than {_MAX_MEMBERS} members; the bundle is refused.")
+    except _DAMAGED_STREAM as exc:
         raise DataLoadError(f"{where}: the tar file is damaged ({exc}).") from exc
     for info in infos:
         name = info.name
@@ -230,11 +327,14 @@ def _read_manifest(tar: tarfile.TarFile, members: dict[str, tarfile.TarInfo], wh
         )
     if info.size > _MAX_MANIFEST_BYTES:
         raise DataLoadError(f"{where}: {MANIFEST_NAME} is implausibly large ({info.size} bytes).")
-    stream = tar.extractfile(info)
     try:
-        manifest = json.loads(stream.read() if stream is not None else b"")
-    except ValueError as exc:
-        raise DataLoadError(f"{where}: {MANIFEST_NAME} is not valid JSON ({exc}).") from None
+        stream = tar.extractfile(info)
+        data = stream.read() if stream is not None else b""
+    except _DAMAGED_STREAM as exc:
+        raise DataLoadError(f"{where}: the tar file is damaged ({exc}).") from exc
+    manifest = loads_strict(
+        data, source=f"{where}: {MANIFEST_NAME}", max_depth=_MAX_MANIFEST_DEPTH, error=DataLoadError
+    )
     if not isinstance(manifest, dict) or manifest.get("format") != BUNDLE_FORMAT:
         raise DataLoadError(f"{where}: {MANIFEST_NAME} is not a {BUNDLE_FORMAT} manifest.")
     if manifest.get("version") != BUNDLE_VERSION:
@@ -257,8 +357,15 @@ def _planned(
         spot = f"{where}: {MANIFEST_NAME} files[{position}]"
         if not isinstance(record, dict) or not isinstance(record.get("uri"), str) or not is_remote(record["uri"]):
             raise DataLoadError(f"{spot}: needs a 'uri' with http:// or https://.")
+        try:
+            cached_path(record["uri"])  # checked before anything is extracted, not when it is installed
+        except DataLoadError as exc:
+            raise DataLoadError(f"{spot}: {exc}") from None
         _check_digest(record, spot)
-        listed.add(_member_name(record, spot))
+        record["member"] = _member_name(record, spot)  # looked up by its normal form, as members are
+        if record["member"] in listed:
+            raise DataLoadError(f"{spot}: member {record['member']!r} is listed twice; the bundle is refused.")
+        listed.add(record["member"])
     for position, record in enumerate(hubs):
         spot = f"{where}: {MANIFEST_NAME} hub_datasets[{position}]"
         if not isinstance(record, dict) or not all(isinstance(record.get(k), str) for k in ("hf_id", "revision")):
@@ -267,15 +374,26 @@ def _planned(
             raise DataLoadError(f"{spot}: 'name' must be a string or null.")
         hub_export_dir(record["hf_id"], record.get("name"), record["revision"])  # raises for unsafe parts
         record.setdefault("name", None)
-        prefix = _member_name(record, spot)
+        prefix = record["member"] = _member_name(record, spot)
         if not isinstance(record.get("files"), dict) or not record["files"]:
             raise DataLoadError(f"{spot}: needs a non-empty 'files' object.")
+        normal_files: dict[str, Any] = {}
         for relative, expected in record["files"].items():
             parts = PurePosixPath(relative).parts
-            if not parts or ".." in parts or relative.startswith("/") or "\\" in relative:
+            if not parts or ".." in parts or relative.startswith("/") or "\\" in relative or parts == (".",):
                 raise DataLoadError(f"{spot}: file name {relative!r} is absolute or escaping.")
             _check_digest(expected, f"{spot} files[{relative!r}]")
-            listed.add(f"{prefix}/{PurePosixPath(*parts).as_posix()}")
+            normal = PurePosixPath(*parts).as_posix()
+            if normal in normal_files:
+                raise DataLoadError(f"{spot}: file {normal!r} is listed twice; the bundle is refused.")
+            normal_files[normal] = expected
+        _check_no_file_is_a_folder(normal_files, spot)
+        record["files"] = normal_files
+        for normal in normal_files:
+            name = f"{prefix}/{normal}"
+            if name in listed:
+                raise DataLoadError(f"{spot}: member {name!r} is listed twice; the bundle is refused.")
+            listed.add(name)
     unlisted = sorted(set(members) - listed)
     absent = sorted(listed - set(members))
     if unlisted or absent:
@@ -289,6 +407,16 @@ def _planned(
         )
         raise DataLoadError(f"{where}: the tar and its manifest disagree ({details}); the bundle is refused.")
     return files, hubs
+
+
+def _check_no_file_is_a_folder(files: dict[str, Any], spot: str) -> None:
+    """Refuse ``a`` beside ``a/b``: one name cannot be a file and the folder of another."""
+    folders = {parent.as_posix() for name in files for parent in PurePosixPath(name).parents}
+    clashes = sorted(name for name in files if name in folders)
+    if clashes:
+        raise DataLoadError(
+            f"{spot}: {clashes[0]!r} is listed as a file and as the folder of another file; the bundle is refused."
+        )
 
 
 def _member_name(record: dict[str, Any], spot: str) -> str:
@@ -310,19 +438,35 @@ def _check_digest(record: Any, spot: str) -> None:
         raise DataLoadError(f"{spot}: needs a 'size' in bytes.")
 
 
-def _extract(tar: tarfile.TarFile, info: tarfile.TarInfo, target: Path, sha256: str, size: int, where: str) -> None:
+def _extract(
+    tar: tarfile.TarFile, info: tarfile.TarInfo, target: Path, sha256: str, size: int, where: str, budget: _Budget
+) -> None:
+    """Stream one member into ``target``, hashing it; stopped at its declared ``size`` and the import's budget."""
     if info.size != size:
         raise ChecksumMismatchError(f"{where}: {info.name} has {info.size} bytes, the manifest says {size}.")
-    stream = tar.extractfile(info)
-    if stream is None:
-        raise DataLoadError(f"{where}: {info.name} cannot be read.")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    hasher = hashlib.sha256()
     try:
+        stream = tar.extractfile(info)
+        if stream is None:
+            raise DataLoadError(f"{where}: {info.name} cannot be read.")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        hasher = hashlib.sha256()
         with stream, open(target, "xb") as out:
-            _copy(stream, out, hasher)
+            written = 0
+            while chunk := _read_member(stream, min(_CHUNK_BYTES, size - written + 1), info.name, where):
+                written += len(chunk)
+                if written > size:
+                    raise ChecksumMismatchError(f"{where}: {info.name} has more than the {size} bytes declared.")
+                budget.spend(len(chunk))
+                out.write(chunk)
+                hasher.update(chunk)
     except FileExistsError:
         raise DataLoadError(f"{where}: {info.name} is listed twice in the manifest; the bundle is refused.") from None
+    except (NotADirectoryError, IsADirectoryError):
+        raise DataLoadError(
+            f"{where}: {info.name} is a file and a folder of another file at once; the bundle is refused."
+        ) from None
+    except (EOFError, zlib.error, _LZMAError, tarfile.TarError) as exc:  # from extractfile; reads: _read_member
+        raise DataLoadError(f"{where}: the tar file is damaged at {info.name} ({exc}).") from exc
     if hasher.hexdigest() != sha256:
         raise ChecksumMismatchError(
             f"{where}: {info.name} has SHA-256 {hasher.hexdigest()}, the manifest says {sha256}; the bundle is "
@@ -330,7 +474,9 @@ def _extract(tar: tarfile.TarFile, info: tarfile.TarInfo, target: Path, sha256: 
         )
 
 
-def _copy(stream: IO[bytes], out: IO[bytes], hasher: Any) -> None:
-    for chunk in iter(lambda: stream.read(_CHUNK_BYTES), b""):
-        out.write(chunk)
-        hasher.update(chunk)
+def _read_member(stream: Any, count: int, name: str, where: str) -> bytes:
+    """Read from a member; a damaged compressed stream (bad CRC, cut short) is a :class:`DataLoadError`."""
+    try:
+        return stream.read(count)
+    except _DAMAGED_STREAM as exc:  # gzip.BadGzipFile, lzma.LZMAError, ...
+        raise DataLoadError(f"{where}: the tar file is damaged at {name} ({exc}).") from exc

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from genbench.core.files import write_text_atomic
+from genbench.core.json_files import read_json_file
 from genbench.core.version import VERSION
 from genbench.data.cache import cache_dir
 
@@ -122,8 +123,8 @@ class RegistryCache:
         path = cache_file()
         if os.environ.get(CACHE_ENV, "").strip().lower() in ("0", "off", "false", "no"):
             return cls(path, enabled=False)
-        try:
-            document = json.loads(path.read_bytes())
+        try:  # strict: a damaged file (cut short, NaN, nested 100,000 deep, a FIFO) is rebuilt, never trusted
+            document = read_json_file(path, what="task metadata cache")
         except (OSError, ValueError):
             return cls(path)
 

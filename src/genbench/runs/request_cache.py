@@ -3,22 +3,28 @@
 An answer is keyed by the SHA-256 of (model spec, revision and output-affecting arguments, request kind, request,
 generation settings). The store is SQLite (standard library): each chunk of answers is committed in one
 transaction, so a run killed half-way loses at most the chunk in flight and never leaves a half-written entry.
-Each entry also stores the SHA-256 of its value, checked on read: an entry that fails the check, or that is not
-valid JSON, is ignored (and answered again), never trusted. A ``-inf`` answer (a log-likelihood of an impossible
+Each entry also stores the SHA-256 of its key and value, checked on read: an entry that fails the check, or that is
+not valid JSON, is ignored (and answered again), never trusted. A ``-inf`` answer (a log-likelihood of an impossible
 continuation) is stored as ``-Infinity`` and read back as ``-inf``; NaN is never stored.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
 import math
+import os
 import sqlite3
+import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from genbench.core.errors import OutputError
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +54,12 @@ class CacheStats:
 class RequestCache:
     """A SQLite file of answers, keyed by :func:`request_key`.
 
+    Opening it checks the database (``PRAGMA quick_check``, linear in its size: seconds for gigabytes): a damaged
+    file (cut short, overwritten) is moved aside to ``requests.sqlite.damaged-<time>`` with a warning and an empty
+    cache is built in its place, so the run answers those requests again instead of failing. The same happens when
+    damage shows up later, in a read or a write. An entry whose value or checksum is missing (NULL) or wrong is a
+    miss: it is deleted and answered again.
+
     Args:
         directory: Where ``requests.sqlite`` lives (created if missing).
     """
@@ -55,45 +67,204 @@ class RequestCache:
     def __init__(self, directory: str | Path):
         self.path = Path(directory) / CACHE_FILE
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, value TEXT, sha256 TEXT)")
-        self._db.commit()
+        try:
+            self._db = self._open()
+        except _DAMAGE_ERRORS as exc:
+            if not _is_damage(exc):
+                raise _unusable(self.path, exc) from exc
+            self._move_aside(exc)
+            self._db = self._open_fresh()
+
+    def _open_fresh(self) -> sqlite3.Connection:
+        """Open the new, empty cache that replaces a damaged one (an error now is not damage: it is reported)."""
+        try:
+            return self._open()
+        except _DAMAGE_ERRORS as exc:
+            raise _unusable(self.path, exc) from exc
+
+    def _open(self) -> sqlite3.Connection:
+        _check_header(self.path)
+        db = sqlite3.connect(self.path, timeout=30)
+        db.text_factory = bytes  # decoded here: a flipped byte in a value must be a miss, not a decoding error
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            verdict = db.execute("PRAGMA quick_check").fetchone()
+            if verdict is None or verdict[0] != b"ok":
+                found = verdict[0].decode("utf-8", "replace") if verdict else "no answer"
+                raise sqlite3.DatabaseError(f"integrity check failed: {found}")
+            db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, value TEXT, sha256 TEXT)")
+            columns = [row[1].decode("utf-8", "replace") for row in db.execute("PRAGMA table_info(answers)")]
+            if columns[:3] != ["key", "value", "sha256"]:
+                raise sqlite3.DatabaseError(f"table 'answers' has the columns {columns}, not (key, value, sha256)")
+            db.commit()
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _move_aside(self, exc: Exception) -> None:
+        """Move the damaged database (and its WAL files) aside, keeping it for inspection, and warn."""
+        aside = self.path.with_name(f"{CACHE_FILE}.damaged-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
+        for suffix in ("", "-wal", "-shm"):
+            part = Path(f"{self.path}{suffix}")
+            if part.exists():
+                os.replace(part, f"{aside}{suffix}")
+        warnings.warn(
+            f"The request cache {self.path} is damaged ({exc}); it was moved aside to {aside} and an empty cache was "
+            "started: the requests it held are answered again. Delete the damaged copy when you no longer need it.",
+            DamagedCacheWarning,
+            stacklevel=3,
+        )
+
+    def _rebuild(self, exc: Exception) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self._db.close()
+        self._move_aside(exc)
+        self._db = self._open_fresh()
 
     def get_many(self, keys: Sequence[str]) -> dict[str, Any]:
-        """The valid cached answers among ``keys``."""
+        """The valid cached answers among ``keys`` (a damaged database is rebuilt empty: every key a miss)."""
+        try:
+            return self._get_many(keys)
+        except _DAMAGE_ERRORS as exc:
+            if not _is_damage(exc):
+                raise _unusable(self.path, exc) from exc
+            self._rebuild(exc)
+            return {}
+
+    def _get_many(self, keys: Sequence[str]) -> dict[str, Any]:
         found: dict[str, Any] = {}
+        broken: list[bytes] = []
         unique = list(dict.fromkeys(keys))
         for start in range(0, len(unique), 500):
             chunk = unique[start : start + 500]
             marks = ",".join("?" * len(chunk))
             rows = self._db.execute(f"SELECT key, value, sha256 FROM answers WHERE key IN ({marks})", chunk)  # noqa: S608
-            for key, value, checksum in rows:
-                if hashlib.sha256(value.encode("utf-8")).hexdigest() != checksum:
+            for key, value, checksum in rows.fetchall():
+                answer = _checked_answer(key, value, checksum)
+                if answer is _BROKEN:
                     logger.warning(
-                        "Request cache %s: entry %s fails its checksum; answering it again.", self.path, key
+                        "Request cache %s: entry %r is damaged (missing value, failed checksum or not JSON); "
+                        "answering it again.",
+                        self.path,
+                        key,
                     )
-                    continue
-                try:
-                    found[key] = json.loads(value)
-                except ValueError:
-                    logger.warning("Request cache %s: entry %s is not JSON; answering it again.", self.path, key)
+                    broken.append(key)
+                else:
+                    found[key.decode("utf-8")] = answer  # it matched a requested key: valid text
+        if broken:
+            with self._db:
+                self._db.executemany("DELETE FROM answers WHERE key = ?", [(key.decode("utf-8"),) for key in broken])
         return found
 
     def put_many(self, answers: dict[str, Any]) -> None:
-        """Store answers in one transaction."""
+        """Store answers in one transaction (a damaged database is rebuilt, then written)."""
         rows = []
         for key, answer in answers.items():
             if _has_nan(answer):
                 raise ValueError(f"Request cache {self.path}: the answer of {key} is or contains NaN: never cached.")
             # -inf (a valid log-likelihood) is written as JSON's common extension -Infinity, which json.loads reads
             value = json.dumps(answer, ensure_ascii=False, allow_nan=True)
-            rows.append((key, value, hashlib.sha256(value.encode("utf-8")).hexdigest()))
-        with self._db:
-            self._db.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?, ?)", rows)
+            rows.append((key, value, entry_checksum(key.encode("utf-8"), value.encode("utf-8"))))
+        try:
+            with self._db:
+                self._db.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?, ?)", rows)
+        except _DAMAGE_ERRORS as exc:
+            if not _is_damage(exc):
+                raise _unusable(self.path, exc) from exc
+            self._rebuild(exc)
+            with self._db:
+                self._db.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?, ?)", rows)
 
     def close(self) -> None:
         self._db.close()
+
+
+class DamagedCacheWarning(UserWarning):
+    """A damaged request cache was moved aside and rebuilt empty (its answers are computed again)."""
+
+
+_BROKEN = object()
+
+
+def entry_checksum(key: bytes, value: bytes) -> str:
+    """The checksum stored with an entry: SHA-256 of its key, a newline and its value.
+
+    The key is part of it because ``PRAGMA quick_check`` does not compare indexes with their table: a damaged index
+    could hand one key another key's row, whose value-only checksum would still match.
+    """
+    return hashlib.sha256(key + b"\n" + value).hexdigest()
+
+
+def _checked_answer(key: Any, value: Any, checksum: Any) -> Any:
+    """The answer stored in an entry (read as bytes), or ``_BROKEN`` when its value or checksum is missing or
+    wrong. Entries written before the key was checksummed (the value's SHA-256 alone) are still read."""
+    if not isinstance(key, bytes) or not isinstance(value, bytes) or not isinstance(checksum, bytes):
+        return _BROKEN
+    if checksum.decode("ascii", "replace") not in (entry_checksum(key, value), hashlib.sha256(value).hexdigest()):
+        return _BROKEN
+    try:
+        return json.loads(value.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return _BROKEN
+
+
+def _check_header(path: Path) -> None:
+    """Check the header fields that SQLite reads without complaint but that change how it opens the file.
+
+    A changed file-format write version (byte 18) makes SQLite open a healthy-looking file read-only, so every write
+    would fail with "attempt to write a readonly database"; quick_check does not look at it.
+    """
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(100)
+    except FileNotFoundError:
+        return
+    if (
+        len(header) == 100
+        and header.startswith(b"SQLite format 3\0")
+        and not (header[18] in (1, 2) and header[19] in (1, 2))
+    ):
+        raise sqlite3.DatabaseError(f"file format versions {header[18]}/{header[19]} in the header are not 1 or 2")
+
+
+_DAMAGE_ERRORS = (sqlite3.DatabaseError, UnicodeDecodeError)
+"""What a damaged database raises: SQLite's errors, and the decoding error of a schema text that is not UTF-8."""
+
+
+def _is_damage(exc: Exception) -> bool:
+    """Whether a database error means a damaged file (moved aside), not a busy or unwritable one (raised).
+
+    ``OperationalError`` covers both (damage shows as "unsupported file format", "no such table", ...), so the
+    conditions of a healthy file that cannot be used now are listed, and everything else counts as damage: moving a
+    healthy file aside by mistake costs recomputed answers (and the file is kept), trusting a damaged one costs a
+    failed run.
+    """
+    if not isinstance(exc, sqlite3.OperationalError):
+        return True  # SQLITE_CORRUPT, SQLITE_NOTADB, our checks, a schema text that is not UTF-8
+    message = str(exc).lower()
+    return not any(sign in message for sign in _NOT_DAMAGE)
+
+
+_NOT_DAMAGE = (
+    "locked",
+    "busy",
+    "unable to open",
+    "readonly",
+    "disk i/o",
+    "disk is full",
+    "out of memory",
+    "interrupt",
+)
+"""Signs, in an ``OperationalError``'s message, of a healthy cache that cannot be used now."""
+
+
+def _unusable(path: Path, exc: Exception) -> OutputError:
+    """The error for a healthy cache that cannot be used now (busy, read-only, a full disk)."""
+    return OutputError(
+        f"The request cache {path} cannot be used: {exc}. Another run may hold it, or it is not writable; wait for "
+        "the other run, or choose another folder with --cache-dir (or run with --no-cache)."
+    )
 
 
 def _has_nan(value: Any) -> bool:

@@ -21,6 +21,7 @@ import functools
 import hashlib
 import json
 import logging
+import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from genbench.core.files import atomic_open, to_jsonable, write_json_atomic
+from genbench.core.json_files import iter_json_lines, open_regular, read_json_file
 from genbench.runs.errors import ResultsFileError
 
 SCHEMA_VERSION = 1
@@ -130,6 +132,10 @@ def explain_null_metrics(document: dict[str, Any]) -> None:
 def write_results(document: dict[str, Any], path: str | Path, samples: Sequence[Mapping[str, Any]] | None) -> Path:
     """Validate and write a results file (and its per-sample log next to it when ``samples`` is given).
 
+    The log is written first and the results file records its SHA-256 and row count (``samples_sha256``,
+    ``samples_count``): a results file and a log that are not from the same write (a run killed between the two
+    renames, two runs finishing at once in one folder) are told apart by :func:`read_results`.
+
     Returns:
         The results file's path.
 
@@ -139,6 +145,7 @@ def write_results(document: dict[str, Any], path: str | Path, samples: Sequence[
     path = Path(path)
     document = to_jsonable(document)
     explain_null_metrics(document)
+    check_task_id(document, path)
     if samples is not None:
         samples_path = path.with_name(path.name.removesuffix(".json") + ".samples.jsonl")
         document["samples_file"] = samples_path.name
@@ -149,50 +156,114 @@ def write_results(document: dict[str, Any], path: str | Path, samples: Sequence[
             if problems:
                 raise ResultsFileError(f"sample {number} for {path}: " + "; ".join(problems[:5]))
             lines.append(json.dumps(record, ensure_ascii=False, allow_nan=False))
-        with atomic_open(samples_path) as handle:
-            handle.write("".join(line + "\n" for line in lines))
+        log = "".join(line + "\n" for line in lines).encode("utf-8")
+        document["samples_sha256"] = hashlib.sha256(log).hexdigest()
+        document["samples_count"] = len(lines)
+        check_document(document, path)
+        with atomic_open(samples_path, "wb") as handle:
+            handle.write(log)
     else:
-        document.setdefault("samples_file", None)
-    check_document(document, path)
+        document["samples_file"] = document.get("samples_file")
+        document.pop("samples_sha256", None)
+        document.pop("samples_count", None)
+        check_document(document, path)
     write_json_atomic(path, document)
     return path
+
+
+def check_task_id(document: Any, file: str | Path) -> None:
+    """Refuse a task id with a line break or another control character.
+
+    The schema's pattern ends in ``$``, which also matches before a final newline (in Python's regular expressions
+    and in ECMA-262's multiline reading), so ``"task\\n"`` would pass it and become a second site page and a
+    second leaderboard column for the same task.
+    """
+    task = document.get("task") if isinstance(document, dict) else None
+    task_id = task.get("id") if isinstance(task, dict) else None
+    if isinstance(task_id, str) and not _TASK_ID.fullmatch(task_id):
+        raise ResultsFileError(
+            f"{file}: task.id {task_id!r} is not a task id ('task' or 'task:subtask', each of [a-z0-9_]+, nothing "
+            "else: no line break or other control character)."
+        )
+
+
+_TASK_ID = re.compile(r"[a-z0-9_]+(?::[a-z0-9_]+)?")
+
+
+def rewrite_hint(document: Mapping[str, Any]) -> str:
+    """The command that writes a results file (and its log) again, for messages about a damaged one."""
+    model, task = document.get("model"), document.get("task")
+    model = model if isinstance(model, Mapping) else {}
+    task = task if isinstance(task, Mapping) else {}
+    spec, task_id = model.get("spec"), task.get("id")
+    if model.get("kind") == "predictions":
+        return "Score the predictions again with `genbench-cli evaluate ... --results-dir` to rewrite both."
+    if isinstance(spec, str) and isinstance(task_id, str):
+        return (
+            f"Run `genbench-cli run --model {spec} --tasks {task_id}` again with the same options to rewrite both "
+            "(answers already in its request cache are not computed again)."
+        )
+    return "Run the command that wrote them (`genbench-cli run`, `evaluate` or `demo`) again to rewrite both."
 
 
 def read_results(path: str | Path, *, with_samples: bool = True) -> tuple[dict[str, Any], list[dict[str, Any]] | None]:
     """Read and validate a results file and (if it names one and ``with_samples``) its per-sample log.
 
+    Both are read with the strict JSON reader (:mod:`genbench.core.json_files`: no ``NaN``, depth and size limits,
+    regular files only). A results file that records its log's SHA-256 and row count is checked against the log,
+    also when ``with_samples`` is False (the log is then hashed, not parsed).
+
     Raises:
-        ResultsFileError: unreadable JSON, a schema violation, or a broken sample line (file and line named).
+        ResultsFileError: unreadable JSON, a schema violation, a broken sample line (file and line named), or a log
+            that is not the one the results file was written with (both files and the command to rewrite them
+            named).
     """
     path = Path(path)
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = read_json_file(path, what="results file", error=ResultsFileError)
     except FileNotFoundError:
         raise ResultsFileError(f"{path}: no such results file.") from None
-    except ValueError as exc:
-        raise ResultsFileError(f"{path}: not valid JSON: {exc}") from None
     if isinstance(document, dict):
         explain_null_metrics(document)  # files written before null values needed a reason stay readable
+    check_task_id(document, path)
     check_document(document, path)
-    if not with_samples or not document.get("samples_file"):
+    if not document.get("samples_file"):
         return document, None
     samples_path = path.parent / Path(document["samples_file"]).name
     if not samples_path.is_file():
         raise ResultsFileError(f"{path} names the per-sample log {samples_path.name}, which is missing.")
+    expected_sha256, expected_count = document.get("samples_sha256"), document.get("samples_count")
+    if not with_samples and expected_sha256 is None:
+        return document, None
+    digest = hashlib.sha256()
     samples = []
-    with samples_path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError as exc:
-                raise ResultsFileError(f"{samples_path}:{number}: not valid JSON: {exc}") from None
-            problems = schema_problems(record, "sample")
-            if problems:
-                raise ResultsFileError(f"{samples_path}:{number}: " + "; ".join(problems[:5]))
-            samples.append(record)
-    return document, samples
+    hint = rewrite_hint(document)
+    try:
+        if with_samples:
+            for number, record in iter_json_lines(
+                samples_path, what="per-sample log", hint=hint, error=ResultsFileError, digest=digest
+            ):
+                problems = schema_problems(record, "sample")
+                if problems:
+                    raise ResultsFileError(f"{samples_path}:{number}: " + "; ".join(problems[:5]) + f" {hint}")
+                samples.append(record)
+        else:
+            fd = open_regular(samples_path, what="per-sample log", error=ResultsFileError)
+            with os.fdopen(fd, "rb") as handle:
+                for chunk in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(chunk)
+    except FileNotFoundError:
+        raise ResultsFileError(f"{path} names the per-sample log {samples_path.name}, which is missing.") from None
+    if expected_sha256 is not None and digest.hexdigest() != expected_sha256:
+        rows = f"{len(samples)} rows, " if with_samples else ""
+        raise ResultsFileError(
+            f"{path} and its per-sample log {samples_path} are not from the same run: the log has {rows}SHA-256 "
+            f"{digest.hexdigest()}, the results file records {expected_count} rows with SHA-256 {expected_sha256} "
+            f"(a run killed between writing the two, or two runs writing one folder at once). {hint}"
+        )
+    if with_samples and expected_count is not None and len(samples) != expected_count:  # equal hashes, so never
+        raise ResultsFileError(f"{samples_path}: {len(samples)} rows, {path} records {expected_count}. {hint}")
+    return document, samples if with_samples else None
 
 
 def run_identity(

@@ -1,0 +1,60 @@
+"""Damaged leaderboard inputs are errors naming the file (issue 20), never silently skipped, hung on or crashed by."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from genbench.cli import cli
+from genbench.leaderboard.collect import LeaderboardError, collect
+from genbench.runs.errors import ResultsFileError
+from tests.runs.results_pairs import write_pair
+
+
+@pytest.fixture
+def results(tmp_path: Path) -> Path:
+    folder = tmp_path / "results" / "model"
+    write_pair(folder)
+    return tmp_path / "results"
+
+
+def test_a_good_results_folder_collects(results: Path) -> None:
+    board = collect([results])
+    assert list(board.tasks) == ["toy_task"] and board.skipped == []
+
+
+def test_a_damaged_results_file_is_an_error_not_a_skip(results: Path, tmp_path: Path) -> None:
+    damaged = results / "model" / "other_task.json"
+    damaged.write_text('{"schema_version": 1, "task": ')
+    with pytest.raises(LeaderboardError, match=r"other_task.json: not valid JSON"):
+        collect([results])
+    result = CliRunner().invoke(cli, ["leaderboard", str(results), "-o", str(tmp_path / "site")])
+    assert result.exit_code == 1 and "other_task.json" in result.output and "Skipped" not in result.output
+
+
+def test_a_json_file_that_is_no_results_file_is_still_skipped(results: Path) -> None:
+    (results / "summary.json").write_text('{"tasks": 2}')
+    assert [path.name for path in collect([results]).skipped] == ["summary.json"]
+
+
+def test_a_deeply_nested_json_file_is_an_error_not_a_recursion_error(results: Path) -> None:
+    (results / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(LeaderboardError, match=r"deep.json: nested deeper than"):
+        collect([results])
+
+
+def test_a_fifo_named_json_is_refused_without_opening_it(results: Path) -> None:
+    os.mkfifo(results / "pipe.json")  # opening it for reading would block until a writer comes: the test would hang
+    with pytest.raises(LeaderboardError, match=r"pipe.json: not a regular file"):
+        collect([results])
+
+
+def test_a_results_file_beside_another_runs_log_is_an_error(results: Path, tmp_path: Path) -> None:
+    other = write_pair(tmp_path / "other", [0.0, 0.0, 0.0, 0.0])
+    shutil.copy(other.with_name("toy_task.samples.jsonl"), results / "model" / "toy_task.samples.jsonl")
+    with pytest.raises(ResultsFileError, match="not from the same run"):
+        collect([results])
