@@ -223,6 +223,11 @@ def test_a_broken_per_sample_log_is_named_with_its_line(tmp_path: Path) -> None:
     log = path.with_name("t1.samples.jsonl")
     lines = log.read_text().splitlines()
     log.write_text("\n".join([lines[0], "{not json", *lines[2:]]) + "\n")
+    with pytest.raises(ResultsFileError, match=r"t1\.samples\.jsonl are not from the same run"):
+        build(tmp_path)
+    document = json.loads(path.read_text())  # a file written before results recorded their log's digest
+    del document["samples_sha256"], document["samples_count"]
+    path.write_text(json.dumps(document))
     with pytest.raises(ResultsFileError, match=r"t1\.samples\.jsonl:2: not valid JSON"):
         build(tmp_path)
     log.unlink()

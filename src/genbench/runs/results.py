@@ -230,11 +230,11 @@ def read_results(path: str | Path, *, with_samples: bool = True) -> tuple[dict[s
     if not document.get("samples_file"):
         return document, None
     samples_path = path.parent / Path(document["samples_file"]).name
+    expected_sha256, expected_count = document.get("samples_sha256"), document.get("samples_count")
+    if not with_samples and expected_sha256 is None:  # a file written before logs were tied to results
+        return document, None
     if not samples_path.is_file():
         raise ResultsFileError(f"{path} names the per-sample log {samples_path.name}, which is missing.")
-    expected_sha256, expected_count = document.get("samples_sha256"), document.get("samples_count")
-    if not with_samples and expected_sha256 is None:
-        return document, None
     digest = hashlib.sha256()
     samples = []
     hint = rewrite_hint(document)
