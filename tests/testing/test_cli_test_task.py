@@ -113,7 +113,8 @@ def test_run_task_tests_reports_progress_events(make_task):
     }
     results = [event["result"] for event in events if event["event"] == "result"]
     # The checks that need no task code run first, in this process; then the child's, as it reports them.
-    trusted = ["task_files", "required_files", "config", "doc", "taxonomy", "prompt_lint", "split_file", "data_loads", "declared_splits",
+    trusted = ["task_files", "required_files", "config", "doc", "taxonomy", "prompt_lint", "split_file", "data_loads",
+               "declared_splits",
                "no_iterable_dataset", "example_types", "no_duplicates", "test_overlap", "ngram_overlap"]  # fmt: skip
     assert [result.check for result in results] == trusted + [
         "task_loads", "method_names", "gold_scores", "primary_metric", "prompts", "finetuning"
