@@ -140,14 +140,14 @@ class EvalCard:
             axis = AXES[name]
             column = f"{11 / len(axis.values):.2f}cm"
             spec = f"p{{{column}}}" + f"p{{{column}}}<{{\\centering}}" * (len(axis.values) - 1)
-            labels = " & ".join(rf"\textit{{{_tex(axis.label(value))}}}" for value in axis.values)
+            labels = " & ".join(rf"\textit{{{tex_escape(axis.label(value))}}}" for value in axis.values)
             marks = " & ".join(
                 r"\large " + r"\hspace{0.5mm}".join(names[i] for i in self.marks(name, value)) for value in axis.values
             )
             out += [
                 f"% {axis.title}",
                 r"\rowcolor{gray!60}",
-                rf"\textbf{{{_tex(axis.title)}}} \\",
+                rf"\textbf{{{tex_escape(axis.title)}}} \\",
                 r"\footnotesize",
                 rf"\begin{{tabular}}{{{spec}}}",
                 labels + r" \\",
@@ -229,7 +229,7 @@ _TEX_SPECIALS = {
 }
 
 
-def _tex(text: str) -> str:
+def tex_escape(text: str) -> str:
     """Text escaped for LaTeX (the ten special characters; an en dash as ``--``)."""
     return "".join(_TEX_SPECIALS.get(char, char) for char in text)
 

@@ -375,6 +375,7 @@ def results_document(
             "task_type": task.config.task_type.value,
             "keywords": list(task.keywords),
             "fingerprint": task_fingerprint(task.config, task.get_datasets_raw()),
+            **task_metadata(task.config),
         },
         "genbench_version": VERSION,
         "model": model,
@@ -386,6 +387,17 @@ def results_document(
         "run_seconds": round(seconds, 3),
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     }
+
+
+def task_metadata(config: Any) -> dict[str, Any]:
+    """The task's ``taxonomy`` (every axis as a list) and ``primary_metric`` for a results file's task record: what
+    the leaderboard groups and ranks by. Absent when the config does not declare them."""
+    record: dict[str, Any] = {}
+    if getattr(config, "taxonomy", None) is not None:
+        record["taxonomy"] = config.taxonomy.as_lists()
+    if getattr(config, "primary_metric", None) is not None:
+        record["primary_metric"] = config.primary_metric
+    return record
 
 
 def model_directory(spec_text: str) -> str:
