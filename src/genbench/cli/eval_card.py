@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from genbench.core.files import write_text_atomic
-
-FORMATS = ("svg", "html", "latex", "markdown")  # genbench.display.eval_card.FORMATS (a test checks they agree)
+from genbench.display.eval_card import FORMATS
+from genbench.display.eval_card import eval_card as build_card
 
 
 @click.command("eval-card")
@@ -34,7 +34,6 @@ def eval_card(task_id: str, fmt: str, output: str | None) -> None:
       genbench-cli eval-card -i negation_consistency --format svg -o card.svg
       genbench-cli eval-card -i arithmetic_length --format latex -o card.tex
     """
-    from genbench.display.eval_card import eval_card as build_card
     from genbench.task.factory import load_task
 
     text = build_card(load_task(task_id)).render(fmt)

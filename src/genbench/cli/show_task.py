@@ -9,6 +9,7 @@ import click
 from genbench.cli._output import spinner
 from genbench.cli.params import COUNT, SEED
 from genbench.display.summary import config_summary, example_prompts, light_splits, split_sizes
+from genbench.review.prompt_checks import prompt_lint_messages
 
 if TYPE_CHECKING:
     from genbench.task import Task
@@ -80,8 +81,6 @@ def show_task(task_id: str, shots: int, seed: int) -> None:
 
 def _print_prompt_lint(task: Task) -> None:
     """The prompt lint's warnings (genbench.prompting.prompt_lint): the field to change and the rendered prompt."""
-    from genbench.review.prompt_checks import prompt_lint_messages
-
     try:
         source: str | None = (task.task_dir / "config.jsonnet").read_text(encoding="utf-8")
     except (OSError, ValueError):

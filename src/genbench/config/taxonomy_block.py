@@ -104,10 +104,10 @@ class TaxonomyConfig(BaseModel):
             items = value
         else:
             items = [value]
-        problems = [
+        found = [
             check_value(name, item) if isinstance(item, str) else f"expected a string, got {item!r}" for item in items
         ]
-        problems = [p for p in problems if p]
+        problems = [p for p in found if p]
         if problems:
             raise ValueError("; ".join(problems) + f" (the values: {EVAL_CARDS_URL})")
         return value

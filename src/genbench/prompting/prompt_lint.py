@@ -200,16 +200,16 @@ def lint_prompt_builder(pb: PromptBuilderConfig, task_type: TaskType | str) -> l
         present = [i for i, piece in enumerate(pieces) if piece[1]]
         for left, right in zip(present, present[1:], strict=False):
             problem = _junction_problem(pieces[left], pieces[right])
-            skipped = [pieces[i][0] for i in range(left + 1, right) if pieces[i][0] in _SEPARATING_FIELDS]
+            skipped = [str(pieces[i][0]) for i in range(left + 1, right) if pieces[i][0] in _SEPARATING_FIELDS]
             if skipped and _glued(pieces[left][1][-1], pieces[right][1][0]):
                 problem = (
-                    str(skipped[0]),
+                    skipped[0],
                     f"is empty, so the pieces around it glue words together; {_FIX[skipped[0]]}",
                 )
             if problem is not None and not (problem[0] == "choices_prefix" and "separator" in problem[1]):
                 add(*problem, _around(pieces[left][1], pieces[right][1]), shots, pieces)
-        for field, problem, excerpt in _runs(pieces):
-            add(field, problem, excerpt, shots, pieces)
+        for field, run, excerpt in _runs(pieces):
+            add(field, run, excerpt, shots, pieces)
         if not pb.output_prefix.strip():
             add(
                 "output_prefix",

@@ -19,6 +19,7 @@ from typing import Any
 
 from genbench.core.errors import GenBenchError
 from genbench.core.taxonomy import AXES, AXIS_NAMES, mentions_generalisation, suggest_from_keywords
+from genbench.registry.directories import subtask_dirs
 from genbench.review.base import TaskCheckFailure, TaskCheckSkipped, TaskCheckWarning
 from genbench.review.data_checks import test_split
 from genbench.review.preparation_checks import gold_predictions
@@ -100,8 +101,6 @@ def check_taxonomy(task_dir: Path, *, task_dict: bool | None = None) -> None:
 def _declared_elsewhere(task_dir: Path, is_dict: bool) -> bool:
     """Whether a TaskDict parent declares the taxonomy (for a subtask), or every subtask does (for a TaskDict)."""
     if is_dict:
-        from genbench.registry.directories import subtask_dirs
-
         subdirs = subtask_dirs(task_dir)
         try:
             return bool(subdirs) and all(_config(sub, False).taxonomy is not None for sub in subdirs)

@@ -12,14 +12,16 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from genbench.config.locate import locate
 from genbench.core.errors import GenBenchError
-from genbench.prompting.prompt_lint import lint_prompt_builder
 from genbench.review.base import TaskCheckSkipped, TaskCheckWarning
 
 
 def prompt_lint_messages(config: object, source: str | None = None, file: str = "config.jsonnet") -> list[str]:
     """The lint's findings for a task config, one line each: ``file:line: field: problem (... prompt ...)``."""
+    # Both load heavy packages (genbench.config runs pydantic, genbench.prompting numpy): `review` imports neither.
+    from genbench.config.locate import locate
+    from genbench.prompting.prompt_lint import lint_prompt_builder
+
     strategies = getattr(config, "preparation_strategies", None)
     if strategies is None or strategies.prompt_based_testing is None:
         return []
