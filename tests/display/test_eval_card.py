@@ -149,3 +149,14 @@ def test_the_notebook_card_shows_the_eval_card() -> None:
 def test_render_refuses_an_unknown_format() -> None:
     with pytest.raises(ValueError, match="unknown card format 'pdf'"):
         _card(FULL).render("pdf")
+
+
+@pytest.mark.parametrize("task_id", shipped_task_ids())
+def test_each_sample_tasks_doc_holds_its_current_card(task_id: str) -> None:
+    """doc.md's card is the one eval-card prints (regenerate it after changing the config's taxonomy)."""
+    task = load_task(task_id)
+    table = [line for line in eval_card(task).markdown().splitlines() if line.startswith("| ")]
+    from genbench.registry.directories import get_task_dir
+
+    doc = (get_task_dir(task_id) / "doc.md").read_text(encoding="utf-8")
+    assert all(line in doc for line in table), f"{task_id}/doc.md: paste `genbench-cli eval-card -i {task_id}`"
