@@ -7,8 +7,8 @@ and what to do, raises :class:`TaskCheckSkipped` when it does not apply, and war
 A task runs :data:`TASK_CHECKS`; a task with subtasks runs :data:`TASK_DICT_CHECKS` and then :data:`TASK_CHECKS` on
 every subtask.
 
->>> [check.name for check in TASK_CHECKS][:5]
-['task_files', 'required_files', 'config', 'doc', 'task_loads']
+>>> [check.name for check in TASK_CHECKS][:7]
+['task_files', 'required_files', 'config', 'doc', 'taxonomy', 'prompt_lint', 'task_loads']
 >>> from genbench import load_task
 >>> check_example_types(load_task("ner_unseen_entities"))
 """
