@@ -380,6 +380,7 @@ LAZY_IMPORTS: dict[str | tuple[str, str], str] = {
     "genbench.prompting.builder": "numpy",
     "genbench.prompting.prompt_lint": "numpy",
     "genbench.registry.task_configs": "pydantic",
+    "genbench.registry.task_taxonomy": "pydantic",
     "genbench.reranking.evaluation.evaluator_base": "numpy",
     "genbench.reranking.task_evaluation": "numpy",
     "genbench.runs.compare": "numpy",

@@ -140,6 +140,12 @@ def test_no_taxonomy_is_an_error_that_suggests_from_keywords(make_task, task_con
     assert "shift_type: 'covariate'" in str(error.value)
 
 
+def test_a_subtask_shows_its_parents_card() -> None:
+    card = eval_card(load_task("negation_consistency:negated"))
+    assert [e.label for e in card.experiments] == ["negation_consistency:negated"]
+    assert card.marks("generalisation_type", "compositional") == [0]
+
+
 def test_the_notebook_card_shows_the_eval_card() -> None:
     html = load_task("arithmetic_length")._repr_html_()
     assert "GenBench evaluation card" in html and "Compositional" in html

@@ -37,7 +37,14 @@ def test_a_task_without_them_records_neither(make_task, task_config) -> None:
     config = task_config()
     del config["taxonomy"]
     make_task(config=config)
-    assert task_metadata(load_task("tiny").config) == {}
+    assert task_metadata("tiny", load_task("tiny").config) == {}
+
+
+def test_a_subtask_records_the_taxonomy_of_its_task_with_subtasks() -> None:
+    negated = load_task("negation_consistency:negated")
+    assert negated.config.taxonomy is None  # declared once, by the task with subtasks
+    record = task_metadata(negated.task_id, negated.config)
+    assert record["taxonomy"]["generalisation_type"] == ["compositional"] and "primary_metric" not in record
 
 
 def test_the_schema_refuses_a_malformed_taxonomy_or_primary_metric() -> None:

@@ -248,10 +248,14 @@ def _latex_experiment_name(position: int) -> str:
 
 
 def taxonomy_experiments(task: Any) -> list[Experiment]:
-    """The experiments of a task's card: a task's own taxonomy; for a task with subtasks, its own taxonomy and each
-    subtask's that differs from it. Empty when nothing declares a taxonomy."""
+    """The experiments of a task's card: a task's own taxonomy (a subtask's: its parent's when it declares none); for
+    a task with subtasks, its own taxonomy and each subtask's that differs from it. Empty when nothing declares one."""
     experiments: list[Experiment] = []
     own = getattr(task.config, "taxonomy", None)
+    if own is None and getattr(task, "subtask_id", None) is not None:
+        from genbench.registry.task_taxonomy import task_taxonomy  # reads configs: pydantic, which display defers
+
+        own = task_taxonomy(task.task_id, task.config)  # declared by its task with subtasks
     if own is not None:
         experiments.append(Experiment(task.task_id, own.as_lists()))
     subtasks = task.items() if hasattr(task, "items") and callable(task.items) else []

@@ -375,7 +375,7 @@ def results_document(
             "task_type": task.config.task_type.value,
             "keywords": list(task.keywords),
             "fingerprint": task_fingerprint(task.config, task.get_datasets_raw()),
-            **task_metadata(task.config),
+            **task_metadata(task.task_id, task.config),
         },
         "genbench_version": VERSION,
         "model": model,
@@ -389,12 +389,16 @@ def results_document(
     }
 
 
-def task_metadata(config: Any) -> dict[str, Any]:
-    """The task's ``taxonomy`` (every axis as a list) and ``primary_metric`` for a results file's task record: what
-    the leaderboard groups and ranks by. Absent when the config does not declare them."""
+def task_metadata(task_id: str, config: Any) -> dict[str, Any]:
+    """The task's ``taxonomy`` (every axis as a list; a subtask's is its parent's when it declares none) and
+    ``primary_metric`` for a results file's task record: what the leaderboard groups and ranks by. Absent when not
+    declared."""
+    from genbench.registry.task_taxonomy import task_taxonomy  # reads configs: pydantic, which runs defers
+
     record: dict[str, Any] = {}
-    if getattr(config, "taxonomy", None) is not None:
-        record["taxonomy"] = config.taxonomy.as_lists()
+    taxonomy = task_taxonomy(task_id, config)
+    if taxonomy is not None:
+        record["taxonomy"] = taxonomy.as_lists()
     if getattr(config, "primary_metric", None) is not None:
         record["primary_metric"] = config.primary_metric
     return record
