@@ -93,7 +93,8 @@ class EvalCard:
         for name in AXIS_NAMES:
             axis = AXES[name]
             cells = "".join(
-                f'<td style="text-align:center;padding:1px 6px;{_html_mark_style(self.marks(name, value))}">'
+                '<td style="text-align:center;padding:1px 2px;font-size:11px;'
+                f'{_html_mark_style(self.marks(name, value))}">'
                 f"<i>{escape(axis.label(value))}</i><br>"
                 f'<span style="font-size:15px">{escape(self._markers(self.marks(name, value))) or "&nbsp;"}'
                 "</span></td>"
@@ -103,10 +104,13 @@ class EvalCard:
                 f'<tr><td colspan="{len(axis.values)}" style="background:#bbb;font-weight:bold;text-align:center;'
                 f'padding:1px">{escape(axis.title)}</td></tr><tr>{cells}</tr>'
             )
-        tables = "".join(f'<table style="border-collapse:collapse;width:100%">{row}</table>' for row in rows)
+        tables = "".join(
+            f'<table style="border-collapse:collapse;width:100%;table-layout:fixed;font-size:inherit">{row}</table>'
+            for row in rows
+        )
         legend = " &nbsp; ".join(f"{escape(m)} <code>{escape(label)}</code>" for m, label in self._legend())
         return (
-            '<div class="gb-eval-card" style="border:1px solid #444;max-width:36em;font-size:12px;'
+            '<div class="gb-eval-card" style="border:1px solid #444;max-width:46em;font-size:12px;'
             'font-family:system-ui,sans-serif;color:#222;background:#fff">'
             f'<div style="text-align:center;padding:2px"><b>GenBench evaluation card</b>: {escape(self.title)}</div>'
             f'{tables}<div style="padding:2px 6px">{legend}</div></div>'
