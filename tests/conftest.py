@@ -88,6 +88,13 @@ def _config(**overrides: Any) -> dict[str, Any]:
             "finetuning": {"objective": "maximum_likelihood"},
             "prompt_based_testing": {"prompt_builder": {}},
         },
+        "taxonomy": {
+            "motivation": "practical",
+            "generalisation_type": "compositional",
+            "shift_type": "covariate",
+            "shift_source": "fully_generated_data",
+            "shift_locus": "train-test",
+        },
     }
     base.update(overrides)
     return base

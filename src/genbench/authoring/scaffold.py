@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from genbench.core.errors import TaskDefinitionError
+from genbench.core.taxonomy import AXES, check_value
 from genbench.registry import roots
 from genbench.registry.directories import discover_tasks
 
@@ -115,6 +116,7 @@ def create_task(
     subtask_ids: Sequence[str] = (),
     authors: Iterable[str] = (),
     tasks_dir: str | os.PathLike[str] | None = None,
+    taxonomy: Mapping[str, str | Sequence[str]] | None = None,
 ) -> Path:
     """Create a task directory from the templates, ready for ``genbench-cli test-task``.
 
@@ -127,6 +129,9 @@ def create_task(
         authors: Author names; default ``["Anonymous"]`` (edit ``authors`` in ``config.jsonnet`` later).
         tasks_dir: The task root to create the task in; default: the package's ``tasks/`` directory. Any
             directory works; it must be in ``GENBENCH_TASKS_PATH`` for ``load_task`` to find the task.
+        taxonomy: Values of the GenBench taxonomy (``{"generalisation_type": "compositional", ...}``), written into
+            the config's ``taxonomy`` block (of the task with subtasks, when there are subtasks); the axes left out
+            are written as comments listing their values.
 
     Returns:
         The created task directory.
@@ -144,6 +149,7 @@ def create_task(
             f"Duplicate subtask id{'s' if len(duplicates) > 1 else ''}: {', '.join(duplicates)}."
         )
     author_list = _check_authors(authors)
+    block = taxonomy_block(taxonomy or {})
 
     destination = check_new_task(task_id, tasks_dir)
     root = destination.parent
@@ -151,7 +157,7 @@ def create_task(
     root.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".genbench-create-", dir=root))  # hidden: discovery skips it
     try:
-        staged = _render_task(staging, name, task_id, subtask_ids, ", ".join(author_list))
+        staged = _render_task(staging, name, task_id, subtask_ids, ", ".join(author_list), block)
         _check_configs(staged, subtask_ids)
         os.rename(staged, destination)
     except BaseException:
@@ -217,7 +223,56 @@ def _check_authors(authors: Iterable[str]) -> list[str]:
     return cleaned or [DEFAULT_AUTHOR]
 
 
-def _render_task(staging: Path, name: str, task_id: str, subtask_ids: Sequence[str], authors: str) -> Path:
+def taxonomy_block(taxonomy: Mapping[str, str | Sequence[str]]) -> str:
+    """The ``taxonomy`` block of a new config: the given values, the other axes as comments listing their values.
+
+    Raises:
+        TaskDefinitionError: an unknown axis or value (with a did-you-mean).
+
+    >>> print(taxonomy_block({"shift_locus": ["train-test"]}).splitlines()[-2])
+        shift_locus: 'train-test',
+    """
+    unknown = [axis for axis in taxonomy if axis not in AXES]
+    if unknown:
+        raise TaskDefinitionError(f"Unknown taxonomy axis {unknown[0]!r}; the axes are {', '.join(AXES)}.")
+    problems = [
+        problem
+        for axis, given in taxonomy.items()
+        for value in ([given] if isinstance(given, str) else given)
+        if (problem := check_value(axis, value)) is not None
+    ]
+    if problems:
+        raise TaskDefinitionError(sentence_case(problems[0]) + ".")
+    lines = [
+        "  // Where the task sits on the GenBench generalisation taxonomy (docs/taxonomy.md, genbench.org/taxonomy):",
+        "  // its evaluation card (`genbench-cli eval-card`) and the leaderboard's groupings. Choose a value per axis"
+        + ("." if taxonomy else ","),
+    ]
+    if not taxonomy:
+        lines.append("  // then uncomment the block.")
+    body = []
+    for axis in AXES.values():
+        given = taxonomy.get(axis.name)
+        if given:
+            values = [given] if isinstance(given, str) else list(given)
+            text = repr(values[0]) if len(values) == 1 else "[" + ", ".join(repr(v) for v in values) + "]"
+            body.append(f"    {axis.name}: {text},")
+        else:
+            several = " (one, or a list)" if axis.several else ""
+            body.append(f"    // {axis.name}{several}: " + " | ".join(repr(v) for v in axis.values))
+    if taxonomy:
+        return "\n".join([*lines, "  taxonomy: {", *body, "  },"])
+    return "\n".join([*lines, "  // taxonomy: {", *["  //" + line[2:] for line in body], "  // },"])
+
+
+def sentence_case(text: str) -> str:
+    """``text`` with its first letter upper-case."""
+    return text[:1].upper() + text[1:]
+
+
+def _render_task(
+    staging: Path, name: str, task_id: str, subtask_ids: Sequence[str], authors: str, block: str = ""
+) -> Path:
     if not subtask_ids:
         values = {
             "task_name": name,
@@ -225,6 +280,7 @@ def _render_task(staging: Path, name: str, task_id: str, subtask_ids: Sequence[s
             "task_full_id": task_id,
             "task_class_name": class_name_from_id(task_id),
             "authors": authors,
+            "taxonomy_block": block,
         }
         return render_template(TASK_TEMPLATE, values, staging)
     parent = render_template(
@@ -235,6 +291,7 @@ def _render_task(staging: Path, name: str, task_id: str, subtask_ids: Sequence[s
             "task_class_name": class_name_from_id(task_id, suffix="TaskDict"),
             "authors": authors,
             "subtask_ids": ", ".join(subtask_ids),
+            "taxonomy_block": block,
         },
         staging,
     )
@@ -245,6 +302,7 @@ def _render_task(staging: Path, name: str, task_id: str, subtask_ids: Sequence[s
             "task_full_id": f"{task_id}:{subtask_id}",
             "task_class_name": class_name_from_id(f"{task_id}_{subtask_id}"),
             "authors": authors,
+            "taxonomy_block": taxonomy_block({}),
         }
         render_template(TASK_TEMPLATE, values, parent)
     return parent

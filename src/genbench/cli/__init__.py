@@ -30,6 +30,7 @@ COMMANDS: PluginGroup[click.Command] = PluginGroup(
         "create-task": "genbench.cli.create_task:create_task",
         "data": "genbench.cli.data:data",
         "demo": "genbench.cli.demo:demo",
+        "eval-card": "genbench.cli.eval_card:eval_card",
         "evaluate": "genbench.cli.evaluate:evaluate",
         "leaderboard": "genbench.cli.leaderboard:leaderboard",
         "list-tasks": "genbench.cli.list_tasks:list_tasks",
@@ -55,6 +56,7 @@ SHORT_HELP: dict[str, str] = {
     "create-task": "Create a new task with the given name, id and optional subtask ids.",
     "data": "Download task data once, and move it to machines without internet.",
     "demo": "Run every task with simple baseline predictors, zero- and few-shot, and record the scores.",
+    "eval-card": "Render a task's GenBench evaluation card: the taxonomy's five axes, the task's values marked.",
     "evaluate": "Score a file of predictions against a task's split and print the metrics.",
     "leaderboard": (
         "Build a static leaderboard site from the results files under RESULTS_DIR... (searched recursively)."

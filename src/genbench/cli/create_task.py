@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from genbench.authoring import scaffold
 from genbench.authoring.scaffold import task_id_problem
 from genbench.cli._output import display_path
+from genbench.cli.taxonomy_options import taxonomy_from_options, taxonomy_options
 from genbench.registry.roots import task_roots
 
 AUTHORS_PROMPT = "Task authors (e.g John Doe). Split with ','"
@@ -72,8 +74,14 @@ def _check_subtask_ids(ctx: click.Context, param: click.Parameter, value: tuple[
     help="Task root to create the task in. Default: the package's tasks/ directory. Another root must be in "
     "GENBENCH_TASKS_PATH for genbench to find the task.",
 )
+@taxonomy_options
 def create_task(
-    name: str, task_id: str | None, subtask_ids: tuple[str, ...], authors: str | None, tasks_dir: Path | None
+    name: str,
+    task_id: str | None,
+    subtask_ids: tuple[str, ...],
+    authors: str | None,
+    tasks_dir: Path | None,
+    **taxonomy: Any,
 ) -> None:
     """Create a new task with the given name, id and optional subtask ids.
 
@@ -84,6 +92,7 @@ def create_task(
     Examples:
       genbench-cli create-task --name "The addition task" --id addition -a "Jane Doe, John Smith"
       genbench-cli create-task -n "The addition task" -i addition -s subtask_1 -s subtask_2
+      genbench-cli create-task -n "Addition" --generalisation-type compositional --shift-locus train-test
     """
     if not name.strip():
         raise click.BadParameter("the task name is empty.", param_hint="'-n' / '--name'")
@@ -120,7 +129,12 @@ def create_task(
     else:
         click.echo(f"Task class name: {scaffold.class_name_from_id(task_id)}")
     path = scaffold.create_task(
-        name, task_id=task_id, subtask_ids=subtask_ids, authors=author_list, tasks_dir=tasks_dir
+        name,
+        task_id=task_id,
+        subtask_ids=subtask_ids,
+        authors=author_list,
+        tasks_dir=tasks_dir,
+        taxonomy=taxonomy_from_options(taxonomy),
     )
 
     click.echo("Task created successfully.")

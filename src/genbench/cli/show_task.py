@@ -9,6 +9,7 @@ import click
 from genbench.cli._output import spinner
 from genbench.cli.params import COUNT, SEED
 from genbench.display.summary import config_summary, example_prompts, light_splits, split_sizes
+from genbench.review.prompt_checks import prompt_lint_messages
 
 if TYPE_CHECKING:
     from genbench.task import Task
@@ -26,6 +27,7 @@ def _print_task(task: Task, shots: int, seed: int, *, heading: str) -> None:
     rows.append(("Splits", ", ".join(f"{split} {n}" for split, n in sizes.items())))
     _print_rows(rows)
 
+    _print_prompt_lint(task)  # before the prompts are built: a prompt that cannot be built is an error
     with spinner(f"Building prompts of {task.task_id}..."):
         prompts = example_prompts(task, shots, seed, splits=splits)
     for prompt in prompts:
@@ -75,6 +77,16 @@ def show_task(task_id: str, shots: int, seed: int) -> None:
     for subtask in task.values():
         click.echo()
         _print_task(subtask, shots, seed, heading=f"== Subtask {subtask.task_id}: {subtask.config.name}")
+
+
+def _print_prompt_lint(task: Task) -> None:
+    """The prompt lint's warnings (genbench.prompting.prompt_lint): the field to change and the rendered prompt."""
+    try:
+        source: str | None = (task.task_dir / "config.jsonnet").read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        source = None  # the lines are a help, not a need
+    for message in prompt_lint_messages(task.config, source, file=f"{task.task_id}/config.jsonnet"):
+        click.secho(f"Warning: {message}", fg="yellow", err=True)
 
 
 def _print_rows(rows: list[tuple[str, str]]) -> None:

@@ -19,6 +19,7 @@ from genbench.config.schema import (
     TaskConfig,
     TaskDictConfig,
 )
+from genbench.config.taxonomy_block import TaxonomyConfig
 
 __all__ = [
     "ContaminationCheckConfig",
@@ -30,6 +31,7 @@ __all__ = [
     "PromptBuilderConfig",
     "TaskConfig",
     "TaskDictConfig",
+    "TaxonomyConfig",
     "collect_config_warnings",
     "evaluate_jsonnet",
     "load_jsonnet",

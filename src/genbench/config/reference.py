@@ -19,6 +19,7 @@ from genbench.config.schema import (
     TaskConfig,
     TaskDictConfig,
 )
+from genbench.config.taxonomy_block import TaxonomyConfig
 from genbench.core.generated_docs import replace_generated_block
 
 SECTIONS: list[tuple[str, type[BaseModel]]] = [
@@ -30,6 +31,7 @@ SECTIONS: list[tuple[str, type[BaseModel]]] = [
     ("`preparation_strategies.finetuning`", FinetuningStrategyConfig),
     ("`preparation_strategies.prompt_based_testing`", PromptBasedTestingConfig),
     ("`preparation_strategies.prompt_based_testing.prompt_builder`", PromptBuilderConfig),
+    ("`taxonomy`", TaxonomyConfig),
     ("TaskDict config (`config.jsonnet` of a task with subtasks)", TaskDictConfig),
 ]
 

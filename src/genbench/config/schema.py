@@ -27,6 +27,7 @@ from pydantic import (
 )
 
 from genbench.config.regex_guard import compile_config_regex
+from genbench.config.taxonomy_block import TaxonomyConfig
 from genbench.config.unknown_fields import compute_kwargs_hint, unknown_field_message
 from genbench.core.errors import ConfigProblem, GenbenchConfigWarning, UnknownPluginError
 from genbench.core.plugins import CONTAMINATION_BACKENDS
@@ -367,6 +368,16 @@ class TaskConfig(_Strict):
         description="Training datasets to check the test set against (`task.check_contamination()`); results are "
         "keyed contamination__{dataset}__{mode}.",
     )
+    taxonomy: TaxonomyConfig | None = Field(
+        default=None,
+        description="Where the task sits on the GenBench generalisation taxonomy (docs/taxonomy.md): its evaluation "
+        "card (`genbench-cli eval-card`) and the leaderboard's groupings.",
+    )
+    primary_metric: NonEmptyStr | None = Field(
+        default=None,
+        description="The result key of the task's headline score, e.g. 'hf_exact_match__exact_match' (checked by "
+        "`genbench-cli test-task` against the keys the task's evaluation gives); the leaderboard ranks by it.",
+    )
 
     @field_validator("free_form_output_regex")
     @classmethod
@@ -414,6 +425,16 @@ class TaskDictConfig(_KeepsExtras):
     subtasks_order: list[Annotated[StrictStr, Field(pattern=ID_PATTERN)]] | None = Field(
         default=None, description="Order of the subtasks; default: sorted subdirectory names."
     )
+    taxonomy: TaxonomyConfig | None = Field(
+        default=None,
+        description="The GenBench taxonomy of the task as a whole; each subtask may declare its own "
+        "(docs/taxonomy.md).",
+    )
+    primary_metric: NonEmptyStr | None = Field(
+        default=None,
+        description="The key of the headline score in the merged results, e.g. the mean over subtasks "
+        "'hf_accuracy__accuracy' or a key the TaskDict's own merge_evaluation_results adds.",
+    )
 
 
 _SECTIONS: dict[str, type[BaseModel]] = {
@@ -423,6 +444,7 @@ _SECTIONS: dict[str, type[BaseModel]] = {
     "preparation_strategies.finetuning": FinetuningStrategyConfig,
     "preparation_strategies.prompt_based_testing": PromptBasedTestingConfig,
     "preparation_strategies.prompt_based_testing.prompt_builder": PromptBuilderConfig,
+    "taxonomy": TaxonomyConfig,
 }
 FIELD_HOMES = {name: section for section, model in reversed(list(_SECTIONS.items())) for name in model.model_fields}
 """Where each field of a task config lives (dotted section, ``""`` the top level), to tell an author who put one at

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from genbench.core.errors import GenBenchError
 from genbench.core.vocabulary import PreparationStrategy
+from genbench.display.eval_card import eval_card_html_section
 from genbench.display.html import CARD_CSS, escape, table, visible_whitespace
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ def task_card_html(
                 ("Splits", _split_sizes(datasets)),
             ]
         ),
+        eval_card_html_section(task),
     ]
     if datasets is not None and examples > 0:
         parts.append(_examples(datasets, examples))
@@ -91,6 +93,7 @@ def task_dict_card_html(task_dict: TaskDict, *, load_data: bool = False, standal
                 ("Subtasks", escape(", ".join(task_dict)) or "—"),
             ]
         ),
+        eval_card_html_section(task_dict),
         f"<h4>Subtasks</h4>{subtask_cards}",
     ]
     return _wrap("".join(parts), standalone)

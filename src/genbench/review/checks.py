@@ -7,8 +7,8 @@ and what to do, raises :class:`TaskCheckSkipped` when it does not apply, and war
 A task runs :data:`TASK_CHECKS`; a task with subtasks runs :data:`TASK_DICT_CHECKS` and then :data:`TASK_CHECKS` on
 every subtask.
 
->>> [check.name for check in TASK_CHECKS][:5]
-['task_files', 'required_files', 'config', 'doc', 'task_loads']
+>>> [check.name for check in TASK_CHECKS][:7]
+['task_files', 'required_files', 'config', 'doc', 'taxonomy', 'prompt_lint', 'task_loads']
 >>> from genbench import load_task
 >>> check_example_types(load_task("ner_unseen_entities"))
 """
@@ -29,6 +29,7 @@ from genbench.review.data_checks import (
     check_test_overlap,
     is_overridden,
 )
+from genbench.review.metadata_checks import check_primary_metric, check_task_dict_primary_metric, check_taxonomy
 from genbench.review.preparation_checks import (
     check_finetuning,
     check_gold_scores,
@@ -36,6 +37,7 @@ from genbench.review.preparation_checks import (
     check_task_dict_merge,
     gold_predictions,
 )
+from genbench.review.prompt_checks import check_prompt_lint
 from genbench.review.static_checks import (
     DOC_MIN_WORDS,
     DOC_TEMPLATE_MARKER,
@@ -60,6 +62,10 @@ TASK_CHECKS: tuple[Check, ...] = (
           placement="trusted"),
     Check("config", "config.jsonnet is valid", partial(check_config, task_dict=False), "dir", placement="trusted"),
     Check("doc", "doc.md documents the task", check_doc, "dir", takes_submission=True, placement="trusted"),
+    Check("taxonomy", "The task declares its GenBench taxonomy", partial(check_taxonomy, task_dict=False), "dir",
+          placement="trusted"),
+    Check("prompt_lint", "Prompts read well (no glued words or doubled separators)", check_prompt_lint, "dir",
+          placement="trusted"),
     Check("task_loads", "The task loads", check_task_loads, "id"),
     Check("method_names", "No misspelt Task method overrides", check_method_names, "task", _LOADED),
     Check("split_file", "The split file is valid", check_split_file, "task", _LOADED, placement="data"),
@@ -76,6 +82,7 @@ TASK_CHECKS: tuple[Check, ...] = (
     Check("ngram_overlap", "No test example near-duplicates train/validation", check_ngram_overlap, "task", _DATASETS,
           placement="data"),
     Check("gold_scores", "Gold predictions reach best_score", check_gold_scores, "task", _EXAMPLES),
+    Check("primary_metric", "primary_metric is a key of the results", check_primary_metric, "task", _EXAMPLES),
     Check("prompts", "Prompts render with exactly k shots", check_prompts, "task", _EXAMPLES),
     Check("finetuning", "Finetuning datasets prepare", check_finetuning, "task", _DATASETS),
 )  # fmt: skip
@@ -87,8 +94,12 @@ TASK_DICT_CHECKS: tuple[Check, ...] = (
     Check("config", "config.jsonnet is valid", partial(check_config, task_dict=True), "dir", placement="trusted"),
     Check("doc", "doc.md documents the task", check_doc, "dir", takes_submission=True, placement="trusted"),
     Check("subtasks", "Subtasks match subtasks_order", check_subtasks, "dir", placement="trusted"),
+    Check("taxonomy", "The task declares its GenBench taxonomy", partial(check_taxonomy, task_dict=True), "dir",
+          placement="trusted"),
     Check("task_loads", "The task and its subtasks load", check_task_loads, "id"),
     Check("merge", "Subtask results merge", check_task_dict_merge, "task_dict", _LOADED),
+    Check("primary_metric", "primary_metric is a key of the merged results", check_task_dict_primary_metric,
+          "task_dict", _LOADED),
 )  # fmt: skip
 
 __all__ = [
@@ -111,13 +122,17 @@ __all__ = [
     "check_ngram_overlap",
     "check_no_duplicates",
     "check_no_iterable_dataset",
+    "check_primary_metric",
+    "check_prompt_lint",
     "check_prompts",
     "check_required_files",
     "check_split_file",
     "check_subtasks",
     "check_task_dict_merge",
+    "check_task_dict_primary_metric",
     "check_task_files",
     "check_task_loads",
+    "check_taxonomy",
     "check_test_overlap",
     "doc_problem",
     "gold_predictions",

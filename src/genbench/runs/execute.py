@@ -49,6 +49,7 @@ from genbench.runs.results import (
 from genbench.runs.runner_registry import load_runner
 from genbench.runs.scoring import BootstrapSettings
 from genbench.runs.specs import parse_model_spec
+from genbench.runs.task_metadata import task_metadata
 
 if TYPE_CHECKING:
     from genbench.task import Task
@@ -282,6 +283,7 @@ def results_document(
             "task_type": task.config.task_type.value,
             "keywords": list(task.keywords),
             "fingerprint": fingerprint,
+            **task_metadata(task.task_id, task.config),
         },
         "run_identity": identity,
         "genbench_version": VERSION,

@@ -28,6 +28,7 @@ import numpy as np
 from genbench.runs.bootstrap import resample_indices
 from genbench.runs.errors import ModelRunError
 from genbench.runs.results import canonical_sha256, run_identity, save_results
+from genbench.runs.task_metadata import task_metadata
 
 Merge = Callable[[Mapping[str, Mapping[str, Any]]], Mapping[str, Any]]
 
@@ -188,7 +189,8 @@ def merged_document(
                 f"subtasks' results ({type(exc).__name__}: {exc}); fix it in the task's __init__.py."
             ) from exc
         subtask_evaluations = [next(e for e in documents[sid]["evaluations"] if e["shots"] == shots) for sid in scores]
-        primary = subtask_evaluations[0]["primary_metric"]
+        declared = getattr(getattr(task_dict, "config", None), "primary_metric", None)
+        primary = declared if declared in entries else subtask_evaluations[0]["primary_metric"]
         evaluations.append(
             {
                 "shots": shots,
@@ -211,6 +213,7 @@ def merged_document(
             "keywords": list(task_dict.keywords),
             "subtasks": [doc["task"]["id"] for doc in documents.values()],
             "fingerprint": fingerprint,
+            **task_metadata(task_dict.task_id, task_dict.config),
         },
         "run_identity": run_identity(
             first["model"],

@@ -17,6 +17,17 @@
   ],
   authors: ['genbench developers'],
 
+  // The task on the GenBench taxonomy (docs/taxonomy.md); `genbench-cli eval-card -i arithmetic_length` draws it.
+  // Data written by make_data.py throughout (templates), so the shift source is fully generated data.
+  taxonomy: {
+    motivation: 'intrinsic',
+    generalisation_type: 'compositional',
+    shift_type: 'covariate',
+    shift_source: 'fully_generated_data',
+    shift_locus: 'train-test',
+  },
+  primary_metric: 'hf_exact_match__exact_match',
+
   // The data is written by make_data.py (seeded) and ships with the task; paths are relative to this directory.
   data_source: {
     type: 'manual',

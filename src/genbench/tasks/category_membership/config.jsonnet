@@ -16,6 +16,17 @@
   ],
   authors: ['genbench developers'],
 
+  // The task on the GenBench taxonomy (docs/taxonomy.md). The questions come from make_data.py's word lists and
+  // templates; split.jsonnet partitions them by category.
+  taxonomy: {
+    motivation: 'intrinsic',
+    generalisation_type: 'compositional',
+    shift_type: 'label',
+    shift_source: 'fully_generated_data',
+    shift_locus: 'train-test',
+  },
+  primary_metric: 'hf_accuracy__accuracy',
+
   // The source files are an i.i.d. shuffle (as a dataset would usually be distributed); split.jsonnet
   // re-splits them by category and creates the `validation` split, which the source files lack.
   data_source: {

@@ -15,6 +15,19 @@
     'negation',
   ],
   authors: ['genbench developers'],
+
+  // The task on the GenBench taxonomy (docs/taxonomy.md), for both subtasks: `affirmative` is the reference,
+  // `negated` the shifted test. Statements come from make_data.py's word lists and one template.
+  taxonomy: {
+    motivation: 'intrinsic',
+    generalisation_type: 'compositional',
+    shift_type: 'covariate',
+    shift_source: 'fully_generated_data',
+    shift_locus: 'train-test',
+  },
+  // The mean accuracy over the subtasks (merge_evaluation_results also reports negation_gap__*, where lower is
+  // better).
+  primary_metric: 'hf_accuracy__accuracy',
   // Report and merge results in this order.
   subtasks_order: ['affirmative', 'negated'],
 }

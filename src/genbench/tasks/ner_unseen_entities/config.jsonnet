@@ -17,6 +17,17 @@
   ],
   authors: ['genbench developers'],
 
+  // The task on the GenBench taxonomy (docs/taxonomy.md): sentences from clause templates and name lists.
+  taxonomy: {
+    motivation: 'practical',
+    generalisation_type: 'compositional',
+    shift_type: 'covariate',
+    shift_source: 'fully_generated_data',
+    shift_locus: 'train-test',
+  },
+  // seqeval's entity-level F1 over all entity types.
+  primary_metric: 'hf_seqeval__overall_f1',
+
   data_source: {
     type: 'manual',
     train: 'data/train.jsonl',

@@ -14,6 +14,16 @@
   ],
   authors: ['genbench developers'],
 
+  // The task on the GenBench taxonomy (docs/taxonomy.md).
+  taxonomy: {
+    motivation: 'practical',
+    generalisation_type: 'across_domain',
+    shift_type: 'covariate',
+    shift_source: 'naturally_occurring',
+    shift_locus: 'train-test',
+  },
+  primary_metric: 'cross_encoder_reranking__ndcg@10',
+
   // Hand-written rows (make_data.py): query, positive (relevant passages), documents (first-stage ranking).
   data_source: {
     type: 'manual',

@@ -26,6 +26,8 @@
 {%- endif %}{% endfor %}
   ],
 
+{{ cookiecutter.taxonomy_block }}
+
   // Where the examples come from: JSONL files (`manual`) or a Hugging Face dataset (`hf`); give only one.
   //
   // Option 1: JSONL files, one JSON object per line. Each split is an https://, http:// or file:// URI or a path
@@ -78,6 +80,10 @@
   evaluation_metrics: [
     { hf_id: 'exact_match', best_score: 1.0 },
   ],
+
+  // The result key of the task's headline score: what the leaderboard ranks by (`genbench-cli test-task` checks
+  // that the task's evaluation gives it). A metric's keys are hf_<metric id>__<key of its output>.
+  primary_metric: 'hf_exact_match__exact_match',
 
   // How to prepare a model for the task: at least one of `finetuning` and `prompt_based_testing`.
   preparation_strategies: {

@@ -20,6 +20,8 @@
 {%- endif %}{% endfor %}
   ],
 
+{{ cookiecutter.taxonomy_block }}
+
   // The subtasks, in the order their results are reported and merged. Every subtask directory must be listed.
   subtasks_order: [
 {%- for subtask_id in cookiecutter.subtask_ids.split(',') %}{% if subtask_id.strip() %}

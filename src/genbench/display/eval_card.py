@@ -1,0 +1,301 @@
+"""GenBench evaluation cards: the taxonomy's five axes, every value listed, the task's values marked.
+
+The layout follows genbench.org's card generator (https://genbench.org/eval_cards/): one band per axis (motivation,
+generalisation type, shift type, shift source, shift locus), its values as columns, and one marker per experiment
+(``□``, ``△``, ``○``, ...) under each value the experiment has. A task is one experiment; a task with subtasks is its
+own taxonomy and each subtask that declares a different one. The card renders as SVG (a figure for a paper or a
+site, valid XML), HTML (a notebook or a page), LaTeX (a standalone document, as genbench.org's generator writes) and
+Markdown (a task's ``doc.md``).
+
+>>> from genbench import load_task
+>>> card = eval_card(load_task("arithmetic_length"))
+>>> [(e.label, e.values["generalisation_type"]) for e in card.experiments]
+[('arithmetic_length', ['compositional'])]
+>>> "Compositional □" in card.markdown()
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+from xml.sax.saxutils import escape as xml_escape
+
+from genbench.core.errors import GenBenchError
+from genbench.core.taxonomy import AXES, AXIS_NAMES, EVAL_CARDS_URL, suggest_from_keywords
+from genbench.display.html import escape
+
+CardFormat = Literal["svg", "html", "latex", "markdown"]
+FORMATS: tuple[str, ...] = ("svg", "html", "latex", "markdown")
+
+# Markers of experiments 1, 2, 3 as genbench.org draws them (LaTeX: \square, \bigtriangleup, \bigcirc), then more.
+MARKERS = ("□", "△", "○", "◇", "☆", "▽")
+LATEX_MARKERS = (r"$\square$", r"$\bigtriangleup$", r"$\bigcirc$", r"$\diamond$", r"$\star$", r"$\bigtriangledown$")
+
+
+class NoTaxonomyError(GenBenchError, ValueError):
+    """The task declares no ``taxonomy`` block, so it has no evaluation card."""
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One experiment of a card: its label (a task id) and its values per axis (lists, possibly empty)."""
+
+    label: str
+    values: Mapping[str, list[str]]
+
+
+@dataclass(frozen=True)
+class EvalCard:
+    """A task's evaluation card, ready to render."""
+
+    title: str
+    experiments: tuple[Experiment, ...]
+
+    def marks(self, axis: str, value: str) -> list[int]:
+        """The positions of the experiments that have ``value`` on ``axis``."""
+        return [i for i, e in enumerate(self.experiments) if value in e.values.get(axis, [])]
+
+    def render(self, fmt: str) -> str:
+        """The card as ``svg``, ``html``, ``latex`` or ``markdown`` text."""
+        renderers = {"svg": self.svg, "html": self.html, "latex": self.latex, "markdown": self.markdown}
+        if fmt not in renderers:
+            raise ValueError(f"unknown card format {fmt!r}; expected one of {', '.join(FORMATS)}")
+        return renderers[fmt]()
+
+    def _legend(self) -> list[tuple[str, str]]:
+        return [(MARKERS[i % len(MARKERS)], e.label) for i, e in enumerate(self.experiments)]
+
+    def markdown(self) -> str:
+        """A Markdown table: a row per axis, the task's values in bold with their markers, then the legend."""
+        width = max(len(axis.values) for axis in AXES.values())
+        lines = [
+            f"**GenBench evaluation card** ({EVAL_CARDS_URL})",
+            "",
+            "| axis |" + " |" * width,
+            "|---|" + "---|" * width,
+        ]
+        for name in AXIS_NAMES:
+            axis = AXES[name]
+            cells = []
+            for value in axis.values:
+                marks = "".join(MARKERS[i % len(MARKERS)] for i in self.marks(name, value))
+                cells.append(f"**{axis.label(value)} {marks}**" if marks else axis.label(value))
+            cells += [""] * (width - len(cells))
+            lines.append(f"| {axis.title} | " + " | ".join(_md(c) for c in cells) + " |")
+        legend = ", ".join(f"{marker} `{_md(label)}`" for marker, label in self._legend())
+        return "\n".join([*lines, "", legend]) + "\n"
+
+    def html(self) -> str:
+        """An HTML fragment (escaped, inline styles only): a band per axis with its values and the markers."""
+        rows = []
+        for name in AXIS_NAMES:
+            axis = AXES[name]
+            cells = "".join(
+                '<td style="text-align:center;padding:1px 2px;font-size:11px;'
+                f'{_html_mark_style(self.marks(name, value))}">'
+                f"<i>{escape(axis.label(value))}</i><br>"
+                f'<span style="font-size:15px">{escape(self._markers(self.marks(name, value))) or "&nbsp;"}'
+                "</span></td>"
+                for value in axis.values
+            )
+            rows.append(
+                f'<tr><td colspan="{len(axis.values)}" style="background:#bbb;font-weight:bold;text-align:center;'
+                f'padding:1px">{escape(axis.title)}</td></tr><tr>{cells}</tr>'
+            )
+        tables = "".join(
+            f'<table style="border-collapse:collapse;width:100%;table-layout:fixed;font-size:inherit">{row}</table>'
+            for row in rows
+        )
+        legend = " &nbsp; ".join(f"{escape(m)} <code>{escape(label)}</code>" for m, label in self._legend())
+        return (
+            '<div class="gb-eval-card" style="border:1px solid #444;max-width:46em;font-size:12px;'
+            'font-family:system-ui,sans-serif;color:#222;background:#fff">'
+            f'<div style="text-align:center;padding:2px"><b>GenBench evaluation card</b>: {escape(self.title)}</div>'
+            f'{tables}<div style="padding:2px 6px">{legend}</div></div>'
+        )
+
+    def latex(self) -> str:
+        """A standalone LaTeX document in genbench.org's card layout (xcolor, colortbl, amssymb); copy the part
+        from ``% Set tabular size`` to the last ``\\end{tabular}`` into a paper, with the packages."""
+        out = [
+            "% GenBench evaluation card, " + _tex_comment(self.title) + f" ({EVAL_CARDS_URL})",
+            r"\documentclass{standalone}",
+            r"\usepackage{xcolor}",
+            r"\usepackage{colortbl}",
+            r"\usepackage{amssymb}",
+            r"\begin{document}",
+            "% Set tabular size",
+            r"\newcommand{\tabularwidth}{11cm}",
+            "% Set symbols for experiments",
+        ]
+        names = [_latex_experiment_name(i) for i in range(len(self.experiments))]
+        for i, name in enumerate(names):
+            marker = LATEX_MARKERS[i % len(LATEX_MARKERS)]
+            out.append(rf"\newcommand{{{name}}}{{{marker}}} % {_tex_comment(self.experiments[i].label)}")
+        out += [
+            r"\renewcommand{\arraystretch}{1.1}",
+            r"\setlength{\tabcolsep}{0mm}",
+            r"\begin{tabular}{|p{\tabularwidth}<{\centering}|}",
+            r"\hline",
+        ]
+        for name in AXIS_NAMES:
+            axis = AXES[name]
+            column = f"{11 / len(axis.values):.2f}cm"
+            spec = f"p{{{column}}}" + f"p{{{column}}}<{{\\centering}}" * (len(axis.values) - 1)
+            labels = " & ".join(rf"\textit{{{tex_escape(axis.label(value))}}}" for value in axis.values)
+            marks = " & ".join(
+                r"\large " + r"\hspace{0.5mm}".join(names[i] for i in self.marks(name, value)) for value in axis.values
+            )
+            out += [
+                f"% {axis.title}",
+                r"\rowcolor{gray!60}",
+                rf"\textbf{{{tex_escape(axis.title)}}} \\",
+                r"\footnotesize",
+                rf"\begin{{tabular}}{{{spec}}}",
+                labels + r" \\",
+                marks,
+                r"\vspace{2mm} \\",
+                r"\end{tabular} \\",
+            ]
+        out += [r"\hline", r"\end{tabular}", r"\end{document}"]
+        return "\n".join(out) + "\n"
+
+    def svg(self) -> str:
+        """A self-contained SVG image (valid XML; text escaped), 560 px wide."""
+        width, band, label_h, mark_h, top = 560, 20, 16, 22, 26
+        legend_h = 18 * len(self.experiments) + 8
+        height = top + len(AXIS_NAMES) * (band + label_h + mark_h) + legend_h
+        parts = [
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif" font-size="11">',
+            f"<title>GenBench evaluation card: {xml_escape(self.title)}</title>",
+            f'<rect x="0.5" y="0.5" width="{width - 1}" height="{height - 1}" fill="#fff" stroke="#333"/>',
+            f'<text x="{width / 2}" y="17" text-anchor="middle" font-size="13" font-weight="bold">'
+            f"GenBench evaluation card: {xml_escape(self.title)}</text>",
+        ]
+        y = top
+        for name in AXIS_NAMES:
+            axis = AXES[name]
+            parts.append(f'<rect x="1" y="{y}" width="{width - 2}" height="{band}" fill="#a6a6a6"/>')
+            parts.append(
+                f'<text x="{width / 2}" y="{y + 14}" text-anchor="middle" font-weight="bold">'
+                f"{xml_escape(axis.title)}</text>"
+            )
+            y += band
+            column = (width - 2) / len(axis.values)
+            for position, value in enumerate(axis.values):
+                x = 1 + column * (position + 0.5)
+                marks = self.marks(name, value)
+                weight = ' font-weight="bold"' if marks else ""
+                parts.append(
+                    f'<text x="{x:.1f}" y="{y + 12}" text-anchor="middle" font-style="italic"{weight}>'
+                    f"{xml_escape(axis.label(value))}</text>"
+                )
+                if marks:
+                    parts.append(
+                        f'<text x="{x:.1f}" y="{y + label_h + 15}" text-anchor="middle" font-size="16">'
+                        f"{xml_escape(self._markers(marks))}</text>"
+                    )
+            y += label_h + mark_h
+        parts.append(f'<line x1="1" y1="{y}" x2="{width - 1}" y2="{y}" stroke="#333"/>')
+        for marker, label in self._legend():
+            y += 18
+            parts.append(f'<text x="10" y="{y}">{xml_escape(marker)} {xml_escape(label)}</text>')
+        parts.append("</svg>")
+        return "\n".join(parts) + "\n"
+
+    def _markers(self, positions: Sequence[int]) -> str:
+        return " ".join(MARKERS[i % len(MARKERS)] for i in positions)
+
+
+def _html_mark_style(marks: Sequence[int]) -> str:
+    return "font-weight:bold;background:#eef" if marks else "color:#555"
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+_TEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "–": "--",
+}
+
+
+def tex_escape(text: str) -> str:
+    """Text escaped for LaTeX (the ten special characters; an en dash as ``--``)."""
+    return "".join(_TEX_SPECIALS.get(char, char) for char in text)
+
+
+def _tex_comment(text: str) -> str:
+    """Text for a LaTeX comment: one line (a newline would end the comment and leave the rest as code)."""
+    return " ".join(text.split())
+
+
+def _latex_experiment_name(position: int) -> str:
+    """``\\firstexp``, ``\\secondexp``, ... (genbench.org's names; LaTeX command names take letters only)."""
+    words = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+    if position < len(words):
+        return f"\\{words[position]}exp"
+    return "\\exp" + "".join(chr(ord("a") + int(digit)) for digit in str(position))
+
+
+def taxonomy_experiments(task: Any) -> list[Experiment]:
+    """The experiments of a task's card: a task's own taxonomy (a subtask's: its parent's when it declares none); for
+    a task with subtasks, its own taxonomy and each subtask's that differs from it. Empty when nothing declares one."""
+    experiments: list[Experiment] = []
+    own = getattr(task.config, "taxonomy", None)
+    if own is None and getattr(task, "subtask_id", None) is not None:
+        from genbench.registry.task_taxonomy import task_taxonomy  # reads configs: pydantic, which display defers
+
+        own = task_taxonomy(task.task_id, task.config)  # declared by its task with subtasks
+    if own is not None:
+        experiments.append(Experiment(task.task_id, own.as_lists()))
+    subtasks = task.items() if hasattr(task, "items") and callable(task.items) else []
+    for _, subtask in subtasks:
+        taxonomy = subtask.config.taxonomy
+        if taxonomy is not None and (own is None or taxonomy.as_lists() != own.as_lists()):
+            experiments.append(Experiment(subtask.task_id, taxonomy.as_lists()))
+    return experiments
+
+
+def eval_card(task: Any) -> EvalCard:
+    """The evaluation card of a task or a task with subtasks.
+
+    Raises:
+        NoTaxonomyError: neither the task nor a subtask declares a ``taxonomy`` block (the message lists the values
+            its keywords suggest).
+    """
+    experiments = taxonomy_experiments(task)
+    if not experiments:
+        raise NoTaxonomyError(missing_taxonomy_message(task.task_id, task.keywords))
+    return EvalCard(f"{task.name} ({task.task_id})", tuple(experiments))
+
+
+def missing_taxonomy_message(task_id: str, keywords: Sequence[str]) -> str:
+    """What to write in a config without a ``taxonomy`` block, with the values its keywords suggest."""
+    suggestions = suggest_from_keywords(keywords)
+    text = f"task {task_id!r} declares no taxonomy, so it has no evaluation card: add a taxonomy block to its config"
+    if suggestions:
+        fields = ", ".join(f"{s.field}: '{s.value}' (keyword {s.keyword!r})" for s in suggestions)
+        text += f", e.g. taxonomy: {{{fields}}}"
+    return text + " (docs/taxonomy.md lists the values)"
+
+
+def eval_card_html_section(task: Any) -> str:
+    """The card as an HTML section of a task's notebook card, or ``""`` when the task declares no taxonomy."""
+    experiments = taxonomy_experiments(task)
+    if not experiments:
+        return ""
+    return "<h4>GenBench evaluation card</h4>" + EvalCard(task.task_id, tuple(experiments)).html()
