@@ -92,7 +92,7 @@ def write_report(report: ContaminationReport, output_dir: Path) -> list[Path]:
         "scores": table,
         "files": {f"{r.source}\t{r.test_set}": files[i] for i, r in enumerate(report.results)},
         "indexes": {
-            name: {k: m.get(k) for k in ("name", "index_type", "source", "counts", "model")}
+            name: {k: m.get(k) for k in ("name", "index_type", "source", "units_from", "counts", "model")}
             for name, m in report.manifests.items()
         },
     }

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -86,6 +87,29 @@ class UnitSpec:
         if self.text_field is not None:
             return {"text_field": self.text_field}
         return {k: v for k, v in asdict(self).items() if k != "text_field"}
+
+    @classmethod
+    def from_dict(cls, recorded: Any) -> UnitSpec | None:
+        """The spec a manifest's ``units_from`` records; ``None`` when it is not one."""
+        if not isinstance(recorded, dict):
+            return None
+        try:
+            return cls(**{k: v for k, v in recorded.items() if k in {f.name for f in fields(cls)}})
+        except (TypeError, ContaminationError):
+            return None
+
+    def cli_options(self) -> str:
+        """The command-line options that select these units (defaults left out), e.g. ``--text_field text``."""
+        if self.text_field is not None:
+            return f" --text_field {shlex.quote(self.text_field)}"
+        options = ""
+        if self.messages_field != "messages":
+            options += f" --messages_field {shlex.quote(str(self.messages_field))}"
+        if self.query_filter != "role:user":
+            options += f" --query_filter {shlex.quote(self.query_filter or '')}"
+        if self.query_field != "content":
+            options += f" --query_field {shlex.quote(self.query_field)}"
+        return options
 
     def describe(self) -> str:
         if self.text_field is not None:
