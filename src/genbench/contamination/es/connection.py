@@ -84,8 +84,15 @@ def check_server(client: Any, url: str | None = None) -> dict[str, Any]:
     """
     where = redact_url(url or client_url(client))
     with translate_errors("connect", where):
-        info = dict(client.info())
-    number = str(info.get("version", {}).get("number", "0"))
+        reply = client.info()
+    info = reply_dict(reply, f"The server at {where} answered its info request with")
+    version = info.get("version")
+    number = version.get("number") if isinstance(version, dict) else None
+    if not isinstance(number, str):
+        raise ContaminationError(
+            f"The server at {where} gives no version number in its info (version: {_shown(version)}): point --es_url "
+            "at an Elasticsearch server."
+        )
     try:
         major = int(number.split(".")[0])
     except ValueError:
@@ -96,6 +103,23 @@ def check_server(client: Any, url: str | None = None) -> dict[str, Any]:
             f"{MINIMUM_MAJOR} or later."
         )
     return info
+
+
+def reply_dict(reply: Any, what: str) -> dict[str, Any]:
+    """A reply's body as a dict (the client's responses behave as one).
+
+    Raises:
+        ContaminationError: the reply is not a JSON object (``what`` starts the message).
+    """
+    body = getattr(reply, "body", reply)
+    if not isinstance(body, dict):
+        raise ContaminationError(f"{what} {_shown(body)}, not a JSON object: is this an Elasticsearch server?")
+    return body
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return redact_url(text if len(text) <= 120 else text[:117] + "...")
 
 
 def client_url(client: Any) -> str:
