@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from genbench.contamination.errors import ContaminationError
-from genbench.contamination.training_data import iter_rows_json, load_training_dataset, safe_file_name
+from genbench.contamination.training_data import UnitSpec, iter_rows_json, load_training_dataset, safe_file_name
 from genbench.core.files import atomic_open, prepare_output_dir
 
 if TYPE_CHECKING:
@@ -227,7 +227,8 @@ def write_decontaminated(
         ContaminationError: the dataset changed since it was indexed (its fingerprint differs).
     """
     source = manifest["source"]
-    loaded = load_training_dataset(source.get("path") or source["name"], source["split"])
+    spec = UnitSpec.from_dict(manifest.get("units_from"))
+    loaded = load_training_dataset(source.get("path") or source["name"], source["split"], spec)
     if loaded.fingerprint != source["fingerprint"]:
         raise ContaminationError(
             f"The training dataset {source['name']!r} changed since it was indexed (fingerprint "

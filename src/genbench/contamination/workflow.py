@@ -119,7 +119,7 @@ def build_index(
         raise ContaminationError("N-gram tables belong to text indexes, not to vector indexes.")
     manifests = []
     for name in training_datasets(dataset, dataset_mixer_config):
-        loaded = load_training_dataset(name, split)
+        loaded = load_training_dataset(name, split, spec)
         manifest = chosen.build(
             loaded,
             spec,
