@@ -9,15 +9,27 @@ of backslashes precedes it), ``+1`` for ``[``/``{`` and ``-1`` for ``]``/``}``.
 
 from __future__ import annotations
 
-import numpy as np
+import functools
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ARROW_NESTING_LIMIT = 4096
 """Deepest nesting handed to pyarrow's JSON reader (it crashes past about 10,000 levels)."""
 
 _QUOTE, _BACKSLASH, _NEWLINE = ord('"'), ord("\\"), ord("\n")
-_STEP = np.zeros(256, dtype=np.int8)
-_STEP[[ord("["), ord("{")]] = 1
-_STEP[[ord("]"), ord("}")]] = -1
+
+
+@functools.cache
+def _steps() -> Any:
+    """Depth change of each byte value (numpy is imported on first use: ``genbench.data`` is imported light)."""
+    import numpy as np
+
+    steps = np.zeros(256, dtype=np.int8)
+    steps[[ord("["), ord("{")]] = 1
+    steps[[ord("]"), ord("}")]] = -1
+    return steps
 
 
 def max_nesting(data: bytes) -> int:
@@ -28,10 +40,12 @@ def max_nesting(data: bytes) -> int:
     >>> max_nesting(b'{"a": "open}\\n{"b": [[]]}'), max_nesting(b'{}]]]]\\n{"b": [[]]}')  # lines counted alone
     (3, 3)
     """
+    import numpy as np
+
     raw = np.frombuffer(data, dtype=np.uint8)
     if not len(raw):
         return 0
-    steps = _STEP[raw]
+    steps = _steps()[raw]
     if not steps.any():
         return 0
     positions = np.arange(len(raw), dtype=np.int64)
@@ -56,6 +70,8 @@ def max_nesting(data: bytes) -> int:
 
 def _since_line_start(totals: np.ndarray, line_start: np.ndarray) -> np.ndarray:
     """Running ``totals`` restarted after each newline (``line_start``: the last newline at or before each byte)."""
+    import numpy as np
+
     return totals - np.where(line_start >= 0, totals[np.maximum(line_start, 0)], 0)
 
 
@@ -71,6 +87,8 @@ def nests_deeper_than(data: bytes, limit: int = ARROW_NESTING_LIMIT) -> bool:
     """
     if len(data) <= limit or data.count(b"[") + data.count(b"{") <= limit:
         return False
+    import numpy as np
+
     raw = np.frombuffer(data, dtype=np.uint8)
     bounds = np.concatenate([[0], np.flatnonzero(raw == _NEWLINE) + 1, [len(raw)]])
     for line_number in np.flatnonzero(np.diff(bounds) > limit).tolist():

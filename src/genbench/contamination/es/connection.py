@@ -9,12 +9,12 @@ certificates are verified unless told otherwise; ``--es_ca_certs`` names the CA 
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import os
 from collections.abc import Iterator
 from typing import Any
 
 from genbench.contamination.errors import ContaminationError
+from genbench.core.extras import import_optional
 from genbench.core.urls import redact_url
 
 URL_ENV = "GENBENCH_ES_URL"
@@ -30,13 +30,9 @@ def require_client() -> Any:
     """The ``elasticsearch`` module.
 
     Raises:
-        ContaminationError: it is not installed.
+        MissingDependencyError: it is not installed (the message names the extra).
     """
-    if importlib.util.find_spec("elasticsearch") is None:
-        raise ContaminationError("The Elasticsearch backend needs its client: pip install 'genbench[es]'.")
-    import elasticsearch
-
-    return elasticsearch
+    return import_optional("elasticsearch", "es", "Elasticsearch indexes")
 
 
 def connect(
