@@ -360,16 +360,28 @@ class NgramTable:
     """An opened n-gram table: the fence in memory; the keys, units and tokens read as needed (:class:`.NpyFile`)."""
 
     def __init__(self, path: Path, tokens: NpyFile):
-        self.meta: dict[str, Any] = json.loads((path / "meta.json").read_text(encoding="utf-8"))
-        self.n = int(self.meta["n"])
-        self.hash_bits = int(self.meta["hash_bits"])
-        self.position_bits = int(self.meta["position_bits"])
-        self.position_mask = np.uint64((1 << self.position_bits) - 1)
-        self.stride = int(self.meta["fence_stride"])
-        self.keys = NpyFile(path / "keys.npy")
-        self.units = NpyFile(path / "units.npy")
-        self.fence = np.load(path / "fence.npy")
-        self.impure = np.load(path / "impure.npy")
+        """Open the table at ``path``.
+
+        Raises:
+            DamagedIndexError: a file of the table cannot be read as what it should be (the caller rebuilds it).
+        """
+        try:
+            self.meta: dict[str, Any] = json.loads((path / "meta.json").read_text(encoding="utf-8"))
+            self.n = int(self.meta["n"])
+            self.hash_bits = int(self.meta["hash_bits"])
+            self.position_bits = int(self.meta["position_bits"])
+            self.position_mask = np.uint64((1 << self.position_bits) - 1)
+            self.stride = int(self.meta["fence_stride"])
+            self.keys = NpyFile(path / "keys.npy")
+            self.units = NpyFile(path / "units.npy")
+            self.fence = np.load(path / "fence.npy")
+            self.impure = np.load(path / "impure.npy")
+        except DamagedIndexError:
+            raise
+        except Exception as exc:  # json, numpy's header parser (ast) and int() raise many types on damaged bytes
+            raise DamagedIndexError(f"{path}: the n-gram table is damaged ({type(exc).__name__}: {exc}).") from None
+        if not (len(self.keys) == len(self.units) and self.fence.ndim == 1 and self.impure.ndim == 1):
+            raise DamagedIndexError(f"{path}: the n-gram table's arrays do not fit together (damaged).")
         self.tokens = tokens
 
     @staticmethod

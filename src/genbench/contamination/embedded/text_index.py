@@ -9,6 +9,7 @@ not grow with the corpus (the vocabulary, and one flag per unit when matched uni
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -178,9 +179,16 @@ class TextIndex(Index):
         if self._vocabulary is None:
             path = self.path / "vocab.txt"
             try:
-                words = path.read_text(encoding="utf-8").split("\n")
+                data = path.read_bytes()
+                words = data.decode("utf-8").split("\n")
             except (OSError, UnicodeDecodeError) as exc:
                 raise DamagedIndexError(f"{path} cannot be read ({exc}). {self.rebuild_hint}") from None
+            # Read whole anyway: its checksum costs little, whatever its size (see .integrity).
+            if hashlib.sha256(data).hexdigest() != self.manifest.get("files", {}).get("vocab.txt", {}).get("sha256"):
+                raise DamagedIndexError(
+                    f"{path} does not have the SHA-256 the index was built with: the file is damaged. "
+                    f"{self.rebuild_hint}"
+                )
             expected = self.manifest.get("counts", {}).get("vocabulary")
             if words[-1] != "" or len(words) - 1 != expected or len(set(words)) != len(words):
                 raise DamagedIndexError(
@@ -203,7 +211,12 @@ class TextIndex(Index):
                     if not NgramTable.usable(path, len(self.tokens), self.hash_bits, verify=self.verify):
                         build_table(self.path, n, hash_bits=self.hash_bits)
                         self._record_table(n)
-            self._tables[n] = NgramTable(path, self.tokens)
+            try:
+                self._tables[n] = NgramTable(path, self.tokens)
+            except DamagedIndexError:  # damaged where its checks did not look (a large file's bytes): build again
+                with build_lock(path.parent, path.name):
+                    build_table(self.path, n, hash_bits=self.hash_bits)
+                self._tables[n] = NgramTable(path, self.tokens)
         return self._tables[n]
 
     def _record_table(self, n: int) -> None:
