@@ -1,6 +1,6 @@
 """The core install (author a task, validate it, evaluate predictions, contamination on text) needs no torch,
 transformers or sentence-transformers: the extras add them, and a feature that needs one says which extra to install
-(issue 21). The sizes of each install are measured in docs/installation.md."""
+(issue 21). The sizes of each install are measured in docs/getting_started.md."""
 
 from __future__ import annotations
 
