@@ -145,3 +145,19 @@ def test_report_records_the_unit_settings(tmp_path: Path, write_jsonl, chat):
     with pytest.raises(DamagedIndexError, match=r"--query_filter '' --index_dir"):
         (tmp_path / "idx" / recorded["name"] / "turns.npy").unlink()
         _search(train, tmp_path)
+
+
+def test_a_value_out_of_range_in_a_large_file_is_traced_to_it(tmp_path: Path, write_jsonl, chat, monkeypatch):
+    """A large file is checked by size on open; a damaged value found while searching is traced by hashing every
+    file, and reported as that file's damage (fuzz finding: an IndexError in the preview of a match)."""
+    import numpy as np
+
+    train, folder, _ = _build(tmp_path, write_jsonl, chat)
+    monkeypatch.setattr("genbench.contamination.embedded.integrity.CHEAP_VERIFY_BYTES", 0)
+    offsets = np.load(folder / "offsets.npy")
+    tokens = np.load(folder / "tokens.npy")
+    tokens[offsets[-1] - 1] = 2**31 - 1  # the last token of the last unit (QUESTION's "today"): no such word
+    np.save(folder / "tokens.npy", tokens)  # same size
+    test_set = TestSet.from_texts("probe", ["what is the capital city"])
+    with pytest.raises(DamagedIndexError, match=r"tokens\.npy does not have the SHA-256.*--rebuild"):
+        search(str(train), test_sets=[test_set], ngram_size=3, index_dir=tmp_path / "idx")

@@ -10,6 +10,7 @@ not grow with the corpus (the vocabulary, and one flag per unit when matched uni
 from __future__ import annotations
 
 import hashlib
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from genbench.contamination.backend import (
     text_instance_results,
     unit_preview,
 )
+from genbench.contamination.embedded.integrity import check_files
 from genbench.contamination.embedded.leftovers import build_lock, remove_stale_table_leftovers
 from genbench.contamination.embedded.ngram_table import NgramTable, build_table, table_dir
 from genbench.contamination.embedded.npy_file import NpyFile, npy_header
@@ -34,6 +36,7 @@ from genbench.contamination.errors import DamagedIndexError
 from genbench.contamination.match_scores import PairScores, exact_pair_scores, ngram_pair_scores, top_per_instance
 from genbench.contamination.testsets import TestSet
 from genbench.contamination.training_data import UnitBatch
+from genbench.core.errors import GenBenchError
 
 EXACT_WINDOW = 8
 """Exact search looks fields up by windows of at most this many tokens (one table per window size in use)."""
@@ -294,6 +297,34 @@ class TextIndex(Index):
     def search(self, test_set: TestSet, mode: SearchMode, *, top_k: int = 1, progress: bool = False) -> SearchResult:
         if mode.kind not in ("exact", "ngram"):
             raise ValueError(f"A text index cannot do an {mode.describe()}.")
+        try:
+            return self._search(test_set, mode, top_k, progress)
+        except (IndexError, ValueError, OverflowError) as exc:
+            if isinstance(exc, GenBenchError):
+                raise
+            # Values out of range in files checked by size only (see .integrity): find the damaged file.
+            self._find_damage()
+            raise  # every file is whole: a bug, shown as it is
+
+    def _find_damage(self) -> None:
+        """Hash every file of the index and of its open n-gram tables.
+
+        Raises:
+            DamagedIndexError: a file does not match its manifest (a damaged table is removed: the next search
+                builds it again).
+        """
+        check_files(self.path, self.manifest.get("files"), self.rebuild_hint, verify=True)
+        for n in sorted(self._tables):
+            path = table_dir(self.path, n)
+            if not NgramTable.usable(path, len(self.tokens), self.hash_bits, verify=True):
+                with build_lock(path.parent, path.name):
+                    shutil.rmtree(path, ignore_errors=True)
+                raise DamagedIndexError(
+                    f"{path} was damaged (its files do not match their checksums) and has been removed: search again "
+                    "to build it again."
+                )
+
+    def _search(self, test_set: TestSet, mode: SearchMode, top_k: int, progress: bool) -> SearchResult:
         n_fields = len(test_set.fields)
         matched = np.zeros(self.units_count, dtype=bool) if mode.can_decontaminate else None
         instances: list[InstanceResult] = []
