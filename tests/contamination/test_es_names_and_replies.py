@@ -86,3 +86,36 @@ def test_an_odd_mapping_is_a_genbench_error(mapping, tmp_path: Path):
         assert backend.list_indexes() == []
         with pytest.raises(ContaminationError, match="not a genbench contamination index"):
             backend.open("org/data")
+
+
+PASSWORD = "Sup3r-secret"
+
+
+@pytest.mark.parametrize("reply", ["version as a number", "odd mapping", "not JSON"])
+def test_malformed_replies_never_print_the_password(reply, monkeypatch):
+    """``--es_url https://elastic:PASSWORD@host:9200`` on the error paths of malformed replies (issue 20)."""
+    with RecorderServer() as recorder:
+        url = recorder.url.replace("://", f"://elastic:{PASSWORD}@")
+        if reply == "version as a number":
+            recorder.version = 9  # type: ignore[assignment]
+            action = lambda: connect(url, request_timeout=5)  # noqa: E731
+        elif reply == "odd mapping":
+            recorder.mappings[index_name("org/data", "text")] = "text"  # type: ignore[assignment]
+            action = lambda: ElasticsearchBackend(url, request_timeout=5).open("org/data")  # noqa: E731
+        else:
+            import json as json_module
+
+            real_dumps = json_module.dumps
+            monkeypatch.setattr(
+                "tests.contamination.es_recorder.json.dumps",
+                lambda body: real_dumps(body) if "version" in body else "{not json",
+            )
+            action = lambda: ElasticsearchBackend(url, request_timeout=5).list_indexes()  # noqa: E731
+        expected = {
+            "version as a number": "no version number",
+            "odd mapping": "not a genbench",
+            "not JSON": "cannot read",
+        }
+        with pytest.raises(ContaminationError, match=expected[reply]) as error:
+            action()
+    assert PASSWORD not in str(error.value) and "elastic:***@" in str(error.value)

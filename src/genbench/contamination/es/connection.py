@@ -176,6 +176,11 @@ def translate_errors(action: str, url: str | None = None) -> Iterator[None]:
         raise ContaminationError(
             f"Elasticsearch at {where} refused to {action}: {exc.status_code} {error_type}: {_reason(exc)}"
         ) from None
+    except elastic_transport.TransportError as exc:  # e.g. a reply that is not JSON (SerializationError)
+        raise ContaminationError(
+            f"Elasticsearch at {where} gave a reply genbench cannot read to {action} ({_first_line(exc)}): is "
+            "--es_url an Elasticsearch server?"
+        ) from None
 
 
 def _first_line(exc: BaseException) -> str:
