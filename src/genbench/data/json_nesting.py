@@ -85,14 +85,10 @@ def nests_deeper_than(data: bytes, limit: int = ARROW_NESTING_LIMIT) -> bool:
     >>> nests_deeper_than(b'{"a": "' + b"[" * 50 + b'"}', 40)
     False
     """
-    if len(data) <= limit or data.count(b"[") + data.count(b"{") <= limit:
+    if len(data) <= limit:
         return False
-    import numpy as np
-
-    raw = np.frombuffer(data, dtype=np.uint8)
-    bounds = np.concatenate([[0], np.flatnonzero(raw == _NEWLINE) + 1, [len(raw)]])
-    for line_number in np.flatnonzero(np.diff(bounds) > limit).tolist():
-        line = data[int(bounds[line_number]) : int(bounds[line_number + 1])]
-        if line.count(b"[") + line.count(b"{") > limit and max_nesting(line) > limit:
-            return True
-    return False
+    # bytes.split and bytes.count run in C: faster here than finding the long lines with numpy.
+    return any(
+        len(line) > limit and line.count(b"[") + line.count(b"{") > limit and max_nesting(line) > limit
+        for line in data.split(b"\n")
+    )
