@@ -85,14 +85,20 @@ def test_lowercasing_never_changes_what_is_a_word_character():
     assert analysis.tokenize("İ") == ["i"] and analysis.tokenize("ΟΔΟΣ οδος") == ["οδοσ", "οδοσ"]
 
 
-def test_index_names_follow_the_seed(tmp_path):
-    assert schema.index_name("allenai/tulu-2-sft-mixture", "text") == "allenai_tulu-2-sft-mixture_text"
-    assert schema.index_name("allenai/WildChat-1M", "vector") == "allenai_wildchat-1m_vector"
+def test_index_names_follow_the_seed_then_a_digest_of_the_exact_name(tmp_path):
+    assert re.fullmatch(
+        r"allenai_tulu-2-sft-mixture-[0-9a-f]{8}_text", schema.index_name("allenai/tulu-2-sft-mixture", "text")
+    )
+    assert re.fullmatch(r"allenai_wildchat-1m-[0-9a-f]{8}_vector", schema.index_name("allenai/WildChat-1M", "vector"))
     local = tmp_path / "My Data.jsonl"
     local.write_text("{}\n")
     name = schema.index_name(str(local), "text")
-    assert re.fullmatch(r"my_data-[0-9a-f]{8}_text", name)
-    assert schema.index_name("_weird/Name*?#", "text") == "weird_name____text"
+    assert re.fullmatch(r"my_data-[0-9a-f]{8}-[0-9a-f]{8}_text", name)
+    assert re.fullmatch(r"weird_name___-[0-9a-f]{8}_text", schema.index_name("_weird/Name*?#", "text"))
+    # Names that the seed's rule maps to one index (issue 20) get two.
+    assert schema.index_name("probe/x_y", "text") != schema.index_name("probe_x/y", "text")
+    assert schema.index_name("Org/Data", "text") != schema.index_name("org/data", "text")
+    assert all(schema.is_index_name(schema.index_name(n, "text")) for n in ["x" * 300, "é" * 200, "a/b"])
 
 
 def test_rebuilding_is_idempotent_and_a_stopped_build_resumes(make_backend, tmp_path, write_jsonl, chat):

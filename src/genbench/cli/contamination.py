@@ -381,6 +381,11 @@ def index(
 @_option("model", type=NAME, help="Model of the vector indexes (default: the index's).")
 @_report_options
 @_index_dir_option
+@_option(
+    "verify",
+    is_flag=True,
+    help="Check the SHA-256 of every file of the indexes first (embedded; else sizes and small files' checksums).",
+)
 @_backend_options
 @_option(
     "search_size",
@@ -410,6 +415,7 @@ def search(
     top_k: int,
     decontaminate: bool,
     index_dir: str | None,
+    verify: bool,
     backend: str,
     es_url: str | None,
     es_ca_certs: str | None,
@@ -445,6 +451,7 @@ def search(
         top_k=top_k,
         progress=progress,
         backend=chosen,
+        verify=verify,
     )
     _write_report(report, output_dir, decontaminate, search_size)
 

@@ -11,3 +11,10 @@ class ContaminationError(GenBenchError, ValueError):
     The message says what is wrong and how to fix it (the field that is missing and the fields that exist,
     the values a role filter could match, the index names that do exist, ...).
     """
+
+
+class DamagedIndexError(ContaminationError):
+    """An index's file is missing, cut short or changed since the index was built (its manifest says so).
+
+    The message names the file and the command that rebuilds the index.
+    """

@@ -53,10 +53,11 @@ from genbench.contamination.training_data import (
     is_local,
     load_training_dataset,
     no_units_error,
+    parse_unit_lines,
 )
-from genbench.contamination.units import explicit_schema, unit_spans
+from genbench.contamination.units import unit_spans
 from genbench.contamination.workflow import ContaminationReport, training_datasets
-from genbench.data.jsonl import parse_object_lines, plain_object_lines
+from genbench.data.jsonl import plain_object_lines
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -224,7 +225,7 @@ def _scan_dataset(
             }
             return _manifest(name, source, spec, units, tokens, rows), bests
 
-    loaded = load_training_dataset(name, split)
+    loaded = load_training_dataset(name, split, spec)
     check_unit_spec(loaded, spec)
     bests, _, units, tokens = _run_blocks(_table_blocks(loaded), spec, queries, mode, top_k, progress, name)
     if units == 0:
@@ -333,26 +334,30 @@ def _run_blocks(
 
 # ---------------------------------------------------------------------------------------------- one block
 def _parse_plain(data: bytes, spec: UnitSpec) -> pa.Table:
-    """The block's rows, when it is plainly one JSON object per line; else :class:`_NotPlain`."""
+    """The block's rows, when it is plainly one JSON object per line of UTF-8 text, read as an index build reads
+    them (:func:`~genbench.contamination.training_data.parse_unit_lines`); else :class:`_NotPlain` (the index
+    build's reader then reads the file, and raises its errors)."""
     import pyarrow as pa
-    import pyarrow.json as paj
 
     lines = plain_object_lines(data)
     if lines is None:
         raise _NotPlain
-    schema = explicit_schema(spec)
-    parse = paj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore") if schema else None
+    try:
+        data.decode("utf-8")  # keys too: pyarrow checks neither them nor (until validated) the strings
+    except UnicodeDecodeError:
+        raise _NotPlain from None
     # One block per read (the threads are the scan's), and the system allocator, which gives the parser's scratch
     # memory back (pyarrow's default pool would keep it).
-    table = parse_object_lines(
+    table = parse_unit_lines(
         data,
         lines,
+        spec,
+        projected_first=True,
         block_size=len(data) + 1,
         use_threads=False,
-        parse_options=parse,
         memory_pool=pa.system_memory_pool(),
     )
-    if table is None or table.num_columns == 0:
+    if table is None:
         raise _NotPlain
     return table
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from genbench.contamination.errors import ContaminationError
-from genbench.contamination.training_data import iter_rows_json, load_training_dataset, safe_file_name
+from genbench.contamination.training_data import UnitSpec, iter_rows_json, load_training_dataset, safe_file_name
 from genbench.core.files import atomic_open, prepare_output_dir
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ def write_report(report: ContaminationReport, output_dir: Path) -> list[Path]:
         "scores": table,
         "files": {f"{r.source}\t{r.test_set}": files[i] for i, r in enumerate(report.results)},
         "indexes": {
-            name: {k: m.get(k) for k in ("name", "index_type", "source", "counts", "model")}
+            name: {k: m.get(k) for k in ("name", "index_type", "source", "units_from", "counts", "model")}
             for name, m in report.manifests.items()
         },
     }
@@ -227,7 +227,8 @@ def write_decontaminated(
         ContaminationError: the dataset changed since it was indexed (its fingerprint differs).
     """
     source = manifest["source"]
-    loaded = load_training_dataset(source.get("path") or source["name"], source["split"])
+    spec = UnitSpec.from_dict(manifest.get("units_from"))
+    loaded = load_training_dataset(source.get("path") or source["name"], source["split"], spec)
     if loaded.fingerprint != source["fingerprint"]:
         raise ContaminationError(
             f"The training dataset {source['name']!r} changed since it was indexed (fingerprint "

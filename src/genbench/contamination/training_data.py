@@ -21,10 +21,12 @@ the user turns); with ``text_field`` each row is one unit. Units keep their row 
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import os
+import shlex
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,12 +37,13 @@ from genbench.contamination.memory import give_back_free_memory
 from genbench.contamination.units import (
     as_text,
     check_unit_schema,
+    explicit_schema,
     is_list,
     message_field,
     message_texts,
     table_column,
 )
-from genbench.core.errors import GenBenchError
+from genbench.core.errors import DataLoadError, GenBenchError
 from genbench.data import read_jsonl
 from genbench.data.jsonl import NON_OBJECT_LINE, parse_object_lines
 
@@ -86,6 +89,29 @@ class UnitSpec:
         if self.text_field is not None:
             return {"text_field": self.text_field}
         return {k: v for k, v in asdict(self).items() if k != "text_field"}
+
+    @classmethod
+    def from_dict(cls, recorded: Any) -> UnitSpec | None:
+        """The spec a manifest's ``units_from`` records; ``None`` when it is not one."""
+        if not isinstance(recorded, dict):
+            return None
+        try:
+            return cls(**{k: v for k, v in recorded.items() if k in {f.name for f in fields(cls)}})
+        except (TypeError, ContaminationError):
+            return None
+
+    def cli_options(self) -> str:
+        """The command-line options that select these units (defaults left out), e.g. ``--text_field text``."""
+        if self.text_field is not None:
+            return f" --text_field {shlex.quote(self.text_field)}"
+        options = ""
+        if self.messages_field != "messages":
+            options += f" --messages_field {shlex.quote(str(self.messages_field))}"
+        if self.query_filter != "role:user":
+            options += f" --query_filter {shlex.quote(self.query_filter or '')}"
+        if self.query_field != "content":
+            options += f" --query_field {shlex.quote(self.query_field)}"
+        return options
 
     def describe(self) -> str:
         if self.text_field is not None:
@@ -171,10 +197,19 @@ class UnitBatch:
     turns: np.ndarray
 
 
-def load_training_dataset(name: str, split: str = "train") -> LoadedDataset:
+def load_training_dataset(name: str, split: str = "train", spec: UnitSpec | None = None) -> LoadedDataset:
     """Load a training dataset by file, folder or Hub id.
 
-    JSONL and Parquet files are read with pyarrow alone (``datasets`` is not even imported).
+    JSONL and Parquet files are read with pyarrow alone (``datasets`` is not even imported). This is the one reader
+    of training data: index builds and the one-shot scan read the same rows, and refuse the same files with the same
+    errors. A JSONL file must be UTF-8 throughout (keys included: the error names the line); a range of lines that
+    pyarrow cannot read whole (e.g. a field genbench never reads, holding numbers on one line and text on another)
+    is read again keeping only the fields ``spec``'s units need (what the scan reads in the first place).
+
+    Args:
+        name: A JSONL or Parquet file, a dataset folder, or a cached Hub id.
+        split: The split to read.
+        spec: What the units are (to read only their fields where the whole rows cannot be read).
 
     Raises:
         ContaminationError: it cannot be found, read or loaded, the split does not exist, or it has no rows.
@@ -187,7 +222,7 @@ def load_training_dataset(name: str, split: str = "train") -> LoadedDataset:
                 raise ContaminationError(
                     f"{path}: unsupported file type {path.suffix!r}; use a .jsonl or .parquet file, or a folder."
                 )
-            table, fingerprint = _read_file(path, kind, split)
+            table, fingerprint = _read_file(path, kind, split, spec)
             loaded = LoadedDataset(name, table, kind, str(path.resolve()), split, fingerprint)
         elif is_local(path, "dir"):
             import datasets
@@ -207,6 +242,10 @@ def load_training_dataset(name: str, split: str = "train") -> LoadedDataset:
             loaded = LoadedDataset(name, dataset, "hub", None, split, dataset._fingerprint)
     except GenBenchError:  # already says what is wrong (e.g. the JSONL line that is not JSON)
         raise
+    except RecursionError:
+        raise ContaminationError(
+            f"Could not load the dataset {name!r} (split {split!r}): its values are nested too deeply to read."
+        ) from None
     except Exception as exc:  # datasets and pyarrow raise many unrelated types; keep the cause chained
         raise ContaminationError(f"Could not load the dataset {name!r} (split {split!r}): {_describe(exc)}") from exc
     if loaded.num_rows == 0:
@@ -214,7 +253,7 @@ def load_training_dataset(name: str, split: str = "train") -> LoadedDataset:
     return loaded
 
 
-def _read_file(path: Path, kind: str, split: str) -> tuple[Any, str]:
+def _read_file(path: Path, kind: str, split: str, spec: UnitSpec | None = None) -> tuple[Any, str]:
     """The file's rows (a reader that parses them range by range where it can), and the file's SHA-256.
 
     A JSONL file whose every line starts with ``{`` is read in blocks of :data:`BLOCK_LINES` lines
@@ -227,6 +266,7 @@ def _read_file(path: Path, kind: str, split: str) -> tuple[Any, str]:
     objects_only, line_start = True, b""
     plain = kind == "jsonl"  # every line starts with `{` (so it can be parsed from any line start on)
     block_starts: list[np.ndarray] = [np.zeros(1, dtype=np.int64)]
+    utf8 = codecs.getincrementaldecoder("utf-8")()
     try:
         # One streaming pass for the fingerprint, the line count and the byte offset of every BLOCK_LINES-th line;
         # the parsers read the file themselves, so its bytes are never all in memory.
@@ -235,6 +275,7 @@ def _read_file(path: Path, kind: str, split: str) -> tuple[Any, str]:
                 digest.update(block)
                 if kind == "parquet":
                     continue
+                _check_utf8(utf8, block, path, lines)
                 raw = np.frombuffer(block, dtype=np.uint8)
                 newlines = np.flatnonzero(raw == ord("\n"))
                 if plain:
@@ -256,6 +297,8 @@ def _read_file(path: Path, kind: str, split: str) -> tuple[Any, str]:
                 position += len(block)
     except OSError as exc:
         raise ContaminationError(f"Could not read {path}: {exc}") from exc
+    if kind == "jsonl":
+        _check_utf8(utf8, b"", path, lines, final=True)
     if last != b"\n":
         lines += 1
     if kind == "parquet":
@@ -263,8 +306,8 @@ def _read_file(path: Path, kind: str, split: str) -> tuple[Any, str]:
     if plain and lines > 0:
         offsets = np.concatenate([*block_starts, [position]])
         offsets = offsets[(offsets < position) | (np.arange(len(offsets)) == len(offsets) - 1)]
-        return _JsonlBlocks(path, offsets, lines, split), digest.hexdigest()
-    table = _read_jsonl_fast(path, lines) if objects_only else None
+        return _JsonlBlocks(path, offsets, lines, split, spec), digest.hexdigest()
+    table = _read_jsonl_fast(path, spec) if objects_only else None
     if table is None:
         # Anything unusual (blank lines, a line with several objects, bad JSON or UTF-8): the careful reader, which
         # also names the offending line in its errors.
@@ -292,11 +335,12 @@ class _JsonlBlocks:
         split: The split name (for the careful reader).
     """
 
-    def __init__(self, path: Path, offsets: np.ndarray, rows: int, split: str):
+    def __init__(self, path: Path, offsets: np.ndarray, rows: int, split: str, spec: UnitSpec | None = None):
         self.path = path
         self.offsets = offsets
         self.num_rows = rows
         self.split = split
+        self.spec = spec
         self._schema: pa.Schema | None = None
         self._whole: pa.Table | None = None
 
@@ -346,16 +390,51 @@ class _JsonlBlocks:
         except OSError as exc:
             raise ContaminationError(f"Could not read {self.path}: {exc}") from exc
         expected = min(last * BLOCK_LINES, self.num_rows) - first * BLOCK_LINES
-        table = _parse_jsonl_range(data, expected)
+        table = parse_unit_lines(data, expected, self.spec, block_size=_PARSE_BLOCK, memory_pool=_pool())
         if table is None:
             self._whole = read_jsonl(self.path, split=self.split).data.table
             return self._whole
         return table
 
 
-def _parse_jsonl_range(data: bytes, rows: int) -> pa.Table | None:
-    """``data`` (whole lines, each starting an object) as a table of ``rows`` rows; ``None`` if it is not that."""
-    return parse_object_lines(data, rows, block_size=_PARSE_BLOCK, memory_pool=_pool())
+def parse_unit_lines(
+    data: bytes, rows: int, spec: UnitSpec | None, *, projected_first: bool = False, **options: Any
+) -> pa.Table | None:
+    """``data`` (whole lines, each starting an object) as a table of ``rows`` rows; ``None`` if it is not that.
+
+    The whole rows are read, or where pyarrow cannot read them (a field whose values it cannot combine), the fields
+    the units of ``spec`` need only (:func:`~genbench.contamination.units.explicit_schema`; ``projected_first``
+    tries those first: the scan's way, faster). The index builds and the scan both read JSONL through here, so they
+    accept and refuse the same lines. ``options`` go to :func:`~genbench.data.jsonl.parse_object_lines`.
+    """
+    import pyarrow.json as paj
+
+    schema = explicit_schema(spec) if spec is not None else None
+    projected = (
+        paj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore") if schema is not None else None
+    )
+    attempts = [projected, None] if projected_first else [None, projected]
+    if projected is None:
+        attempts = [None]
+    for parse_options in attempts:
+        table = parse_object_lines(data, rows, parse_options=parse_options, **options)
+        if table is not None and table.num_columns:
+            return table
+    return None
+
+
+def _check_utf8(
+    decoder: codecs.IncrementalDecoder, block: bytes, path: Path, lines_before: int, *, final: bool = False
+) -> None:
+    """Feed ``block`` to an incremental UTF-8 decoder; raise naming the line of the first invalid byte."""
+    try:
+        decoder.decode(block, final)
+    except UnicodeDecodeError as exc:
+        line = lines_before + block[: max(exc.start, 0)].count(b"\n") + 1
+        raise DataLoadError(
+            f"{path}, line {line}: not valid UTF-8 text ({exc.reason}); JSONL files are UTF-8 throughout, keys "
+            "included."
+        ) from None
 
 
 def _pool() -> pa.MemoryPool:
@@ -413,19 +492,17 @@ def _lines_start_objects(text: bytes, non_object_line: Any) -> bool:
     return non_object_line.search(text) is None
 
 
-def _read_jsonl_fast(path: Path, lines: int) -> pa.Table | None:
-    """pyarrow's multi-threaded JSON reader, when the file is plainly one object per line; else ``None``."""
-    import pyarrow as pa
-    import pyarrow.json as paj
-
+def _read_jsonl_fast(path: Path, spec: UnitSpec | None) -> pa.Table | None:
+    """pyarrow's multi-threaded JSON reader (:func:`parse_unit_lines`), when every line of the file starts an object
+    (blank lines are skipped, as the careful reader skips them); else ``None``."""
     try:
-        table = paj.read_json(path, read_options=paj.ReadOptions(block_size=_READ_BLOCK))
-        table.validate(full=True)  # pyarrow does not check the UTF-8 inside strings while parsing
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, OSError):
-        return None
-    if table.num_rows != lines or table.num_columns == 0:
-        return None
-    return table
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ContaminationError(f"Could not read {path}: {exc}") from exc
+    rows = sum(1 for line in data.split(b"\n") if line.strip())
+    if rows == 0:
+        return None  # the careful reader says the file has no examples
+    return parse_unit_lines(data, rows, spec, block_size=_READ_BLOCK)
 
 
 def _pick_split(data: Any, split: str, name: str) -> Any:

@@ -119,7 +119,7 @@ def build_index(
         raise ContaminationError("N-gram tables belong to text indexes, not to vector indexes.")
     manifests = []
     for name in training_datasets(dataset, dataset_mixer_config):
-        loaded = load_training_dataset(name, split)
+        loaded = load_training_dataset(name, split, spec)
         manifest = chosen.build(
             loaded,
             spec,
@@ -178,6 +178,7 @@ def search(
     progress: bool = False,
     backend: IndexBackend | str | None = None,
     backend_options: dict[str, Any] | None = None,
+    verify: bool = False,
 ) -> ContaminationReport:
     """Score test sets against the indexes of training datasets (every unit considered: results are complete).
 
@@ -194,9 +195,12 @@ def search(
         progress: Show progress bars.
         backend: The index backend: an object, or a name (``embedded``, the default, or ``elasticsearch``).
         backend_options: Options of a backend given by name (for ``elasticsearch``: ``url``, ``search_size``, ...).
+        verify: Check the SHA-256 of every file of each index before searching it (embedded backend; without it,
+            file sizes and the checksums of small files are checked).
 
     Raises:
         ContaminationError: an index is missing, or the options do not fit the index type.
+        DamagedIndexError: an index's file is missing or damaged (the message says how to rebuild it).
     """
     mode = SearchMode.create(
         index_type=index_type, ngram_size=ngram_size, match_threshold=match_threshold, model=model
@@ -204,6 +208,10 @@ def search(
     if top_k < 1:
         raise ContaminationError(f"top_k must be at least 1, got {top_k}.")
     chosen = _backend(backend, index_dir, backend_options)
+    if verify:
+        if not hasattr(chosen, "verify"):
+            raise ContaminationError(f"The {chosen.name} backend checks its indexes itself: --verify is for embedded.")
+        chosen.verify = True
     names = training_datasets(train_datasets, dataset_mixer_config)
     indexes = [chosen.open(name, index_type=index_type, model=model) for name in names]
     suite = list(test_sets) if test_sets is not None else task_test_sets()

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from genbench.core.errors import DataLoadError, DataNotFoundError
+from genbench.data.json_nesting import nests_deeper_than
 
 if TYPE_CHECKING:
     import datasets
@@ -257,6 +258,8 @@ def parse_object_lines(
     import pyarrow as pa
     import pyarrow.json as paj
 
+    if nests_deeper_than(data):  # pyarrow's reader would crash the process (see genbench.data.json_nesting)
+        return None
     while True:
         try:
             options = paj.ReadOptions(block_size=block_size, use_threads=use_threads)
@@ -316,6 +319,11 @@ def _parse_line_by_line(data: bytes, path: Path | str) -> pa.Table:
             value = json.loads(line, object_pairs_hook=_no_duplicate_keys)
         except json.JSONDecodeError as exc:
             raise DataLoadError(f"{path}, line {number}: invalid JSON: {exc.msg} (column {exc.colno}).") from None
+        except RecursionError:
+            raise DataLoadError(
+                f"{path}, line {number}: values nested too deeply to read (Python's JSON parser gave up); flatten "
+                "the line's data."
+            ) from None
         except _DuplicateKeyError as exc:
             raise DataLoadError(f"{path}, line {number}: key {exc.key!r} appears twice in one object.") from None
         if not isinstance(value, dict):

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from genbench.core.errors import MetricError
+from genbench.core.extras import import_optional
 from genbench.core.vocabulary import TaskType
 from genbench.reranking.evaluation import (
     CrossEncoderClassificationEvaluator,
@@ -107,9 +108,10 @@ class BiEncoderScorer:
 
     def __init__(self, model: Any = None, device: str | None = "cpu"):
         if model is None or isinstance(model, (str, os.PathLike)):
-            from sentence_transformers import SentenceTransformer
-
-            model = SentenceTransformer(os.fspath(model or default_bi_encoder_path()), device=device)
+            sentence_transformers = import_optional("sentence_transformers", "rerank", "Bi-encoders")
+            model = sentence_transformers.SentenceTransformer(
+                os.fspath(model or default_bi_encoder_path()), device=device
+            )
         self.model = model
 
     def predict(

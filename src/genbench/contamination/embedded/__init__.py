@@ -7,13 +7,14 @@ vector index (:mod:`.vector_index`); both are built atomically and resumably (:m
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 from typing import Any
 
 from genbench.contamination.analysis import ANALYZER_VERSION
 from genbench.contamination.backend import INDEX_TYPES, Index, IndexBackend, default_index_dir
 from genbench.contamination.embedded.ngram_table import HASH_VERSION
-from genbench.contamination.embedded.store import FORMAT_VERSION, read_manifest, run_build
+from genbench.contamination.embedded.store import FORMAT_VERSION, MANIFEST, open_manifest, read_manifest, run_build
 from genbench.contamination.embedded.text_index import TextIndex, TextShardBuilder
 from genbench.contamination.embedded.vector_index import VectorIndex, VectorShardBuilder, load_model, resolve_model
 from genbench.contamination.errors import ContaminationError
@@ -32,15 +33,20 @@ class EmbeddedBackend(IndexBackend):
     Args:
         index_dir: Folder holding the indexes.
         shard_rows: Rows per build shard.
+        verify: Check the SHA-256 of every file of an index when it is opened (otherwise sizes, and the checksums
+            of files up to :data:`~genbench.contamination.embedded.integrity.CHEAP_VERIFY_BYTES`).
     """
 
     name = "embedded"
 
-    def __init__(self, index_dir: str | os.PathLike[str] | None = None, *, shard_rows: int = SHARD_ROWS):
+    def __init__(
+        self, index_dir: str | os.PathLike[str] | None = None, *, shard_rows: int = SHARD_ROWS, verify: bool = False
+    ):
         self.index_dir = Path(index_dir).expanduser() if index_dir is not None else default_index_dir()
         if shard_rows < 1:
             raise ContaminationError(f"shard_rows must be at least 1, got {shard_rows}.")
         self.shard_rows = shard_rows
+        self.verify = verify
 
     @staticmethod
     def index_name(dataset: str, index_type: str = "text", model: str | None = None) -> str:
@@ -123,11 +129,12 @@ class EmbeddedBackend(IndexBackend):
         Raises:
             ContaminationError: there is no such index (the message lists the existing ones), or it is of another
                 type or was built by an older analyzer.
+            DamagedIndexError: a file of the index is missing or does not match the manifest (the message names
+                the file and the command that rebuilds the index).
         """
         path = self._find(dataset, index_type, model)
-        manifest = read_manifest(path)
-        if manifest is None:
-            raise ContaminationError(f"{path} is not a complete contamination index (no valid manifest.json).")
+        hint = self.rebuild_hint(path, dataset, index_type, model)
+        manifest = open_manifest(path, hint, verify=self.verify)
         if manifest.get("index_type") != index_type:
             raise ContaminationError(
                 f"The index {path.name} is a {manifest.get('index_type')} index; this search needs a {index_type} "
@@ -140,9 +147,25 @@ class EmbeddedBackend(IndexBackend):
                     f"genbench uses {ANALYZER_VERSION}: index {manifest['source']['name']!r} again."
                 )
 
-            return TextIndex(path, manifest, **options)
+            return TextIndex(path, manifest, rebuild_hint=hint, verify=self.verify, **options)
 
         return VectorIndex(path, manifest, **options)
+
+    def rebuild_hint(self, path: Path, dataset: str, index_type: str, model: str | None) -> str:
+        """The sentence that says how to build the index at ``path`` again (from its manifest where intact)."""
+        manifest = read_manifest(path)
+        source, units = dataset, ""
+        if manifest is not None:
+            source = str(manifest.get("source", {}).get("name", dataset))
+            spec = UnitSpec.from_dict(manifest.get("units_from"))
+            units = spec.cli_options() if spec is not None else ""
+            model = manifest.get("model", model)
+        elif dataset == path.name:
+            source = "<the training data it indexed>"
+        command = f"genbench-cli contamination index --dataset {shlex.quote(source)}{units}"
+        if index_type == "vector":
+            command += " --index_type vector" + (f" --model {shlex.quote(model)}" if model else "")
+        return f"Build it again with `{command} --index_dir {shlex.quote(str(self.index_dir))} --rebuild`."
 
     def _find(self, dataset: str, index_type: str, model: str | None) -> Path:
         direct = self.index_dir / dataset
@@ -150,7 +173,8 @@ class EmbeddedBackend(IndexBackend):
             len(dataset) < 200
             and "/" not in dataset
             and not dataset.startswith(".")
-            and read_manifest(direct) is not None
+            and is_local(direct, "dir")
+            and ((direct / MANIFEST).exists() or direct.suffix == ".text" or ".vector-" in direct.name)
         ):
             return direct
         path = self.index_dir / self.index_name(dataset, index_type, model)

@@ -29,7 +29,9 @@ from typing import Any
 import numpy as np
 
 from genbench.contamination.analysis import ANALYZER_VERSION
+from genbench.contamination.embedded.integrity import check_files, file_records, is_sealed, seal
 from genbench.contamination.embedded.npy_file import NpyFile
+from genbench.contamination.errors import DamagedIndexError
 from genbench.contamination.hashing import MULTIPLIER, SEED, mix
 from genbench.contamination.memory import give_back_free_memory
 from genbench.core.files import follow_umask
@@ -126,8 +128,9 @@ def build_table(index_path: Path, n: int, *, hash_bits: int = 64) -> Path:
             "entries": entries,
             "impure_prefixes": impure,
             "tokens": total,
+            "files": file_records(staging, ["keys.npy", "units.npy", "fence.npy", "impure.npy"]),
         }
-        (staging / "meta.json").write_text(json.dumps(meta, indent=2), encoding="utf-8")
+        (staging / "meta.json").write_text(json.dumps(seal(meta), indent=2), encoding="utf-8")
         follow_umask(staging, directory=True)  # mkdtemp made it 0700
         if target.exists():  # an unusable earlier table (e.g. another hash version)
             shutil.rmtree(target)
@@ -357,31 +360,53 @@ class NgramTable:
     """An opened n-gram table: the fence in memory; the keys, units and tokens read as needed (:class:`.NpyFile`)."""
 
     def __init__(self, path: Path, tokens: NpyFile):
-        self.meta: dict[str, Any] = json.loads((path / "meta.json").read_text(encoding="utf-8"))
-        self.n = int(self.meta["n"])
-        self.hash_bits = int(self.meta["hash_bits"])
-        self.position_bits = int(self.meta["position_bits"])
-        self.position_mask = np.uint64((1 << self.position_bits) - 1)
-        self.stride = int(self.meta["fence_stride"])
-        self.keys = NpyFile(path / "keys.npy")
-        self.units = NpyFile(path / "units.npy")
-        self.fence = np.load(path / "fence.npy")
-        self.impure = np.load(path / "impure.npy")
+        """Open the table at ``path``.
+
+        Raises:
+            DamagedIndexError: a file of the table cannot be read as what it should be (the caller rebuilds it).
+        """
+        try:
+            self.meta: dict[str, Any] = json.loads((path / "meta.json").read_text(encoding="utf-8"))
+            self.n = int(self.meta["n"])
+            self.hash_bits = int(self.meta["hash_bits"])
+            self.position_bits = int(self.meta["position_bits"])
+            self.position_mask = np.uint64((1 << self.position_bits) - 1)
+            self.stride = int(self.meta["fence_stride"])
+            self.keys = NpyFile(path / "keys.npy")
+            self.units = NpyFile(path / "units.npy")
+            self.fence = np.load(path / "fence.npy")
+            self.impure = np.load(path / "impure.npy")
+        except DamagedIndexError:
+            raise
+        except Exception as exc:  # json, numpy's header parser (ast) and int() raise many types on damaged bytes
+            raise DamagedIndexError(f"{path}: the n-gram table is damaged ({type(exc).__name__}: {exc}).") from None
+        if not (len(self.keys) == len(self.units) and self.fence.ndim == 1 and self.impure.ndim == 1):
+            raise DamagedIndexError(f"{path}: the n-gram table's arrays do not fit together (damaged).")
         self.tokens = tokens
 
     @staticmethod
-    def usable(path: Path, tokens_count: int, hash_bits: int = 64) -> bool:
-        """Whether a stored table exists and was built by this code for this index."""
+    def usable(path: Path, tokens_count: int, hash_bits: int = 64, *, verify: bool = False) -> bool:
+        """Whether a stored table exists, was built by this code for this index, and is whole (its files match the
+        sizes and checksums its sealed ``meta.json`` records: see :mod:`.integrity`; a table that is not is rebuilt).
+        """
         try:
             meta = json.loads((path / "meta.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             return False
-        return (
-            meta.get("hash_version") == HASH_VERSION
+        if not (
+            isinstance(meta, dict)
+            and is_sealed(meta)
+            and meta.get("hash_version") == HASH_VERSION
             and meta.get("analyzer_version") == ANALYZER_VERSION
             and meta.get("tokens") == tokens_count
             and meta.get("hash_bits") == hash_bits
-        )
+        ):
+            return False
+        try:
+            check_files(path, meta.get("files"), "", verify=verify, what="the n-gram table")
+        except DamagedIndexError:
+            return False
+        return True
 
     def searchsorted(self, values: np.ndarray, side: str) -> np.ndarray:
         """``np.searchsorted(keys, values, side)``, touching only the key blocks the fence points to.

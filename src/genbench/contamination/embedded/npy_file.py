@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from genbench.contamination.errors import DamagedIndexError
+
 RELEASE_BYTES = 16 << 20
 """File bytes touched (counted in 2 MiB regions) between two releases of the mapped pages."""
 _REGION = 2 << 20  # a page fault maps the faulting page's folio: in the page cache, up to 2 MiB
@@ -25,14 +27,30 @@ _PAGE = mmap.PAGESIZE
 
 
 def npy_header(path: Path) -> tuple[np.dtype[Any], tuple[int, ...], int]:
-    """The dtype, shape and data offset of a (C-order) ``.npy`` file, without reading its data."""
-    with open(path, "rb") as handle:
-        version = np.lib.format.read_magic(handle)
-        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-        shape, fortran, dtype = read_header(handle)
-        if fortran and len(shape) > 1:
-            raise ValueError(f"{path}: Fortran-ordered arrays are not supported")
-        return dtype, shape, handle.tell()
+    """The dtype, shape and data offset of a (C-order) ``.npy`` file, without reading its data.
+
+    Raises:
+        DamagedIndexError: the file cannot be read, or its header is not a ``.npy`` header (the caller adds how to
+            rebuild the index).
+    """
+    try:
+        with open(path, "rb") as handle:
+            version = np.lib.format.read_magic(handle)
+            read_header = (
+                np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            )
+            shape, fortran, dtype = read_header(handle)
+            offset = handle.tell()
+    except OSError as exc:
+        raise DamagedIndexError(f"{path} cannot be read ({exc}).") from None
+    except Exception as exc:  # numpy parses the header with ast: ValueError, SyntaxError, TokenError, EOFError, ...
+        raise DamagedIndexError(f"{path} is not a readable .npy array ({type(exc).__name__}: {exc}).") from None
+    if fortran and len(shape) > 1:
+        raise DamagedIndexError(f"{path}: Fortran-ordered arrays are not supported")
+    size = path.stat().st_size
+    if offset + int(np.prod(shape, dtype=np.int64)) * dtype.itemsize != size:
+        raise DamagedIndexError(f"{path} holds {size} bytes, not the {shape} {dtype} array its header describes.")
+    return dtype, shape, offset
 
 
 class NpyFile:

@@ -6,7 +6,8 @@ renamed to ``shard-NNNNNN`` when complete. A build that stops (crash, Ctrl-C) re
 run again with the same settings; with other settings it starts over. A build holds the index's lock, and removes
 the temporaries that killed builds left (:mod:`.leftovers`). The shards are then merged into a staging
 folder with ``manifest.json``, which replaces ``<index dir>/<name>/`` by a rename: readers see the old index or the
-new one, never a mix.
+new one, never a mix. The manifest lists the size and SHA-256 of every file and is sealed by a checksum of its own
+(:mod:`.integrity`); an index is checked against it when opened (:func:`open_manifest`) and before a build keeps it.
 """
 
 from __future__ import annotations
@@ -22,15 +23,18 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from genbench.contamination.embedded.integrity import check_files, file_records, is_sealed, seal
 from genbench.contamination.embedded.leftovers import build_lock, remove_stale_index_leftovers
 from genbench.contamination.embedded.npy_file import npy_header
+from genbench.contamination.errors import ContaminationError, DamagedIndexError
 from genbench.contamination.memory import give_back_free_memory
 from genbench.contamination.training_data import LoadedDataset, UnitBatch, UnitSpec, iter_unit_batches
 from genbench.core.files import follow_umask, write_text_atomic
 
 MANIFEST = "manifest.json"
 FORMAT = "genbench-contamination-index"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""2: the manifest lists its files' sizes and checksums, and is sealed."""
 
 
 class ShardBuilder(Protocol):
@@ -47,11 +51,54 @@ class ShardBuilder(Protocol):
 
 
 def read_manifest(path: Path) -> dict[str, Any] | None:
+    """The manifest of the index at ``path``; ``None`` when there is no intact one of this format version."""
     try:
         manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
-    return manifest if isinstance(manifest, dict) and manifest.get("format") == FORMAT else None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        return None
+    return manifest if manifest.get("format_version") == FORMAT_VERSION and is_sealed(manifest) else None
+
+
+def open_manifest(path: Path, rebuild_hint: str, *, verify: bool = False) -> dict[str, Any]:
+    """The manifest of the index at ``path``, after checking the index's files against it.
+
+    Args:
+        path: The index folder.
+        rebuild_hint: What to run to build the index again (ends every error message).
+        verify: Check every file's SHA-256 (otherwise sizes, and the checksums of small files only).
+
+    Raises:
+        DamagedIndexError: the manifest is missing, damaged or of another format version, or a file does not match it.
+    """
+    manifest = read_manifest(path)
+    if manifest is None:
+        try:
+            found = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise DamagedIndexError(
+                f"{path / MANIFEST} is missing: {path} is not a complete contamination index. {rebuild_hint}"
+            ) from None
+        except (OSError, ValueError, RecursionError):
+            found = None
+        if isinstance(found, dict) and found.get("format") == FORMAT and found.get("format_version") != FORMAT_VERSION:
+            raise DamagedIndexError(
+                f"{path} was built by another genbench (index format {found.get('format_version')}, this genbench "
+                f"reads {FORMAT_VERSION}). {rebuild_hint}"
+            )
+        raise DamagedIndexError(
+            f"{path / MANIFEST} is damaged (unreadable, or its content does not match its checksum). {rebuild_hint}"
+        )
+    check_files(path, manifest.get("files"), rebuild_hint, verify=verify)
+    return manifest
+
+
+def write_manifest(path: Path, manifest: dict[str, Any]) -> dict[str, Any]:
+    """Seal ``manifest`` and write it atomically into the index folder ``path``; returns the sealed manifest."""
+    sealed = seal({k: v for k, v in manifest.items() if k != "manifest_sha256"})
+    write_text_atomic(path / MANIFEST, json.dumps(sealed, indent=2, ensure_ascii=False))
+    return sealed
 
 
 def _shard_name(number: int) -> str:
@@ -110,8 +157,21 @@ def _build_locked(
 ) -> dict[str, Any]:
     final = index_dir / name
     existing = read_manifest(final)
-    if existing is not None and not rebuild and existing.get("build_settings") == settings:
-        return existing
+    if existing is not None and not rebuild:
+        recorded = existing.get("build_settings", {}).get("units_from")
+        if recorded != settings["units_from"]:
+            raise ContaminationError(
+                f"The index {final} holds units from {_describe_units(recorded)}; this build asks for units from "
+                f"{_describe_units(settings['units_from'])}. Replace it by running the same command with --rebuild, "
+                "or keep both by building this one into another folder (--index_dir)."
+            )
+        if existing.get("build_settings") == settings:
+            try:
+                check_files(final, existing.get("files"), "")
+            except DamagedIndexError:
+                pass  # damaged: built again below
+            else:
+                return existing
     partial = index_dir / f".{name}.partial"
     state = partial / "build.json"
     if partial.exists():
@@ -150,6 +210,7 @@ def _build_locked(
             except BaseException:
                 shutil.rmtree(partial, ignore_errors=True)
                 raise
+        files = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())
         manifest = {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
@@ -161,7 +222,9 @@ def _build_locked(
             "counts": {"rows": rows, **counts},
             "build_settings": settings,
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "files": file_records(staging, files),
         }
+        manifest = seal(manifest)
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False), encoding="utf-8")
         _replace_dir(staging, final)
     except BaseException:
@@ -169,6 +232,11 @@ def _build_locked(
         raise
     shutil.rmtree(partial, ignore_errors=True)
     return manifest
+
+
+def _describe_units(recorded: Any) -> str:
+    spec = UnitSpec.from_dict(recorded)
+    return spec.describe() if spec is not None else repr(recorded)
 
 
 def _write_shard(partial: Path, number: int, contents: dict[str, np.ndarray | str]) -> None:

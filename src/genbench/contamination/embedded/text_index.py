@@ -9,6 +9,8 @@ not grow with the corpus (the vocabulary, and one flag per unit when matched uni
 
 from __future__ import annotations
 
+import hashlib
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,14 +26,17 @@ from genbench.contamination.backend import (
     text_instance_results,
     unit_preview,
 )
+from genbench.contamination.embedded.integrity import check_files
 from genbench.contamination.embedded.leftovers import build_lock, remove_stale_table_leftovers
 from genbench.contamination.embedded.ngram_table import NgramTable, build_table, table_dir
 from genbench.contamination.embedded.npy_file import NpyFile, npy_header
+from genbench.contamination.embedded.store import write_manifest
 from genbench.contamination.embedded.tokens import UNKNOWN, Vocabulary
+from genbench.contamination.errors import DamagedIndexError
 from genbench.contamination.match_scores import PairScores, exact_pair_scores, ngram_pair_scores, top_per_instance
 from genbench.contamination.testsets import TestSet
 from genbench.contamination.training_data import UnitBatch
-from genbench.core.files import write_text_atomic
+from genbench.core.errors import GenBenchError
 
 EXACT_WINDOW = 8
 """Exact search looks fields up by windows of at most this many tokens (one table per window size in use)."""
@@ -134,47 +139,93 @@ class _Windows:
 class TextIndex(Index):
     """An embedded text index, opened for search."""
 
-    def __init__(self, path: Path, manifest: dict[str, Any], *, hash_bits: int = 64):
+    def __init__(
+        self,
+        path: Path,
+        manifest: dict[str, Any],
+        *,
+        hash_bits: int = 64,
+        rebuild_hint: str = "Build the index again with --rebuild.",
+        verify: bool = False,
+    ):
         self.path = path
         self.name = path.name
         self.manifest = manifest
         self.hash_bits = hash_bits
-        self.tokens = NpyFile(path / "tokens.npy")
-        self.offsets = NpyFile(path / "offsets.npy")
-        self.original_ids = NpyFile(path / "original_ids.npy")
-        self.turns = NpyFile(path / "turns.npy")
+        self.rebuild_hint = rebuild_hint
+        self.verify = verify
+        counts = manifest.get("counts", {})
+        self.tokens = self._array("tokens.npy", counts.get("tokens"))
+        self.offsets = self._array("offsets.npy", _plus_one(counts.get("units")))
         self.units_count = len(self.offsets) - 1
+        self.original_ids = self._array("original_ids.npy", self.units_count)
+        self.turns = self._array("turns.npy", self.units_count)
         self._vocabulary: Vocabulary | None = None
         self._tables: dict[int, NgramTable] = {}
+
+    def _array(self, name: str, length: int | None) -> NpyFile:
+        """One of the index's arrays, checked to hold ``length`` elements (the manifest's counts)."""
+        path = self.path / name
+        try:
+            array = NpyFile(path)
+        except (OSError, ValueError, EOFError) as exc:
+            raise DamagedIndexError(f"{path} cannot be read as an array ({exc}). {self.rebuild_hint}") from None
+        if length is None or len(array) != length:
+            raise DamagedIndexError(
+                f"{path} holds {len(array)} values, the manifest counts {length}: the index is damaged. "
+                f"{self.rebuild_hint}"
+            )
+        return array
 
     @property
     def vocabulary(self) -> Vocabulary:
         if self._vocabulary is None:
-            self._vocabulary = Vocabulary((self.path / "vocab.txt").read_text(encoding="utf-8").split("\n")[:-1])
+            path = self.path / "vocab.txt"
+            try:
+                data = path.read_bytes()
+                words = data.decode("utf-8").split("\n")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise DamagedIndexError(f"{path} cannot be read ({exc}). {self.rebuild_hint}") from None
+            # Read whole anyway: its checksum costs little, whatever its size (see .integrity).
+            if hashlib.sha256(data).hexdigest() != self.manifest.get("files", {}).get("vocab.txt", {}).get("sha256"):
+                raise DamagedIndexError(
+                    f"{path} does not have the SHA-256 the index was built with: the file is damaged. "
+                    f"{self.rebuild_hint}"
+                )
+            expected = self.manifest.get("counts", {}).get("vocabulary")
+            if words[-1] != "" or len(words) - 1 != expected or len(set(words)) != len(words):
+                raise DamagedIndexError(
+                    f"{path} does not hold the {expected} distinct tokens the manifest counts: the index is damaged. "
+                    f"{self.rebuild_hint}"
+                )
+            self._vocabulary = Vocabulary(words[:-1])
         return self._vocabulary
 
     def table(self, n: int) -> NgramTable:
         """The n-gram table for ``n``, built and stored on first use."""
         if n not in self._tables:
             path = table_dir(self.path, n)
-            if not NgramTable.usable(path, len(self.tokens), self.hash_bits):
+            # A missing, outdated or damaged table is (re)built: it is derived from the index's files.
+            if not NgramTable.usable(path, len(self.tokens), self.hash_bits, verify=self.verify):
                 path.parent.mkdir(parents=True, exist_ok=True)
                 with build_lock(path.parent, path.name):
                     remove_stale_table_leftovers(path.parent, n)
                     # Another process may have built it while this one waited for the lock.
-                    if not NgramTable.usable(path, len(self.tokens), self.hash_bits):
+                    if not NgramTable.usable(path, len(self.tokens), self.hash_bits, verify=self.verify):
                         build_table(self.path, n, hash_bits=self.hash_bits)
                         self._record_table(n)
-            self._tables[n] = NgramTable(path, self.tokens)
+            try:
+                self._tables[n] = NgramTable(path, self.tokens)
+            except DamagedIndexError:  # damaged where its checks did not look (a large file's bytes): build again
+                with build_lock(path.parent, path.name):
+                    build_table(self.path, n, hash_bits=self.hash_bits)
+                self._tables[n] = NgramTable(path, self.tokens)
         return self._tables[n]
 
     def _record_table(self, n: int) -> None:
-        """List the n-gram sizes with a stored table in the manifest (rewritten atomically)."""
-        import json
-
+        """List the n-gram sizes with a stored table in the manifest (rewritten atomically, sealed again)."""
         sizes = sorted({*self.manifest.get("ngram_tables", []), n})
-        self.manifest = {**self.manifest, "ngram_tables": sizes}
-        write_text_atomic(self.path / "manifest.json", json.dumps(self.manifest, indent=2, ensure_ascii=False))
+        self.manifest = write_manifest(self.path, {**self.manifest, "ngram_tables": sizes})
 
     def _encode(self, texts: list[str]) -> _EncodedBatch:
         ids, lengths = self.vocabulary.encode(texts, grow=False)
@@ -246,6 +297,34 @@ class TextIndex(Index):
     def search(self, test_set: TestSet, mode: SearchMode, *, top_k: int = 1, progress: bool = False) -> SearchResult:
         if mode.kind not in ("exact", "ngram"):
             raise ValueError(f"A text index cannot do an {mode.describe()}.")
+        try:
+            return self._search(test_set, mode, top_k, progress)
+        except (IndexError, ValueError, OverflowError) as exc:
+            if isinstance(exc, GenBenchError):
+                raise
+            # Values out of range in files checked by size only (see .integrity): find the damaged file.
+            self._find_damage()
+            raise  # every file is whole: a bug, shown as it is
+
+    def _find_damage(self) -> None:
+        """Hash every file of the index and of its open n-gram tables.
+
+        Raises:
+            DamagedIndexError: a file does not match its manifest (a damaged table is removed: the next search
+                builds it again).
+        """
+        check_files(self.path, self.manifest.get("files"), self.rebuild_hint, verify=True)
+        for n in sorted(self._tables):
+            path = table_dir(self.path, n)
+            if not NgramTable.usable(path, len(self.tokens), self.hash_bits, verify=True):
+                with build_lock(path.parent, path.name):
+                    shutil.rmtree(path, ignore_errors=True)
+                raise DamagedIndexError(
+                    f"{path} was damaged (its files do not match their checksums) and has been removed: search again "
+                    "to build it again."
+                )
+
+    def _search(self, test_set: TestSet, mode: SearchMode, top_k: int, progress: bool) -> SearchResult:
         n_fields = len(test_set.fields)
         matched = np.zeros(self.units_count, dtype=bool) if mode.can_decontaminate else None
         instances: list[InstanceResult] = []
@@ -345,6 +424,10 @@ class TextIndex(Index):
             return None, None
         units = np.flatnonzero(matched)
         return units, np.unique(self.original_ids.take(units))
+
+
+def _plus_one(count: Any) -> int | None:
+    return count + 1 if isinstance(count, int) else None
 
 
 def _rest(group: _Windows) -> tuple[np.ndarray, ...]:

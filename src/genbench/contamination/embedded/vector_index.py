@@ -27,6 +27,7 @@ from genbench.contamination.backend import (
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.testsets import TestSet
 from genbench.contamination.training_data import UnitBatch, is_local
+from genbench.core.extras import import_optional
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 _DEFAULT_ALIASES = {DEFAULT_MODEL, "all-MiniLM-L6-v2"}
@@ -61,14 +62,12 @@ def load_model(location: str) -> Any:
     """A sentence-transformers model (kept for the next call).
 
     Raises:
-        ContaminationError: sentence-transformers is not installed, or the model cannot be loaded.
+        MissingDependencyError: sentence-transformers is not installed (the message names the extra).
+        ContaminationError: the model cannot be loaded.
     """
-    if importlib.util.find_spec("sentence_transformers") is None:
-        raise ContaminationError("Embedding matches need sentence-transformers: pip install 'genbench[rerank]'.")
-    from sentence_transformers import SentenceTransformer
-
+    sentence_transformers = import_optional("sentence_transformers", "rerank", "Embedding matches")
     try:
-        return SentenceTransformer(location)
+        return sentence_transformers.SentenceTransformer(location)
     except Exception as exc:  # many failure types (missing files, offline Hub, bad config); keep the cause
         raise ContaminationError(
             f"Could not load the embedding model {location!r}: {type(exc).__name__}: {exc} (offline, use a local "

@@ -27,13 +27,21 @@ from genbench.contamination.es.connection import (
     check_server,
     client_url,
     connect,
+    reply_dict,
     translate_errors,
 )
 from genbench.contamination.es.mappings import document_id, index_body, index_name, is_index_name, unit_id_key
 from genbench.contamination.es.retrieval import PAGE_SIZE, QUERIES_PER_MSEARCH, Retriever
 from genbench.contamination.es.text_index import ElasticsearchTextIndex
 from genbench.contamination.es.vector_index import NUM_CANDIDATES, ElasticsearchVectorIndex
-from genbench.contamination.training_data import LoadedDataset, UnitBatch, UnitSpec, iter_unit_batches, no_units_error
+from genbench.contamination.training_data import (
+    LoadedDataset,
+    UnitBatch,
+    UnitSpec,
+    is_local,
+    iter_unit_batches,
+    no_units_error,
+)
 from genbench.core.urls import redact_url
 
 FORMAT = "genbench-contamination-index"
@@ -175,9 +183,9 @@ class ElasticsearchBackend(IndexBackend):
                 mapping = self.client.indices.get_mapping(index=index)
             except elasticsearch.NotFoundError:
                 return None
-        for body in dict(mapping).values():
-            meta = body.get("mappings", {}).get("_meta")
-            if isinstance(meta, dict) and meta.get("format") == FORMAT:
+        for body in reply_dict(mapping, f"Elasticsearch at {self.url} answered the mapping of {index} with").values():
+            meta = _meta(body)
+            if meta is not None:
                 return meta
         raise ContaminationError(
             f"The Elasticsearch index {index} at {self.url} exists but is not a genbench contamination index: "
@@ -186,11 +194,12 @@ class ElasticsearchBackend(IndexBackend):
 
     def list_indexes(self) -> list[dict[str, Any]]:
         with translate_errors("list the indexes", self.url):
-            mappings = dict(self.client.indices.get_mapping(index="*"))
+            reply = self.client.indices.get_mapping(index="*")
+        mappings = reply_dict(reply, f"Elasticsearch at {self.url} answered the list of mappings with")
         found = []
         for name in sorted(mappings):
-            meta = mappings[name].get("mappings", {}).get("_meta")
-            if isinstance(meta, dict) and meta.get("format") == FORMAT:
+            meta = _meta(mappings[name])
+            if meta is not None:
                 found.append(meta)
         return found
 
@@ -233,6 +242,14 @@ class ElasticsearchBackend(IndexBackend):
                 else embedder.get_sentence_embedding_dimension()
             )
         existing = self._manifest(name)
+        if existing is not None and not rebuild:
+            _check_same_source(existing, name, dataset.name)
+            recorded = existing.get("build_settings", {}).get("units_from")
+            if recorded != settings["units_from"]:
+                raise ContaminationError(
+                    f"The Elasticsearch index {name} holds units from {_describe_units(recorded)}; this build asks "
+                    f"for units from {spec.describe()}. Replace it by running the same command with --rebuild."
+                )
         if existing is not None and not rebuild and existing.get("build_settings") == settings:
             if existing.get("status") == "complete":
                 return existing
@@ -380,6 +397,8 @@ class ElasticsearchBackend(IndexBackend):
                 + (" --index_type vector" if index_type == "vector" else "")
                 + "`."
             )
+        if name != dataset:  # opened by dataset name: it must be the dataset this index holds
+            _check_same_source(manifest, name, dataset)
         if manifest.get("status") != "complete":
             raise ContaminationError(
                 f"The index {name} is incomplete (its build stopped): run `genbench-cli contamination index "
@@ -406,3 +425,37 @@ class ElasticsearchBackend(IndexBackend):
             )
 
         return ElasticsearchVectorIndex(self, name, manifest)
+
+
+def _meta(body: Any) -> dict[str, Any] | None:
+    """The genbench manifest in one index's mapping reply (``None``: not a genbench index, or an odd mapping)."""
+    mappings = body.get("mappings") if isinstance(body, dict) else None
+    meta = mappings.get("_meta") if isinstance(mappings, dict) else None
+    if isinstance(meta, dict) and meta.get("format") == FORMAT and isinstance(meta.get("source"), dict):
+        return meta
+    return None
+
+
+def _describe_units(recorded: Any) -> str:
+    spec = UnitSpec.from_dict(recorded)
+    return spec.describe() if spec is not None else repr(recorded)
+
+
+def _check_same_source(manifest: dict[str, Any], name: str, dataset: str) -> None:
+    """Raise unless the index ``name`` holds ``dataset`` (its manifest's source, by name or resolved path).
+
+    Raises:
+        ContaminationError: the index holds another dataset (its name collides with this one's).
+    """
+    from pathlib import Path
+
+    source = manifest["source"]
+    local = Path(dataset).expanduser()
+    same = dataset == source.get("name") or (
+        source.get("path") is not None and is_local(local) and str(local.resolve()) == source.get("path")
+    )
+    if not same:
+        raise ContaminationError(
+            f"The Elasticsearch index {name} holds {source.get('name')!r}, not {dataset!r}: it does not answer for "
+            f"another dataset. Delete it, or index {dataset!r} with --rebuild to replace it."
+        )

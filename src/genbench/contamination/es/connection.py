@@ -9,12 +9,12 @@ certificates are verified unless told otherwise; ``--es_ca_certs`` names the CA 
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import os
 from collections.abc import Iterator
 from typing import Any
 
 from genbench.contamination.errors import ContaminationError
+from genbench.core.extras import import_optional
 from genbench.core.urls import redact_url
 
 URL_ENV = "GENBENCH_ES_URL"
@@ -30,13 +30,9 @@ def require_client() -> Any:
     """The ``elasticsearch`` module.
 
     Raises:
-        ContaminationError: it is not installed.
+        MissingDependencyError: it is not installed (the message names the extra).
     """
-    if importlib.util.find_spec("elasticsearch") is None:
-        raise ContaminationError("The Elasticsearch backend needs its client: pip install 'genbench[es]'.")
-    import elasticsearch
-
-    return elasticsearch
+    return import_optional("elasticsearch", "es", "Elasticsearch indexes")
 
 
 def connect(
@@ -84,8 +80,15 @@ def check_server(client: Any, url: str | None = None) -> dict[str, Any]:
     """
     where = redact_url(url or client_url(client))
     with translate_errors("connect", where):
-        info = dict(client.info())
-    number = str(info.get("version", {}).get("number", "0"))
+        reply = client.info()
+    info = reply_dict(reply, f"The server at {where} answered its info request with")
+    version = info.get("version")
+    number = version.get("number") if isinstance(version, dict) else None
+    if not isinstance(number, str):
+        raise ContaminationError(
+            f"The server at {where} gives no version number in its info (version: {_shown(version)}): point --es_url "
+            "at an Elasticsearch server."
+        )
     try:
         major = int(number.split(".")[0])
     except ValueError:
@@ -96,6 +99,23 @@ def check_server(client: Any, url: str | None = None) -> dict[str, Any]:
             f"{MINIMUM_MAJOR} or later."
         )
     return info
+
+
+def reply_dict(reply: Any, what: str) -> dict[str, Any]:
+    """A reply's body as a dict (the client's responses behave as one).
+
+    Raises:
+        ContaminationError: the reply is not a JSON object (``what`` starts the message).
+    """
+    body = getattr(reply, "body", reply)
+    if not isinstance(body, dict):
+        raise ContaminationError(f"{what} {_shown(body)}, not a JSON object: is this an Elasticsearch server?")
+    return body
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return redact_url(text if len(text) <= 120 else text[:117] + "...")
 
 
 def client_url(client: Any) -> str:
@@ -155,6 +175,11 @@ def translate_errors(action: str, url: str | None = None) -> Iterator[None]:
             ) from None
         raise ContaminationError(
             f"Elasticsearch at {where} refused to {action}: {exc.status_code} {error_type}: {_reason(exc)}"
+        ) from None
+    except elastic_transport.TransportError as exc:  # e.g. a reply that is not JSON (SerializationError)
+        raise ContaminationError(
+            f"Elasticsearch at {where} gave a reply genbench cannot read to {action} ({_first_line(exc)}): is "
+            "--es_url an Elasticsearch server?"
         ) from None
 
 

@@ -15,9 +15,11 @@ Python lower-cases before it tokenises and Lucene after; lower-casing never turn
 one or back (checked over all of Unicode in the tests), so the tokens are the same. The tests prove the equality with
 ``_analyze`` on the cases the embedded tokeniser is tested on.
 
-Index names follow the seed's scripts: ``name.replace("/", "_").lower()`` + ``_text`` or ``_vector``; a local file
-or folder is named by its stem and a hash of its path (as the embedded backend names it), characters Elasticsearch
-refuses in index names become ``_``.
+Index names start as the seed's scripts named them: ``name.replace("/", "_").lower()``, characters Elasticsearch
+refuses in index names made ``_``, a local file or folder named by its stem and a hash of its path (as the embedded
+backend names it). That readable part can be the same for two datasets (``probe/x_y`` and ``probe_x/y``, or two
+names differing in case), so a digest of the exact dataset name follows it: ``probe_x_y-1a2b3c4d_text``. The source
+recorded in an index's manifest is also checked before the index answers a search.
 """
 
 from __future__ import annotations
@@ -54,10 +56,12 @@ INDEX_SUFFIXES = {"text": "_text", "vector": "_vector"}
 
 
 def index_name(dataset: str, index_type: str) -> str:
-    """The Elasticsearch index of a dataset, named as in the seed's scripts.
+    """The Elasticsearch index of a dataset: its name as in the seed's scripts, then a digest of the exact name.
 
     >>> index_name("allenai/tulu-2-sft-mixture", "text"), index_name("Org/WildChat-1M", "vector")
-    ('allenai_tulu-2-sft-mixture_text', 'org_wildchat-1m_vector')
+    ('allenai_tulu-2-sft-mixture-959ca313_text', 'org_wildchat-1m-74853574_vector')
+    >>> index_name("probe/x_y", "text") != index_name("probe_x/y", "text")
+    True
     """
     if index_type not in INDEX_SUFFIXES:
         raise ContaminationError(f"Unknown index type {index_type!r}: use one of {', '.join(INDEX_SUFFIXES)}.")
@@ -65,12 +69,9 @@ def index_name(dataset: str, index_type: str) -> str:
 
     base = local_name(dataset) if is_local(Path(dataset).expanduser()) else dataset.replace("/", "_")
     base = "".join("_" if c in _INVALID or not c.isprintable() else c for c in base.lower()).lstrip("_-+.")
-    base = base or "dataset"
-    suffix = INDEX_SUFFIXES[index_type]
-    if len(base.encode("utf-8")) + len(suffix) > 255:  # Elasticsearch's limit, in bytes
-        digest = hashlib.sha256(base.encode("utf-8")).hexdigest()[:12]
-        base = base.encode("utf-8")[:200].decode("utf-8", "ignore") + "-" + digest
-    return base + suffix
+    base = (base or "dataset").encode("utf-8")[:200].decode("utf-8", "ignore")  # Elasticsearch's limit: 255 bytes
+    digest = hashlib.sha256(dataset.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{base}-{digest}{INDEX_SUFFIXES[index_type]}"
 
 
 def is_index_name(name: str) -> bool:

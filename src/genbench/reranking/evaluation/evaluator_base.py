@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from genbench.core.extras import import_optional
 from genbench.core.files import atomic_open
 
 __all__ = ["CrossEncoderEvaluator", "EvaluationOutput", "base_vs_reranked_lines"]
@@ -80,9 +81,8 @@ def _to_float(value: Any) -> Any:
 def load_cross_encoder(model: Any) -> Any:
     """A model object as given, or a ``CrossEncoder`` loaded from a local path or model id."""
     if isinstance(model, (str, os.PathLike)):
-        from sentence_transformers import CrossEncoder
-
-        return CrossEncoder(os.fspath(model))
+        sentence_transformers = import_optional("sentence_transformers", "rerank", "Cross-encoders")
+        return sentence_transformers.CrossEncoder(os.fspath(model))
     return model
 
 
