@@ -371,6 +371,7 @@ LAZY_IMPORTS: dict[str | tuple[str, str], str] = {
     "genbench.contamination.oneshot": "numpy",
     "genbench.contamination.backends": "numpy",
     "genbench.contamination.task_checks": "numpy",
+    "genbench.contamination.workflow": "numpy",
     "genbench.data.arrow_values": "numpy",
     "genbench.metrics.classification_metrics": "numpy",
     "genbench.metrics.correlation_metrics": "numpy",

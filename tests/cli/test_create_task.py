@@ -42,7 +42,7 @@ def test_create_task_end_to_end(runner, task_root):
     ):
         assert expected in lines
     assert any(line.startswith("View the task at ") and line.endswith("my_awesome_task") for line in lines)
-    assert "genbench-cli test-task -i my_awesome_task" in result.stdout
+    assert "genbench-cli test-task -t my_awesome_task" in result.stdout
 
     task_dir = task_root / "my_awesome_task"
     assert {p.name for p in task_dir.iterdir()} == TASK_FILES
@@ -101,7 +101,7 @@ def test_created_task_passes_the_validation_suite(runner, task_root):
 @pytest.mark.parametrize("subtasks", [[], ["-s", "one", "-s", "two"]], ids=["task", "task_dict"])
 def test_created_task_passes_test_task_command(runner, task_root, subtasks):
     assert _create(runner, task_root, "-n", "Checked Task", "-a", "Ada", *subtasks).exit_code == 0
-    result = runner.invoke(cli, ["test-task", "-i", "checked_task"])
+    result = runner.invoke(cli, ["test-task", "-t", "checked_task"])
     assert result.exit_code == 0, result.output
 
 

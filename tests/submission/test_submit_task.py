@@ -273,7 +273,7 @@ def test_unreachable_api(task_repo: TaskRepo, use_suite: FakeSuite, github_api: 
 def test_submit_task_help():
     result = CliRunner().invoke(cli, ["submit-task", "--help"])
     assert result.exit_code == 0
-    for option in ("--id", "--upstream", "--base", "--token", "GITHUB_TOKEN", "--api-url", "--skip-tests"):
+    for option in ("--task", "--upstream", "--base", "--token", "GITHUB_TOKEN", "--api-url", "--skip-tests"):
         assert option in result.output
 
 

@@ -136,6 +136,6 @@ def create_task(
     click.echo(
         f"  2. Describe the task in doc.md{' (and each subtask)' if subtask_ids else ''}, replacing the template text."
     )
-    click.echo(f"  3. Check the task:  genbench-cli test-task -i {task_id}")
-    click.echo(f"  4. Submit it:       genbench-cli submit-task -i {task_id}")
+    click.echo(f"  3. Check the task:  genbench-cli test-task -t {task_id}")
+    click.echo(f"  4. Submit it:       genbench-cli submit-task -t {task_id}")
     click.echo("Instructions to fill and submit the task: docs/creating_a_task.md")

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import click
 
 from genbench.cli._output import spinner
-from genbench.cli.params import COUNT, SEED
+from genbench.cli.params import seed_option, shots_option, task_option
 from genbench.display.summary import config_summary, example_prompts, light_splits, split_sizes
 
 if TYPE_CHECKING:
@@ -40,15 +40,9 @@ def _print_task(task: Task, shots: int, seed: int, *, heading: str) -> None:
 
 
 @click.command("show-task")
-@click.option("-i", "--id", "task_id", required=True, metavar="ID", help="Task id: 'id' or 'id:subtask'.")
-@click.option(
-    "--shots",
-    type=COUNT,
-    default=3,
-    show_default=True,
-    help="Number of shots of the few-shot example prompt (0: zero-shot only).",
-)
-@click.option("--seed", type=SEED, default=42, show_default=True, help="Random seed of the few-shot selection.")
+@task_option()
+@shots_option(default=3, show_default=True, help="Number of shots of the few-shot example prompt (0: zero-shot only).")
+@seed_option()
 def show_task(task_id: str, shots: int, seed: int) -> None:
     """Show a task: its config summary, split sizes and an example prompt (0-shot and k-shot) with its target.
 
@@ -56,8 +50,8 @@ def show_task(task_id: str, shots: int, seed: int) -> None:
 
     \b
     Examples:
-      genbench-cli show-task -i arithmetic_length
-      genbench-cli show-task -i negation_consistency:negated --shots 1
+      genbench-cli show-task -t arithmetic_length
+      genbench-cli show-task -t negation_consistency:negated --shots 1
     """
     from genbench.task import Task
     from genbench.task.factory import load_task
