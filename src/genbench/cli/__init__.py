@@ -145,8 +145,12 @@ class _PluginCommands(click.Group):
             raise no_such_command(error.command_name, possibilities=self.list_commands(ctx), ctx=ctx) from None
 
     def invoke(self, ctx: click.Context) -> Any:
+        # Imported here: `genbench-cli --help` imports no module of genbench.cli (see SHORT_HELP).
+        from genbench.cli.warnings_output import rendered_config_warnings
+
         try:
-            return super().invoke(ctx)
+            with rendered_config_warnings():
+                return super().invoke(ctx)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
         except BrokenPipeError:  # output piped into `head` and closed: not an error of the command

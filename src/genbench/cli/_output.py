@@ -50,7 +50,9 @@ def spinner(message: str) -> Iterator[None]:
     under ``--no-progress`` / ``--quiet``)."""
     import sys
 
-    if not global_setting("progress") or not _may_be_terminal(sys.stderr):  # e.g. piped or captured: skip importing rich (a light command stays light)
+    if not global_setting("progress") or not _may_be_terminal(
+        sys.stderr
+    ):  # e.g. piped or captured: skip importing rich (a light command stays light)
         yield
         return
     err = console(stderr=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,18 +16,22 @@ if TYPE_CHECKING:
 __all__ = ["config_summary", "example_prompts", "show_task"]
 
 
-def _print_task(task: Task, shots: int, seed: int, *, heading: str) -> None:
-    click.secho(heading, bold=True)
+def _prepare_task(task: Task, shots: int, seed: int) -> tuple[list[tuple[str, str]], list[dict[str, Any]]]:
+    """The summary rows and example prompts of a task: everything that can fail, before anything is printed."""
     rows = [("Description", task.config.description), *config_summary(task.config)]
     with spinner(f"Loading the data of {task.task_id}..."):
         # Tables read without `datasets` when the task allows it (see genbench.display.summary): show-task stays fast.
         splits = light_splits(task)
         sizes = split_sizes(task, splits)
     rows.append(("Splits", ", ".join(f"{split} {n}" for split, n in sizes.items())))
-    _print_rows(rows)
-
     with spinner(f"Building prompts of {task.task_id}..."):
         prompts = example_prompts(task, shots, seed, splits=splits)
+    return rows, prompts
+
+
+def _print_task(heading: str, rows: list[tuple[str, str]], prompts: list[dict[str, Any]]) -> None:
+    click.secho(heading, bold=True)
+    _print_rows(rows)
     for prompt in prompts:
         click.echo()
         click.secho(f"--- {prompt['title']} ---", bold=True)
@@ -58,17 +62,19 @@ def show_task(task_id: str, shots: int, seed: int) -> None:
 
     with spinner(f"Loading task {task_id}..."):
         task = load_task(task_id)
+    # Everything is prepared before anything is printed: an error leaves no partial output on stdout.
     if isinstance(task, Task):
-        _print_task(task, shots, seed, heading=f"{task.task_id}: {task.config.name}")
+        _print_task(f"{task.task_id}: {task.config.name}", *_prepare_task(task, shots, seed))
         return
 
+    prepared = [(subtask, _prepare_task(subtask, shots, seed)) for subtask in task.values()]
     config = task.config
     click.secho(f"{task.task_id}: {config.name} (TaskDict with {len(task)} subtasks: {', '.join(task)})", bold=True)
     if config.description:
         click.echo(config.description)
-    for subtask in task.values():
+    for subtask, (rows, prompts) in prepared:
         click.echo()
-        _print_task(subtask, shots, seed, heading=f"== Subtask {subtask.task_id}: {subtask.config.name}")
+        _print_task(f"== Subtask {subtask.task_id}: {subtask.config.name}", rows, prompts)
 
 
 def _print_rows(rows: list[tuple[str, str]]) -> None:
