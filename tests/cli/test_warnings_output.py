@@ -48,7 +48,9 @@ def test_config_warnings_are_one_line_each_grouped_per_task(runner, task_root):
         assert "GenbenchConfigWarning" not in result.output and "warnings.warn" not in result.output
         lines = result.stderr.splitlines()
         assert lines[0] == f"Config warnings of {task_id} (1):"
-        assert re.fullmatch(rf"  \S*{task_id}/config\.jsonnet:\d+: {re.escape(TYPO)}; did you mean `input_prefix`\?", lines[1])
+        assert re.fullmatch(
+            rf"  \S*{task_id}/config\.jsonnet:\d+: {re.escape(TYPO)}; did you mean `input_prefix`\?", lines[1]
+        )
         assert f"{task_id}: Warned" in result.stdout
 
 
