@@ -130,7 +130,7 @@ def test_the_suite_without_a_task_id_is_skipped(tmp_path):
     )  # fmt: skip
     assert process.returncode == 0, process.stdout + process.stderr
     assert "1 skipped" in process.stdout
-    assert "no task to check: run `genbench-cli test-task -i ID`" in process.stdout
+    assert "no task to check: run `genbench-cli test-task -t ID`" in process.stdout
 
 
 @pytest.mark.skipif(not GENBENCH_CLI.is_file(), reason="genbench-cli is not installed next to this Python")
