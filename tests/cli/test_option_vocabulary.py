@@ -174,6 +174,9 @@ def test_unknown_commands_and_options_get_close_matches(runner):
     result = runner.invoke(cli, ["list-tasks", "--jsn"])
     assert result.exit_code == 2
     assert "Did you mean '--json'?" in result.output
+    # Close matches come from the options --help shows, never a deprecated spelling.
+    result = runner.invoke(cli, ["show-task", "--idd", "x"])
+    assert "No such option '--idd'" in result.output and "--id'" not in result.output
     result = runner.invoke(cli, ["show-task", "--tsk", "x"])
     assert "'--task'" in result.output and "No such option '--tsk'" in result.output
 

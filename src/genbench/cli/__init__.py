@@ -151,6 +151,8 @@ class _PluginCommands(click.Group):
         try:
             with rendered_config_warnings():
                 return super().invoke(ctx)
+        except click.exceptions.NoSuchOption as error:
+            raise _without_hidden_spellings(error) from None
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
         except BrokenPipeError:  # output piped into `head` and closed: not an error of the command
@@ -160,6 +162,23 @@ class _PluginCommands(click.Group):
             if (ctx.obj or {}).get("debug"):
                 traceback.print_exc()
             raise click.ClickException(format_error(exc)) from None
+
+
+def _without_hidden_spellings(error: click.exceptions.NoSuchOption) -> click.exceptions.NoSuchOption:
+    """The error with close matches among the command's visible options only (not a deprecated or alias spelling)."""
+    command = error.ctx.command if error.ctx is not None else None
+    if command is None or not error.possibilities:
+        return error
+    hidden = {
+        spelling
+        for param in command.params
+        for spelling in (*getattr(param, "aliases", ()), *getattr(param, "deprecated_spellings", ()))
+    }
+    visible = [name for name in error.possibilities if name not in hidden]
+    if visible == error.possibilities:
+        return error
+    shown = [opt for param in command.params for opt in (*param.opts, *param.secondary_opts) if opt.startswith("--")]
+    return click.exceptions.NoSuchOption(error.option_name, possibilities=shown, ctx=error.ctx)
 
 
 def format_error(exc: BaseException) -> str:
