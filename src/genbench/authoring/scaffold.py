@@ -155,10 +155,13 @@ def default_tasks_dir(start: str | os.PathLike[str] | None = None) -> tuple[Path
         The task root and a few words saying why it was chosen.
 
     >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     root, why = default_tasks_dir(folder)
-    ...     root == Path(folder).resolve(), why
-    (True, 'the current directory (not a genbench checkout, and GENBENCH_TASKS_PATH is not set)')
+    >>> with tempfile.TemporaryDirectory() as checkout:  # a genbench checkout, worked in from its docs/ folder
+    ...     (Path(checkout) / "src" / "genbench" / "tasks").mkdir(parents=True)
+    ...     _ = (Path(checkout) / "pyproject.toml").write_text('[project]\\nname = "genbench"\\n')
+    ...     (Path(checkout) / "docs").mkdir()
+    ...     root, why = default_tasks_dir(Path(checkout) / "docs")
+    ...     root == Path(checkout).resolve() / "src" / "genbench" / "tasks", why.startswith("the genbench checkout")
+    (True, True)
     """
     here = Path(start if start is not None else Path.cwd()).expanduser().resolve()
     for folder in (here, *here.parents):
