@@ -37,3 +37,18 @@ def test_searching_a_missing_index_loads_no_task(monkeypatch, tmp_path):
     assert result.exit_code == 1, result.output
     assert "every task was loaded" not in result.output
     assert "nope.jsonl" in result.output
+
+
+def test_run_refuses_an_unknown_task_before_loading_the_model(monkeypatch, tmp_path):
+    from genbench.runs import execute
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("the model was loaded")
+
+    monkeypatch.setattr(execute, "load_runner", no_model)
+    result = CliRunner().invoke(
+        cli, ["run", "-m", "hf:gpt2", "-t", "arithmetic_length,zz_no_such", "-o", str(tmp_path)]
+    )
+    assert result.exit_code == 1, result.output
+    assert "Task 'zz_no_such' does not exist" in result.output
+    assert "the model was loaded" not in result.output

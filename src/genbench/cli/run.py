@@ -14,6 +14,7 @@ from genbench.cli.params import (
     shots_option,
     task_option,
 )
+from genbench.registry.directories import get_task_dir, split_task_id
 
 
 @click.command("run")
@@ -69,6 +70,8 @@ def run(
     from genbench.runs.execute import run as run_models
     from genbench.runs.scoring import BootstrapSettings
 
+    for task_id in task_ids or ():  # an unknown id is one error line before any model is loaded
+        get_task_dir(*split_task_id(task_id))
     runs = run_models(
         model,
         "all" if task_ids is None else list(task_ids),
