@@ -87,3 +87,13 @@ def test_list_tasks_json_carries_the_warnings_as_data(runner, task_root):
     assert result.exit_code == 0, result.output
     (record,) = [r for r in json.loads(result.stdout) if r["id"] == "warned_json"]
     assert len(record["warnings"]) == 1 and TYPO in record["warnings"][0]
+
+
+def test_list_tasks_table_shows_the_warnings_per_task_on_stderr(runner, task_root):
+    _write(task_root, "warned_table", _config(prefix_key="input_prefx"))
+    result = runner.invoke(cli, ["list-tasks"])
+    assert result.exit_code == 0, result.output
+    assert "warned_table" in result.stdout and TYPO not in result.stdout
+    lines = result.stderr.splitlines()
+    at = lines.index("Config warnings of warned_table (1):")
+    assert TYPO in lines[at + 1]

@@ -63,19 +63,26 @@ def print_config_warnings(collected: list[GenbenchConfigWarning]) -> None:
     """Print the warnings on stderr, each once, grouped per task in the order the tasks first warned."""
     if not collected:
         return
-    from rich.markup import escape
-
     groups: dict[str, list[str]] = {}
     for warning in collected:
         lines = groups.setdefault(task_of(warning.file), [])
         line = warning_line(warning)
         if line not in lines:
             lines.append(line)
+    print_warning_groups(groups)
+
+
+def print_warning_groups(groups: dict[str, list[str]]) -> None:
+    """Print ``task -> warning lines`` on stderr: a heading per task, then its warnings one line each."""
+    from rich.markup import escape
+
     err = console(stderr=True)
     for task, lines in groups.items():
+        if not lines:
+            continue
         err.print(f"[bold yellow]Config warnings of {escape(task)} ({len(lines)}):[/]")
         for line in lines:
-            err.print(f"  {escape(line)}", soft_wrap=True)
+            err.print(f"  {escape(' '.join(line.split()))}", soft_wrap=True)
 
 
 @contextlib.contextmanager
