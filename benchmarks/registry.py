@@ -10,8 +10,8 @@ each config importing a small ``.libsonnet`` like real tasks do, each task with 
 
 - whole process: ``genbench-cli list-tasks --json`` as a subprocess, *cold* (an empty genbench cache, so every
   config is evaluated and validated) and *warm* (the registry metadata cache filled by a previous run);
-  ``genbench-cli show-task -i <task> --shots 0`` (loads the task's data and builds its 0-shot prompt) and
-  ``genbench-cli show-task -i <task>`` (the default: 0-shot and 3-shot prompts);
+  ``genbench-cli show-task -t <task> --shots 0`` (loads the task's data and builds its 0-shot prompt) and
+  ``genbench-cli show-task -t <task>`` (the default: 0-shot and 3-shot prompts);
 - in process: :func:`genbench.registry.listing.task_records` in a process that already imported genbench, cold (a fresh
   cache directory per run) and warm.
 

@@ -372,6 +372,7 @@ LAZY_IMPORTS: dict[str | tuple[str, str], str] = {
     "genbench.contamination.oneshot": "numpy",
     "genbench.contamination.backends": "numpy",
     "genbench.contamination.task_checks": "numpy",
+    "genbench.contamination.workflow": "numpy",
     "genbench.data.arrow_values": "numpy",
     "genbench.metrics.classification_metrics": "numpy",
     "genbench.metrics.correlation_metrics": "numpy",
@@ -390,6 +391,8 @@ LAZY_IMPORTS: dict[str | tuple[str, str], str] = {
     "genbench.task": "pydantic",
     "genbench.task.factory": "pydantic",
     "genbench.task.task_dict": "pydantic",
+    # `genbench-cli --help` imports no module of genbench.cli; a running command renders config warnings with it.
+    ("genbench.cli", "genbench.cli.warnings_output"): "genbench-cli --help imports no genbench.cli module",
 }
 
 

@@ -192,7 +192,7 @@ def test_malformed_ids_are_refused_before_any_path_is_built(task_id):
 def test_show_task_refuses_a_subtask_path(tmp_path):
     outside = tmp_path / "elsewhere"
     write_task(outside, task_py="raise SystemExit('imported from outside every task root')\n")
-    result = CliRunner().invoke(cli, ["show-task", "-i", "x:../../elsewhere"])
+    result = CliRunner().invoke(cli, ["show-task", "-t", "x:../../elsewhere"])
     assert result.exit_code == 1
     assert result.output.startswith("Error: Invalid task id 'x:../../elsewhere'")
 
@@ -211,7 +211,7 @@ def test_a_symlinked_subtask_is_not_a_subtask(task_root, tmp_path):
 
 def test_show_task_of_a_broken_task_is_one_clear_error(task_root):
     write_task(task_root / "broken", config={**CONFIG, "task_type": "not_a_type"})
-    result = CliRunner().invoke(cli, ["show-task", "-i", "broken"])
+    result = CliRunner().invoke(cli, ["show-task", "-t", "broken"])
     assert result.exit_code == 1
     (line,) = [line for line in result.output.splitlines() if line.startswith("Error:")]
     assert str(task_root / "broken" / "config.jsonnet") in line and "Traceback" not in result.output

@@ -53,7 +53,7 @@ def _reranking_predictions(path: Path, nan_at: int) -> Path:
 
 def test_evaluate_nan_reranking_scores_is_a_prediction_error_naming_file_and_prediction(tmp_path):
     predictions = _reranking_predictions(tmp_path / "scores.jsonl", nan_at=1)
-    result = CliRunner().invoke(cli, ["evaluate", "-i", "passage_reranking_shift", "-p", str(predictions)])
+    result = CliRunner().invoke(cli, ["evaluate", "-t", "passage_reranking_shift", "-p", str(predictions)])
     _assert_one_error_line(result, "scores.jsonl", "predictions[1]['target'] contains NaN")
 
 
@@ -88,7 +88,7 @@ def test_library_nan_scores_are_a_metric_error_that_is_still_a_value_error(compu
 def test_evaluate_latin1_predictions_names_file_and_line(tmp_path):
     predictions = tmp_path / "latin1.jsonl"
     predictions.write_bytes(b'{"target": "1"}\n{"target": "caf\xe9"}\n')
-    result = CliRunner().invoke(cli, ["evaluate", "-i", "arithmetic_length", "-p", str(predictions)])
+    result = CliRunner().invoke(cli, ["evaluate", "-t", "arithmetic_length", "-p", str(predictions)])
     _assert_one_error_line(result, "latin1.jsonl:2: not UTF-8 text", "save the file as UTF-8")
 
 
@@ -168,14 +168,14 @@ def test_index_dir_under_a_file_is_an_output_error(tmp_path, a_file):
 
 
 def test_demo_output_dir_under_a_file_is_one_error_not_one_per_task(a_file):
-    result = CliRunner().invoke(cli, ["demo", "-i", "arithmetic_length", "--shots", "0", "-o", str(a_file / "out")])
+    result = CliRunner().invoke(cli, ["demo", "-t", "arithmetic_length", "--shots", "0", "-o", str(a_file / "out")])
     _assert_one_error_line(result, "Cannot write to the output folder")
     assert "failed" not in result.output
 
 
-@pytest.mark.parametrize("command", [["schema"], ["evaluate", "-i", "arithmetic_length", "-p", "x.jsonl"]])
+@pytest.mark.parametrize("command", [["schema"], ["evaluate", "-t", "arithmetic_length", "-p", "x.jsonl"]])
 def test_output_file_under_a_file_is_an_output_error(command, a_file):
-    result = CliRunner().invoke(cli, [*command, "-o", str(a_file / "sub" / "out.json")])
+    result = CliRunner().invoke(cli, [*command, "--output-file", str(a_file / "sub" / "out.json")])
     _assert_one_error_line(result, "Cannot write to the output folder", "a_file.txt/sub")
 
 

@@ -42,7 +42,7 @@ def test_create_task_end_to_end(runner, task_root):
     ):
         assert expected in lines
     assert any(line.startswith("View the task at ") and line.endswith("my_awesome_task") for line in lines)
-    assert "genbench-cli test-task -i my_awesome_task" in result.stdout
+    assert "genbench-cli test-task -t my_awesome_task" in result.stdout
 
     task_dir = task_root / "my_awesome_task"
     assert {p.name for p in task_dir.iterdir()} == TASK_FILES
@@ -101,7 +101,7 @@ def test_created_task_passes_the_validation_suite(runner, task_root):
 @pytest.mark.parametrize("subtasks", [[], ["-s", "one", "-s", "two"]], ids=["task", "task_dict"])
 def test_created_task_passes_test_task_command(runner, task_root, subtasks):
     assert _create(runner, task_root, "-n", "Checked Task", "-a", "Ada", *subtasks).exit_code == 0
-    result = runner.invoke(cli, ["test-task", "-i", "checked_task"])
+    result = runner.invoke(cli, ["test-task", "-t", "checked_task"])
     assert result.exit_code == 0, result.output
 
 
@@ -157,12 +157,17 @@ def test_unusual_name_round_trips_into_the_config(task_root):
     assert (task_dir / "doc.md").read_text().startswith(f"# {name} (`odd_task`)")
 
 
-def test_default_tasks_dir_is_the_package_tasks_dir(tmp_path, monkeypatch):
-    package_tasks = tmp_path / "package_tasks"
-    package_tasks.mkdir()
+def test_default_tasks_dir_is_never_the_installed_package(tmp_path, monkeypatch):
+    # Outside a checkout, with no GENBENCH_TASKS_PATH: the working directory, not the package's tasks/.
+    package_tasks = tmp_path / "site-packages" / "genbench" / "tasks"
+    package_tasks.mkdir(parents=True)
     monkeypatch.setattr("genbench.registry.roots.PACKAGE_TASKS_DIR", package_tasks)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
     path = create_task("Default Place")
-    assert path == package_tasks / "default_place" and (path / "task.py").is_file()
+    assert path == work.resolve() / "default_place" and (path / "task.py").is_file()
+    assert list(package_tasks.iterdir()) == []
 
 
 def test_tasks_dir_outside_the_registry_gets_a_hint(runner, tmp_path):
@@ -339,7 +344,7 @@ def test_rendering_failure_through_the_cli_is_one_error_line(runner, task_root, 
     [
         ("My Awesome Task", "my_awesome_task"),
         ("  CoLA -- length split (v2) ", "cola_length_split_v2"),
-        ("Task #1: négation", "task_1_n_gation"),
+        ("Task #1: négation", "task_1_negation"),  # transliterated, not dropped
         ("___", ""),
     ],
 )

@@ -18,7 +18,7 @@ def test_the_cli_formats_are_the_renderers(runner):
 
 
 def test_eval_card_prints_markdown_by_default(runner):
-    result = runner.invoke(cli, ["eval-card", "-i", "passage_reranking_shift"])
+    result = runner.invoke(cli, ["eval-card", "-t", "passage_reranking_shift"])
     assert result.exit_code == 0, result.output
     assert "| Generalisation type | Compositional | Structural | Task | Language | **Domain □** | Robustness |" in (
         result.output
@@ -27,22 +27,22 @@ def test_eval_card_prints_markdown_by_default(runner):
 
 def test_eval_card_writes_svg_and_latex_files(runner, tmp_path: Path):
     svg = tmp_path / "card.svg"
-    result = runner.invoke(cli, ["eval-card", "-i", "negation_consistency", "--format", "svg", "-o", str(svg)])
+    result = runner.invoke(cli, ["eval-card", "-t", "negation_consistency", "--format", "svg", "--output-file", str(svg)])
     assert result.exit_code == 0, result.output
     assert result.output == f"Wrote {svg}\n"
     ET.parse(svg)  # valid XML
     tex = tmp_path / "card.tex"
-    assert runner.invoke(cli, ["eval-card", "-i", "arithmetic_length", "-f", "latex", "-o", str(tex)]).exit_code == 0
+    assert runner.invoke(cli, ["eval-card", "-t", "arithmetic_length", "-f", "latex", "--output-file", str(tex)]).exit_code == 0
     assert tex.read_text().startswith("% GenBench evaluation card") and r"\end{document}" in tex.read_text()
 
 
 def test_eval_card_errors(runner, make_task, task_config):
-    bad = runner.invoke(cli, ["eval-card", "-i", "arithmetic_length", "--format", "pdf"])
+    bad = runner.invoke(cli, ["eval-card", "-t", "arithmetic_length", "--format", "pdf"])
     assert bad.exit_code == 2 and "'pdf' is not one of 'svg', 'html', 'latex', 'markdown'" in bad.output
     config = task_config(keywords=["compositional generalisation"])
     del config["taxonomy"]
     make_task(config=config)
-    result = runner.invoke(cli, ["eval-card", "-i", "tiny"])
+    result = runner.invoke(cli, ["eval-card", "-t", "tiny"])
     assert result.exit_code == 1
     assert "Error: task 'tiny' declares no taxonomy" in result.output
     assert "generalisation_type: 'compositional' (keyword 'compositional generalisation')" in result.output
@@ -50,7 +50,7 @@ def test_eval_card_errors(runner, make_task, task_config):
 
 def test_eval_card_help(runner):
     result = runner.invoke(cli, ["eval-card", "--help"])
-    assert result.exit_code == 0 and "genbench-cli eval-card -i arithmetic_length" in result.output
+    assert result.exit_code == 0 and "genbench-cli eval-card -t arithmetic_length" in result.output
 
 
 def test_create_task_writes_the_given_taxonomy(runner, task_root):

@@ -25,7 +25,7 @@ def _gold(task_id: str, split: str = "test") -> list:
 
 def test_gold_predictions_score_best(runner, tmp_path, task_id, write_predictions):
     predictions = write_predictions(tmp_path / "predictions.jsonl", _gold(task_id))
-    result = runner.invoke(cli, ["evaluate", "-i", task_id, "--predictions", str(predictions)])
+    result = runner.invoke(cli, ["evaluate", "-t", task_id, "--predictions", str(predictions)])
     assert result.exit_code == 0, result.output
     assert "scored_task (test, 10 examples)" in result.stdout
     assert "hf_exact_match__exact_match" in result.stdout and "1.0000" in result.stdout
@@ -36,7 +36,7 @@ def test_output_file(runner, tmp_path, task_id, write_predictions):
     targets[0] = "wrong"
     predictions = write_predictions(tmp_path / "predictions.jsonl", targets)
     output = tmp_path / "out" / "results.json"
-    result = runner.invoke(cli, ["evaluate", "-i", task_id, "-p", str(predictions), "--output", str(output)])
+    result = runner.invoke(cli, ["evaluate", "-t", task_id, "-p", str(predictions), "--output-file", str(output)])
     assert result.exit_code == 0, result.output
     assert f"Wrote {output}" in result.stdout
     assert json.loads(output.read_text()) == {
@@ -51,7 +51,9 @@ def test_output_file(runner, tmp_path, task_id, write_predictions):
 def test_other_split(runner, tmp_path, task_id, write_predictions):
     predictions = write_predictions(tmp_path / "train.jsonl", _gold(task_id, "train"))
     output = tmp_path / "results.json"
-    result = runner.invoke(cli, ["evaluate", "-i", task_id, "-p", str(predictions), "--split", "train", "-o", output])
+    result = runner.invoke(
+        cli, ["evaluate", "-t", task_id, "-p", str(predictions), "--split", "train", "--output-file", output]
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(output.read_text())["n"] == 8
 
@@ -60,7 +62,9 @@ def test_free_form_answers_are_extracted(runner, tmp_path, task_id, write_predic
     # The template's stop_string is a blank line: what follows it is not scored.
     predictions = write_predictions(tmp_path / "p.jsonl", [f"{t}\n\nQ: more" for t in _gold(task_id)])
     output = tmp_path / "results.json"
-    assert runner.invoke(cli, ["evaluate", "-i", task_id, "-p", str(predictions), "-o", output]).exit_code == 0
+    assert (
+        runner.invoke(cli, ["evaluate", "-t", task_id, "-p", str(predictions), "--output-file", output]).exit_code == 0
+    )
     assert json.loads(output.read_text())["metrics"]["hf_exact_match__exact_match"] == 1.0
 
 
@@ -70,7 +74,7 @@ def test_bad_json_line_names_file_and_line(runner, tmp_path, task_id, write_pred
     lines[3] = '{"target": "465",}'
     predictions.write_text("\n".join(lines) + "\n")
     output = tmp_path / "results.json"
-    result = runner.invoke(cli, ["evaluate", "-i", task_id, "-p", str(predictions), "-o", output])
+    result = runner.invoke(cli, ["evaluate", "-t", task_id, "-p", str(predictions), "--output-file", output])
     assert result.exit_code == 1
     errors = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(errors) == 1 and errors[0].startswith(f"Error: {predictions}:4: invalid JSON")
@@ -93,7 +97,7 @@ def test_blank_lines_are_skipped(tmp_path):
 
 def test_wrong_number_of_predictions(runner, tmp_path, task_id, write_predictions):
     predictions = write_predictions(tmp_path / "p.jsonl", _gold(task_id)[:3])
-    result = runner.invoke(cli, ["evaluate", "-i", task_id, "-p", str(predictions)])
+    result = runner.invoke(cli, ["evaluate", "-t", task_id, "-p", str(predictions)])
     assert result.exit_code == 1
     assert "3 predictions for the 10 examples of the 'test' split" in result.stderr
 
@@ -101,19 +105,19 @@ def test_wrong_number_of_predictions(runner, tmp_path, task_id, write_prediction
 def test_missing_target_key_is_a_prediction_error(runner, tmp_path, task_id):
     predictions = tmp_path / "p.jsonl"
     predictions.write_text('{"answer": "1"}\n' * 10)
-    result = runner.invoke(cli, ["evaluate", "-i", task_id, "-p", str(predictions)])
+    result = runner.invoke(cli, ["evaluate", "-t", task_id, "-p", str(predictions)])
     assert result.exit_code == 1 and result.stderr.startswith("Error: ")
     assert "target" in result.stderr
 
 
 def test_usage_errors(runner, tmp_path, task_id, write_predictions):
     predictions = write_predictions(tmp_path / "p.jsonl", _gold(task_id))
-    missing = runner.invoke(cli, ["evaluate", "-i", task_id, "-p", str(tmp_path / "nope.jsonl")])
+    missing = runner.invoke(cli, ["evaluate", "-t", task_id, "-p", str(tmp_path / "nope.jsonl")])
     assert missing.exit_code == 2 and "'--predictions'" in missing.stderr and "does not exist" in missing.stderr
-    two = runner.invoke(cli, ["evaluate", "-i", task_id, "-p", str(predictions), "-p", str(predictions)])
+    two = runner.invoke(cli, ["evaluate", "-t", task_id, "-p", str(predictions), "-p", str(predictions)])
     assert two.exit_code == 2
-    assert runner.invoke(cli, ["evaluate", "-i", task_id]).exit_code == 2
-    unknown_split = runner.invoke(cli, ["evaluate", "-i", task_id, "-p", str(predictions), "--split", "dev"])
+    assert runner.invoke(cli, ["evaluate", "-t", task_id]).exit_code == 2
+    unknown_split = runner.invoke(cli, ["evaluate", "-t", task_id, "-p", str(predictions), "--split", "dev"])
     assert unknown_split.exit_code == 1 and "no 'dev' split; its splits are: train, test" in unknown_split.stderr
 
 
@@ -131,7 +135,8 @@ def test_task_dict_one_file_per_subtask(runner, tmp_path, dict_id, write_predict
     second = write_predictions(tmp_path / "second.jsonl", targets)
     output = tmp_path / "results.json"
     result = runner.invoke(
-        cli, ["evaluate", "-i", dict_id, "-p", f"second={second}", "-p", f"first={first}", "-o", str(output)]
+        cli,
+        ["evaluate", "-t", dict_id, "-p", f"second={second}", "-p", f"first={first}", "--output-file", str(output)],
     )
     assert result.exit_code == 0, result.output
     saved = json.loads(output.read_text())
@@ -147,7 +152,7 @@ def test_task_dict_one_file_per_subtask(runner, tmp_path, dict_id, write_predict
 
 def test_task_dict_one_subtask_by_id(runner, tmp_path, dict_id, write_predictions):
     predictions = write_predictions(tmp_path / "p.jsonl", _gold(f"{dict_id}:second"))
-    result = runner.invoke(cli, ["evaluate", "-i", f"{dict_id}:second", "-p", str(predictions)])
+    result = runner.invoke(cli, ["evaluate", "-t", f"{dict_id}:second", "-p", str(predictions)])
     assert result.exit_code == 0, result.output
     assert "scored_dict:second (test, 10 examples)" in result.stdout
 
@@ -164,6 +169,6 @@ def test_task_dict_one_subtask_by_id(runner, tmp_path, dict_id, write_prediction
 def test_task_dict_usage_errors(runner, tmp_path, dict_id, write_predictions, values, message):
     predictions = write_predictions(tmp_path / "p.jsonl", _gold(f"{dict_id}:first"))
     args = [arg for value in values for arg in ("-p", value.format(p=predictions))]
-    result = runner.invoke(cli, ["evaluate", "-i", dict_id, *args])
+    result = runner.invoke(cli, ["evaluate", "-t", dict_id, *args])
     assert result.exit_code == 2, result.output
     assert message in result.stderr and "'--predictions'" in result.stderr

@@ -135,7 +135,7 @@ def test_task_listing_is_what_json_prints(runner):
 
 # --------------------------------------------------------------------------------------------------- show-task
 def test_show_task_prints_summary_and_prompts(runner):
-    result = runner.invoke(cli, ["show-task", "-i", "arithmetic_length", "--shots", "2"])
+    result = runner.invoke(cli, ["show-task", "-t", "arithmetic_length", "--shots", "2"])
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert out.startswith("arithmetic_length: Arithmetic Length Generalisation")
@@ -150,7 +150,7 @@ def test_show_task_prints_summary_and_prompts(runner):
 
 def test_show_task_of_a_created_task(runner, task_root):
     create_task("Shown Task", tasks_dir=task_root)
-    result = runner.invoke(cli, ["show-task", "-i", "shown_task", "--shots", "1"])
+    result = runner.invoke(cli, ["show-task", "-t", "shown_task", "--shots", "1"])
     assert result.exit_code == 0, result.output
     assert "Add two numbers together.\n\nQ: 300 + 80\nA: \n--- target ---\n380" in result.stdout
     assert "manual: train data/train.jsonl, test data/test.jsonl" in result.stdout
@@ -158,13 +158,13 @@ def test_show_task_of_a_created_task(runner, task_root):
 
 
 def test_show_task_zero_shots_only(runner):
-    result = runner.invoke(cli, ["show-task", "-i", "arithmetic_length", "--shots", "0"])
+    result = runner.invoke(cli, ["show-task", "-t", "arithmetic_length", "--shots", "0"])
     assert result.exit_code == 0, result.output
     assert "0-shot prompt" in result.stdout and "3-shot prompt" not in result.stdout
 
 
 def test_show_task_dict_shows_every_subtask(runner):
-    result = runner.invoke(cli, ["show-task", "-i", "negation_consistency", "--shots", "1"])
+    result = runner.invoke(cli, ["show-task", "-t", "negation_consistency", "--shots", "1"])
     assert result.exit_code == 0, result.output
     assert "TaskDict with 2 subtasks: affirmative, negated" in result.stdout
     assert "== Subtask negation_consistency:affirmative" in result.stdout
@@ -173,7 +173,7 @@ def test_show_task_dict_shows_every_subtask(runner):
 
 
 def test_show_one_subtask(runner):
-    result = runner.invoke(cli, ["show-task", "-i", "negation_consistency:negated", "--shots", "0"])
+    result = runner.invoke(cli, ["show-task", "-t", "negation_consistency:negated", "--shots", "0"])
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("negation_consistency:negated: ")
     assert "Subtask" not in result.stdout
@@ -200,7 +200,7 @@ def test_show_task_imports_no_heavy_library():
 
 def test_show_task_of_a_task_formatting_its_own_examples(runner):
     # passage_reranking_shift's task.py overrides format_example: shown through the task's own methods
-    result = runner.invoke(cli, ["show-task", "-i", "passage_reranking_shift"])
+    result = runner.invoke(cli, ["show-task", "-t", "passage_reranking_shift"])
     assert result.exit_code == 0, result.output
     assert "Splits       train 3, test 4" in result.stdout
     assert (
@@ -210,17 +210,17 @@ def test_show_task_of_a_task_formatting_its_own_examples(runner):
 
 
 def test_show_task_errors(runner):
-    missing = runner.invoke(cli, ["show-task", "-i", "arithmetic_lenght"])
+    missing = runner.invoke(cli, ["show-task", "-t", "arithmetic_lenght"])
     assert missing.exit_code == 1
     assert "does not exist" in missing.stderr and "Did you mean " in missing.stderr
     assert "'arithmetic_length'" in missing.stderr.split("Did you mean ")[1]  # among the close matches
-    assert runner.invoke(cli, ["show-task", "-i", "arithmetic_length", "--shots", "-1"]).exit_code == 2
+    assert runner.invoke(cli, ["show-task", "-t", "arithmetic_length", "--shots", "-1"]).exit_code == 2
     assert runner.invoke(cli, ["show-task"]).exit_code == 2
 
 
 def test_show_task_too_many_shots_is_one_error_line(runner, task_root):
     create_task("Few Shots", tasks_dir=task_root)
-    result = runner.invoke(cli, ["show-task", "-i", "few_shots", "--shots", "50"])
+    result = runner.invoke(cli, ["show-task", "-t", "few_shots", "--shots", "50"])
     assert result.exit_code == 1
     assert len([line for line in result.stderr.splitlines() if line.startswith("Error:")]) == 1
     assert "Traceback" not in result.output

@@ -33,13 +33,13 @@ BAD_VALUES = [
     (INDEX, "--text_field", ""),
     (INDEX, "--messages_field", ""),
     (INDEX, "--split", ""),
-    (["rerank", "-i", "passage_reranking_shift", "--bi-encoder"], "--at_k", "0"),
-    (["rerank", "-i", "passage_reranking_shift", "--bi-encoder"], "--batch-size", "0"),
-    (["show-task", "-i", "arithmetic_length"], "--shots", "-1"),
-    (["show-task", "-i", "arithmetic_length"], "--seed", "-1"),
-    (["show-task", "-i", "arithmetic_length"], "--seed", str(2**32)),
-    (["demo", "-i", "arithmetic_length"], "--seed", "-7"),
-    (["evaluate", "-i", "arithmetic_length", "-p", "p.jsonl"], "--split", ""),
+    (["rerank", "-t", "passage_reranking_shift", "--bi-encoder"], "--at_k", "0"),
+    (["rerank", "-t", "passage_reranking_shift", "--bi-encoder"], "--batch-size", "0"),
+    (["show-task", "-t", "arithmetic_length"], "--shots", "-1"),
+    (["show-task", "-t", "arithmetic_length"], "--seed", "-1"),
+    (["show-task", "-t", "arithmetic_length"], "--seed", str(2**32)),
+    (["demo", "-t", "arithmetic_length"], "--seed", "-7"),
+    (["evaluate", "-t", "arithmetic_length", "-p", "p.jsonl"], "--split", ""),
 ]
 
 

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -108,3 +109,47 @@ def test_wheel_contains_the_templates_and_creates_tasks_outside_the_checkout(tmp
     assert run.returncode == 0, run.stdout + run.stderr
     assert (work / "tasks" / "from_wheel" / "task.py").is_file()
     assert (work / "tasks" / "from_wheel" / "data" / "test.jsonl").is_file()
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("setuptools") is None or shutil.which("git") is None,
+    reason="building the wheel offline (no build isolation) needs setuptools in the environment, and git",
+)
+def test_wheels_and_sdists_package_only_git_tracked_tasks(tmp_path):
+    # A checkout (a copy of this one, committed) with a task being written that git does not track yet.
+    source = tmp_path / "source"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md", "MANIFEST.in"):
+        shutil.copy2(REPO_ROOT / name, source / name)
+    shutil.copytree(
+        REPO_ROOT / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc")
+    )
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false"]
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "checkout"]):
+        subprocess.run([*git, *command], cwd=source, check=True, capture_output=True, timeout=120)
+    wip = source / "src" / "genbench" / "tasks" / "wip_untracked_task"
+    wip.mkdir()
+    (wip / "__init__.py").write_text("")
+    (wip / "config.jsonnet").write_text("{}\n")
+
+    dist = tmp_path / "dist"
+    pip_wheel = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(dist)]
+    build = subprocess.run([*pip_wheel, str(source)], capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stdout + build.stderr
+    (wheel,) = dist.glob("genbench-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert "genbench/tasks/arithmetic_length/config.jsonnet" in names  # tracked tasks ship
+    assert not [name for name in names if "wip_untracked_task" in name]
+    assert "genbench_build.py" not in names  # the build hook is not part of the package
+
+    # The sdist too (python -m build makes the wheel from it): without the untracked task, with the hook.
+    code = "import sys; from setuptools import build_meta; print(build_meta.build_sdist(sys.argv[1]))"
+    sdist = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "sdist")], cwd=source, capture_output=True, text=True, timeout=300
+    )
+    assert sdist.returncode == 0, sdist.stderr
+    with tarfile.open(tmp_path / "sdist" / sdist.stdout.strip().splitlines()[-1]) as archive:
+        members = archive.getnames()
+    assert any(name.endswith("src/genbench_build.py") for name in members)
+    assert any(name.endswith("tasks/arithmetic_length/config.jsonnet") for name in members)
+    assert not [name for name in members if "wip_untracked_task" in name]

@@ -165,4 +165,4 @@ def test_each_sample_tasks_doc_holds_its_current_card(task_id: str) -> None:
     from genbench.registry.directories import get_task_dir
 
     doc = (get_task_dir(task_id) / "doc.md").read_text(encoding="utf-8")
-    assert all(line in doc for line in table), f"{task_id}/doc.md: paste `genbench-cli eval-card -i {task_id}`"
+    assert all(line in doc for line in table), f"{task_id}/doc.md: paste `genbench-cli eval-card -t {task_id}`"

@@ -125,7 +125,7 @@ def test_a_predictor_may_return_any_iterable_of_valid_answers(predictors: Path, 
 
 
 def test_the_cli_reports_a_broken_answer_with_status_1(predictors: Path, tmp_path: Path) -> None:
-    args = ["run", "--model", f"python:{predictors}:nan", "--tasks", "category_membership", "--limit", "2",
+    args = ["run", "--model", f"python:{predictors}:nan", "-t", "category_membership", "--limit", "2",
             "-o", str(tmp_path / "out"), "--no-progress"]  # fmt: skip
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 1
@@ -134,7 +134,7 @@ def test_the_cli_reports_a_broken_answer_with_status_1(predictors: Path, tmp_pat
 
 
 def test_a_predictor_that_exits_fails_the_run(predictors: Path, tmp_path: Path) -> None:
-    args = ["run", "--model", f"python:{predictors}:exits", "--tasks", "arithmetic_length", "--limit", "2",
+    args = ["run", "--model", f"python:{predictors}:exits", "-t", "arithmetic_length", "--limit", "2",
             "-o", str(tmp_path / "out"), "--no-progress"]  # fmt: skip
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 1, result.output
@@ -145,7 +145,7 @@ def test_a_predictor_that_exits_fails_the_run(predictors: Path, tmp_path: Path) 
 def test_a_predictor_interrupt_stops_the_run_naming_the_predictor(
     predictors: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    args = ["run", "--model", f"python:{predictors}:interrupts", "--tasks", "arithmetic_length", "--limit", "2",
+    args = ["run", "--model", f"python:{predictors}:interrupts", "-t", "arithmetic_length", "--limit", "2",
             "-o", str(tmp_path / "out"), "--no-progress"]  # fmt: skip
     result = CliRunner().invoke(cli, args)
     assert result.exit_code != 0

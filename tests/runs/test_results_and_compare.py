@@ -136,9 +136,9 @@ def test_model_spec_errors(spec: str, args: str | None, message: str) -> None:
 
 
 def test_run_command_checks_its_options(tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["run", "--model", "hf:x", "--tasks", "all", "--shots", "0,0", "-o", "out"])
+    result = CliRunner().invoke(cli, ["run", "--model", "hf:x", "-t", "all", "--shots", "0,0", "-o", "out"])
     assert result.exit_code == 2 and "distinct non-negative integers" in result.output
-    result = CliRunner().invoke(cli, ["run", "--model", "nope", "--tasks", "all", "-o", str(tmp_path)])
+    result = CliRunner().invoke(cli, ["run", "--model", "nope", "-t", "all", "-o", str(tmp_path)])
     assert result.exit_code == 1 and result.output.startswith("Error: Model spec 'nope'")
 
 

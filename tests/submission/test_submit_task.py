@@ -146,6 +146,7 @@ def test_fork_owner_needed_for_non_github_remotes(task_repo: TaskRepo, fake_suit
     with pytest.raises(SubmissionError, match="--fork-owner") as info:
         submit_task(TASK_ID, run_tests=fake_suite)
     assert "s3cret" not in str(info.value) and "https://git.example.org/repos/alice/x/y.git" in str(info.value)
+    assert "fork_owner=" not in str(info.value)  # the CLI shows this message: no Python-API spelling in it
     result = submit_task(TASK_ID, run_tests=fake_suite, fork_owner="carol")
     assert result.plan.head == f"carol:{TASK_ID}"
 
@@ -173,7 +174,7 @@ def test_opens_the_pull_request_with_a_token(task_repo: TaskRepo, use_suite: Fak
     assert request.body["base"] == "main"
     assert request.body["body"] == pull_request_body("Submitted Task", TASK_ID)
     assert "- [ ] `doc.md` is written" in request.body["body"]
-    assert f"genbench-cli test-task -i {TASK_ID} --submission" in request.body["body"]
+    assert f"genbench-cli test-task -t {TASK_ID} --submission" in request.body["body"]
     assert "t0k3n" not in result.output
 
 
@@ -266,14 +267,28 @@ def test_unreachable_api(task_repo: TaskRepo, use_suite: FakeSuite, github_api: 
     with socket.socket() as sock:  # a port nothing listens on once this socket is closed
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    line = error_line(run_cli("-i", TASK_ID, "--api-url", f"http://127.0.0.1:{port}", "--token", "t0k3n"))
+    result = run_cli("-t", TASK_ID, "--api-url", f"http://127.0.0.1:{port}", "--token", "t0k3n")
+    line = error_line(result)
     assert f"Could not reach the GitHub API at http://127.0.0.1:{port}" in line
+    # The fallback: the link that opens the pull request in a browser, on a line of its own.
+    assert "Or open the pull request in your browser (title and checklist filled in):" in result.output
+    link = result.output.strip().splitlines()[-1]
+    assert link.startswith("https://github.com/GenBench/genbench_cbt/compare/main...") and "title=" in link
+
+
+def test_a_refused_token_also_gets_the_fallback_link(
+    task_repo: TaskRepo, use_suite: FakeSuite, github_api: FakeGitHub
+):
+    github_api.answers[("POST", "/repos/GenBench/genbench_cbt/pulls")] = (401, {"message": "Bad credentials"})
+    result = run_cli("-t", TASK_ID, "--api-url", github_api.url, "--token", "t0k3n")
+    assert "token is invalid or expired" in error_line(result)
+    assert result.output.strip().splitlines()[-1].startswith("https://github.com/GenBench/genbench_cbt/compare/")
 
 
 def test_submit_task_help():
     result = CliRunner().invoke(cli, ["submit-task", "--help"])
     assert result.exit_code == 0
-    for option in ("--id", "--upstream", "--base", "--token", "GITHUB_TOKEN", "--api-url", "--skip-tests"):
+    for option in ("--task", "--upstream", "--base", "--token", "GITHUB_TOKEN", "--api-url", "--skip-tests"):
         assert option in result.output
 
 

@@ -147,11 +147,11 @@ def test_review_job_tests_the_changed_tasks():
         assert 'genbench-cli changed-tasks --repo submission --base "origin/${GITHUB_BASE_REF}"' in script
         assert 'echo "GENBENCH_TASKS_PATH=$PWD/review-tasks" >> "$GITHUB_ENV"' in script
     static = job_script(jobs["static"])
-    assert 'genbench-cli test-task -i "$task_id" --submission --no-task-code' in static
+    assert 'genbench-cli test-task -t "$task_id" --submission --no-task-code' in static
     assert "ruff check --config ../trusted/pyproject.toml src tests benchmarks .github" in static
     task_code = job_script(jobs["task-code"])
-    assert 'genbench-cli test-task -i "$task_id" --submission --timeout 1800' in task_code
-    assert 'genbench-cli show-task -i "$task_id"' in task_code
+    assert 'genbench-cli test-task -t "$task_id" --submission --timeout 1800' in task_code
+    assert 'genbench-cli show-task -t "$task_id"' in task_code
     assert 'python trusted/.github/scripts/task_review_summary.py review >> "$GITHUB_STEP_SUMMARY"' in task_code
 
 
@@ -321,7 +321,7 @@ def test_test_step_runs_every_task_and_fails_when_one_fails(tmp_path: Path, fake
     (tmp_path / "changed_tasks.txt").write_text("good_task\nbad_task\n\n")
     process = run_step(review_step("Test the changed tasks"), tmp_path, fake_cli)
     assert process.returncode == 1, process.stderr
-    assert "::group::genbench-cli test-task -i good_task --submission" in process.stdout
+    assert "::group::genbench-cli test-task -t good_task --submission" in process.stdout
     assert (tmp_path / "review" / "good_task" / "test.rc").read_text().strip() == "0"
     assert (tmp_path / "review" / "bad_task" / "test.rc").read_text().strip() == "1"
     assert "12 passed" in (tmp_path / "review" / "good_task" / "test.log").read_text()

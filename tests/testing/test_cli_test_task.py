@@ -25,7 +25,7 @@ def invoke(*args: str):
 def test_help_explains_the_command_with_examples():
     result = invoke("test-task", "--help")
     assert result.exit_code == 0
-    for text in ("-i, --id ID", "--submission", "genbench-cli test-task -i my_awesome_task", "GENBENCH_TASKS_PATH"):
+    for text in ("-t, --task ID", "--submission", "genbench-cli test-task -t my_awesome_task", "GENBENCH_TASKS_PATH"):
         assert text in result.output
 
 
@@ -87,7 +87,7 @@ def test_a_stray_task_py_next_to_subtasks_fails_the_config_check(make_task_dict)
 
 def test_an_unknown_task_is_one_error_line(make_task):
     make_task()
-    result = invoke("test-task", "-i", "tinny")
+    result = invoke("test-task", "-t", "tinny")
     assert result.exit_code == 1
     assert result.output.startswith("Error: Task 'tinny' does not exist")
     assert "Did you mean 'tiny'?" in result.output
@@ -96,7 +96,7 @@ def test_an_unknown_task_is_one_error_line(make_task):
 def test_the_id_is_required():
     result = invoke("test-task")
     assert result.exit_code == 2
-    assert "Missing option '-i' / '--id'" in result.output
+    assert "Missing option '-t' / '--task'" in result.output
 
 
 def test_run_task_tests_reports_progress_events(make_task):
@@ -131,7 +131,7 @@ def test_the_suite_without_a_task_id_is_skipped(tmp_path):
     )  # fmt: skip
     assert process.returncode == 0, process.stdout + process.stderr
     assert "1 skipped" in process.stdout
-    assert "no task to check: run `genbench-cli test-task -i ID`" in process.stdout
+    assert "no task to check: run `genbench-cli test-task -t ID`" in process.stdout
 
 
 @pytest.mark.skipif(not GENBENCH_CLI.is_file(), reason="genbench-cli is not installed next to this Python")

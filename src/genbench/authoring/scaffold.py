@@ -19,6 +19,7 @@ import os
 import re
 import shutil
 import tempfile
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,14 +39,45 @@ _NOT_ID_CHARS = re.compile(r"[^a-z0-9]+")
 
 
 def task_id_from_name(name: str) -> str:
-    """The default id of a task: its name in lower case, every run of other characters replaced by ``_``.
+    """The default id of a task: its name transliterated to Latin letters (python-slugify, with text-unidecode), in
+    lower case, every run of other characters replaced by ``_``; ``""`` when the name has no reliable Latin spelling
+    (see :func:`why_no_id_from_name`).
 
     >>> task_id_from_name("My Awesome Task!")
     'my_awesome_task'
     >>> task_id_from_name("  CoLA -- length split (v2) ")
     'cola_length_split_v2'
+    >>> task_id_from_name("Évaluation café"), task_id_from_name("Задача"), task_id_from_name("日本語タスク")
+    ('evaluation_cafe', 'zadacha', '')
     """
-    return _NOT_ID_CHARS.sub("_", name.lower()).strip("_")
+    from slugify import slugify  # python-slugify (a dependency of cookiecutter): ~10 ms, only create-task needs it
+
+    if _han_characters(name):
+        return ""
+    return _NOT_ID_CHARS.sub("_", slugify(name, separator="_", lowercase=True)).strip("_")
+
+
+def _han_characters(name: str) -> str:
+    """The Han ideographs (CJK) of ``name``: their Latin spelling depends on the language (Chinese, Japanese, ...)."""
+    return "".join(char for char in name if unicodedata.name(char, "").startswith("CJK UNIFIED IDEOGRAPH"))
+
+
+def why_no_id_from_name(name: str) -> str:
+    """Why :func:`task_id_from_name` gives no id for ``name``, as advice that ends by asking for ``--id``.
+
+    >>> print(why_no_id_from_name("日本語タスク")[:70])
+    '日本語タスク' has Han characters (日本語), whose Latin spelling depends on the
+    """
+    han = _han_characters(name)
+    if han:
+        return (
+            f"{name!r} has Han characters ({han}), whose Latin spelling depends on the language (Chinese pinyin, "
+            "Japanese romaji, ...), so no id is made from it: give one with --id, e.g. --id nihongo_task."
+        )
+    return (
+        f"{name!r} has no letters or digits with a Latin transliteration, so no id can be made from it: give one "
+        "with --id, e.g. --id my_task."
+    )
 
 
 def task_id_problem(task_id: str) -> str | None:
@@ -109,6 +141,48 @@ def parse_authors(text: str) -> list[str]:
     return [author.strip() for author in text.split(",") if author.strip()]
 
 
+def default_tasks_dir(start: str | os.PathLike[str] | None = None) -> tuple[Path, str]:
+    """Where a new task goes when no folder is given, and why: never into an installed package.
+
+    1. Inside a genbench checkout (a folder above ``start`` holding ``pyproject.toml`` of the project ``genbench``
+       and ``src/genbench/tasks/``): that checkout's ``src/genbench/tasks/``, where a submission's task belongs.
+    2. Else the first folder of ``GENBENCH_TASKS_PATH``, where genbench finds tasks.
+    3. Else ``start`` itself (the working directory).
+
+    Args:
+        start: The folder the author works in; default: the working directory.
+
+    Returns:
+        The task root and a few words saying why it was chosen.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as checkout:  # a genbench checkout, worked in from its docs/ folder
+    ...     (Path(checkout) / "src" / "genbench" / "tasks").mkdir(parents=True)
+    ...     _ = (Path(checkout) / "pyproject.toml").write_text('[project]\\nname = "genbench"\\n')
+    ...     (Path(checkout) / "docs").mkdir()
+    ...     root, why = default_tasks_dir(Path(checkout) / "docs")
+    ...     root == Path(checkout).resolve() / "src" / "genbench" / "tasks", why.startswith("the genbench checkout")
+    (True, True)
+    """
+    here = Path(start if start is not None else Path.cwd()).expanduser().resolve()
+    for folder in (here, *here.parents):
+        tasks = folder / "src" / "genbench" / "tasks"
+        if tasks.is_dir() and _is_genbench_project(folder / "pyproject.toml"):
+            return tasks, f"the genbench checkout at {folder}"
+    configured = [path for path in os.environ.get(roots.TASKS_PATH_ENV, "").split(os.pathsep) if path.strip()]
+    if configured:
+        return Path(configured[0]).expanduser().resolve(), f"the first folder of {roots.TASKS_PATH_ENV}"
+    return here, f"the current directory (not a genbench checkout, and {roots.TASKS_PATH_ENV} is not set)"
+
+
+def _is_genbench_project(pyproject: Path) -> bool:
+    try:
+        text = pyproject.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return re.search(r'^name\s*=\s*"genbench"\s*$', text, flags=re.MULTILINE) is not None
+
+
 def create_task(
     name: str,
     *,
@@ -127,8 +201,10 @@ def create_task(
         task_id: The task's id; default: derived from the name (:func:`task_id_from_name`).
         subtask_ids: Ids of subtasks: the task becomes a TaskDict with one subtask directory each, in this order.
         authors: Author names; default ``["Anonymous"]`` (edit ``authors`` in ``config.jsonnet`` later).
-        tasks_dir: The task root to create the task in; default: the package's ``tasks/`` directory. Any
-            directory works; it must be in ``GENBENCH_TASKS_PATH`` for ``load_task`` to find the task.
+        tasks_dir: The task root to create the task in; default: :func:`default_tasks_dir` (a genbench checkout's
+            ``src/genbench/tasks/``, else ``GENBENCH_TASKS_PATH``'s first folder, else the working directory; never
+            an installed package). Any directory works; it must be in ``GENBENCH_TASKS_PATH`` for ``load_task`` to
+            find the task.
         taxonomy: Values of the GenBench taxonomy (``{"generalisation_type": "compositional", ...}``), written into
             the config's ``taxonomy`` block (of the task with subtasks, when there are subtasks); the axes left out
             are written as comments listing their values.
@@ -174,14 +250,14 @@ def check_new_task(task_id: str, tasks_dir: str | os.PathLike[str] | None = None
 
     Args:
         task_id: The new task's id.
-        tasks_dir: The task root; default: the package's ``tasks/`` directory.
+        tasks_dir: The task root; default: :func:`default_tasks_dir`.
 
     Raises:
         TaskDefinitionError: the id is invalid, the registry already has it (in any root), the directory exists,
             or ``tasks_dir`` is a file.
     """
     validate_task_id(task_id)
-    root = Path(tasks_dir).expanduser().resolve() if tasks_dir is not None else roots.PACKAGE_TASKS_DIR
+    root = Path(tasks_dir).expanduser().resolve() if tasks_dir is not None else default_tasks_dir()[0]
     destination = root / task_id
     existing = discover_tasks().get(task_id)
     if existing is not None:

@@ -10,9 +10,11 @@ unknown command with the close matches.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import traceback
+from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -47,6 +49,25 @@ COMMANDS: PluginGroup[click.Command] = PluginGroup(
 # The first paragraph of each built-in command's help, so that `genbench-cli --help` lists the commands without
 # importing their modules (each imports what its command needs: ~45 ms for all of them). click shortens it as it
 # shortens the command's own help; tests/cli/test_cli_help_and_reference.py checks that the two agree.
+GLOBAL_FLAGS: tuple[str, ...] = ("--debug", "-q", "--quiet", "--no-progress")
+"""Options of ``genbench-cli`` itself, accepted before or after the command's name (commands read them with
+:func:`genbench.cli.params.global_setting`)."""
+
+
+def hoist_global_flags(args: list[str]) -> list[str]:
+    """``args`` with the global flags that follow the command's name moved before it (up to a ``--``).
+
+    >>> hoist_global_flags(["run", "-t", "x", "--debug", "--", "--quiet"])
+    ['--debug', 'run', '-t', 'x', '--', '--quiet']
+    """
+    command_at = next((i for i, arg in enumerate(args) if not arg.startswith("-")), len(args))
+    end = args.index("--") if "--" in args[command_at:] else len(args)
+    tail = args[command_at:end]
+    hoisted = [arg for arg in tail if arg in GLOBAL_FLAGS]
+    kept = [arg for arg in tail if arg not in GLOBAL_FLAGS]
+    return [*args[:command_at], *hoisted, *kept, *args[end:]]
+
+
 SHORT_HELP: dict[str, str] = {
     "changed-tasks": (
         "Print the ids of the tasks changed by the commits of HEAD since it forked from REF, one per line."
@@ -108,6 +129,10 @@ class _PluginCommands(click.Group):
             )
         return command
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # `genbench-cli run ... --debug`: the global flags are accepted after the command's name too.
+        return super().parse_args(ctx, hoist_global_flags(args))
+
     def resolve_command(
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
@@ -122,8 +147,14 @@ class _PluginCommands(click.Group):
             raise no_such_command(error.command_name, possibilities=self.list_commands(ctx), ctx=ctx) from None
 
     def invoke(self, ctx: click.Context) -> Any:
+        # Imported here: `genbench-cli --help` imports no module of genbench.cli (see SHORT_HELP).
+        from genbench.cli.warnings_output import rendered_config_warnings
+
         try:
-            return super().invoke(ctx)
+            with rendered_config_warnings():
+                return super().invoke(ctx)
+        except click.exceptions.NoSuchOption as error:
+            raise _without_hidden_spellings(error) from None
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
         except BrokenPipeError:  # output piped into `head` and closed: not an error of the command
@@ -133,6 +164,23 @@ class _PluginCommands(click.Group):
             if (ctx.obj or {}).get("debug"):
                 traceback.print_exc()
             raise click.ClickException(format_error(exc)) from None
+
+
+def _without_hidden_spellings(error: click.exceptions.NoSuchOption) -> click.exceptions.NoSuchOption:
+    """The error with close matches among the command's visible options only (not a deprecated or alias spelling)."""
+    command = error.ctx.command if error.ctx is not None else None
+    if command is None or not error.possibilities:
+        return error
+    hidden = {
+        spelling
+        for param in command.params
+        for spelling in (*getattr(param, "aliases", ()), *getattr(param, "deprecated_spellings", ()))
+    }
+    visible = [name for name in error.possibilities if name not in hidden]
+    if visible == error.possibilities:
+        return error
+    shown = [opt for param in command.params for opt in (*param.opts, *param.secondary_opts) if opt.startswith("--")]
+    return click.exceptions.NoSuchOption(error.option_name, possibilities=shown, ctx=error.ctx)
 
 
 def format_error(exc: BaseException) -> str:
@@ -156,11 +204,34 @@ def _broken_command(name: str, error: UnknownPluginError) -> click.Command:
 @click.group(cls=_PluginCommands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="genbench")
 @click.option("--debug", is_flag=True, help="Show full tracebacks of errors.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only results, warnings and errors: no progress or notes.")
+@click.option("--no-progress", is_flag=True, help="Show no progress bars or spinners.")
 @click.pass_context
-def cli(ctx: click.Context, debug: bool) -> None:
+def cli(ctx: click.Context, debug: bool, quiet: bool, no_progress: bool) -> None:
     """GenBench: build, test and run generalisation benchmark tasks.
+
+    The options above are accepted before or after the command's name (genbench-cli run ... --debug).
 
     Example: genbench-cli list-tasks
     """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
+    ctx.obj["quiet"] = quiet
+    ctx.obj["progress"] = not (quiet or no_progress)
+    if not ctx.obj["progress"]:  # the bars of tqdm (datasets, transformers) too, for this command only
+        ctx.with_resource(_environment({"TQDM_DISABLE": "1", "HF_DATASETS_DISABLE_PROGRESS_BARS": "1"}))
+
+
+@contextlib.contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    """Set environment variables while the command runs, then restore them."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

@@ -13,6 +13,7 @@ from numbers import Real
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from genbench.cli.params import global_setting
 from genbench.core.files import to_jsonable
 
 if TYPE_CHECKING:
@@ -45,10 +46,13 @@ def _may_be_terminal(stream: Any) -> bool:
 
 @contextlib.contextmanager
 def spinner(message: str) -> Iterator[None]:
-    """Show a spinner with ``message`` on stderr while the block runs (nothing when stderr is not a terminal)."""
+    """Show a spinner with ``message`` on stderr while the block runs (nothing when stderr is not a terminal, or
+    under ``--no-progress`` / ``--quiet``)."""
     import sys
 
-    if not _may_be_terminal(sys.stderr):  # e.g. piped or captured: skip importing rich (a light command stays light)
+    if not global_setting("progress") or not _may_be_terminal(
+        sys.stderr
+    ):  # e.g. piped or captured: skip importing rich (a light command stays light)
         yield
         return
     err = console(stderr=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from genbench.cli._output import console, dumps
-from genbench.cli.params import SEED
+from genbench.cli.params import seed_option
 
 
 @click.command("compare")
@@ -17,7 +17,7 @@ from genbench.cli.params import SEED
 @click.option(
     "--permutations", type=click.IntRange(min=10), default=10_000, show_default=True, help="Permutation-test draws."
 )
-@click.option("--seed", type=SEED, default=42, show_default=True, help="Seed of the resamples and permutations.")
+@seed_option(help="Seed of the resamples and permutations.")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON instead of a table.")
 def compare(results_a: Path, results_b: Path, resamples: int, permutations: int, seed: int, as_json: bool) -> None:
     """Compare two results files of one task (A - B) on the examples both scored.

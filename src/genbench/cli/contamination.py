@@ -8,11 +8,20 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
 
-from genbench.cli.params import NAME, POSITIVE_INT, THRESHOLD
+from genbench.cli.params import (
+    NAME,
+    POSITIVE_INT,
+    THRESHOLD,
+    model_option,
+    output_dir_option,
+    progress_option,
+    task_option,
+)
 from genbench.core.errors import GenBenchError
 from genbench.core.files import prepare_output_dir
 
@@ -111,9 +120,7 @@ def _chosen_backend(backend: str, index_dir: str | None, **es_options: Any) -> A
 
 
 def _progress_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option(
-        "--progress/--no-progress", default=True, show_default=True, help="Show progress bars (on stderr)."
-    )(command)
+    return progress_option()(command)
 
 
 def _mixer_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -136,7 +143,9 @@ def _test_set_options(command: Callable[..., Any]) -> Callable[..., Any]:
             ),
             _option("split", type=NAME, default="test", show_default=True, help="Split of the test datasets."),
             _option("field", type=NAME, multiple=True, help="Field(s) of the test datasets to look up."),
-            _option("task", type=NAME, multiple=True, help="Registry task ids to check (instead of all tasks)."),
+            task_option(
+                several=True, required=False, deprecated=(), help="Registry task ids to check (default: every task)."
+            ),
         ]
     ):
         command = decorator(command)
@@ -162,7 +171,7 @@ def _match_options(command: Callable[..., Any]) -> Callable[..., Any]:
 def _report_options(command: Callable[..., Any]) -> Callable[..., Any]:
     for decorator in reversed(
         [
-            _option("output_dir", type=click.Path(file_okay=False), required=True, help="Folder for the results."),
+            output_dir_option(aliases=("--output_dir",), required=True, help="Folder for the results."),
             _option("top_k", type=POSITIVE_INT, default=1, show_default=True, help="Matches reported per instance."),
             _option("decontaminate", is_flag=True, help="Also write each training dataset without the matched rows."),
         ]
@@ -203,19 +212,23 @@ def _unit_options(command: Callable[..., Any], verb: str) -> Callable[..., Any]:
     return command
 
 
-def _check_test_set_options(dataset: tuple[str, ...], field: tuple[str, ...], task: tuple[str, ...]) -> None:
+def _check_test_set_options(
+    dataset: tuple[str, ...], field: tuple[str, ...], task_ids: tuple[str, ...] | None
+) -> None:
     if dataset and not field:
         raise click.UsageError("Give the test datasets' field(s) to look up with --field.")
-    if dataset and task:
+    if dataset and task_ids:
         raise click.UsageError("Give test datasets (--dataset) or registry tasks (--task), not both.")
 
 
-def _test_sets(dataset: tuple[str, ...], split: str, field: tuple[str, ...], task: tuple[str, ...]) -> list[Any]:
+def _test_sets(
+    dataset: tuple[str, ...], split: str, field: tuple[str, ...], task_ids: tuple[str, ...] | None
+) -> list[Any]:
     from genbench.contamination import dataset_test_set, task_test_sets
 
     if dataset:
         return [dataset_test_set(name, split=split, fields=list(field)) for name in dataset]
-    return task_test_sets(list(task) if task else None)
+    return task_test_sets(list(task_ids) if task_ids else None)
 
 
 def _check_decontaminate(
@@ -230,7 +243,7 @@ def _check_decontaminate(
         )
 
 
-def _write_report(report: Any, output_dir: str, decontaminate: bool, search_size: int | None = None) -> None:
+def _write_report(report: Any, output_dir: Path, decontaminate: bool, search_size: int | None = None) -> None:
     """Write the report's files, print the contamination table, decontaminate if asked."""
     from genbench.contamination import decontaminate as decontaminate_data
 
@@ -285,8 +298,10 @@ def contamination() -> None:
     show_default=True,
     help="text: exact and n-gram matches; vector: embedding matches.",
 )
-@_option(
-    "model", type=NAME, help="Sentence-transformers model of a vector index (default: all-MiniLM-L6-v2, offline)."
+@model_option(
+    type=NAME,
+    metavar="PATH_OR_ID",
+    help="Sentence-transformers model of a vector index (default: all-MiniLM-L6-v2, offline).",
 )
 @functools.partial(_unit_options, verb="index")
 @_option(
@@ -378,7 +393,7 @@ def index(
     show_default=True,
     help="Search text indexes or vector (embedding) indexes.",
 )
-@_option("model", type=NAME, help="Model of the vector indexes (default: the index's).")
+@model_option(type=NAME, metavar="PATH_OR_ID", help="Model of the vector indexes (default: the index's).")
 @_report_options
 @_index_dir_option
 @_option(
@@ -406,12 +421,12 @@ def search(
     dataset: tuple[str, ...],
     split: str,
     field: tuple[str, ...],
-    task: tuple[str, ...],
+    task_ids: tuple[str, ...] | None,
     ngram_size: int | None,
     match_threshold: float | None,
     index_type: str,
     model: str | None,
-    output_dir: str,
+    output_dir: Path,
     top_k: int,
     decontaminate: bool,
     index_dir: str | None,
@@ -425,10 +440,11 @@ def search(
 ) -> None:
     """Search test sets in training data indexes; write per-instance matches and the contamination table."""
     from genbench.contamination import search as search_indexes
+    from genbench.contamination.workflow import training_datasets
 
     if not train_dataset_names and dataset_mixer_config is None:
         raise click.UsageError("Give --train_dataset_names or --dataset_mixer_config.")
-    _check_test_set_options(dataset, field, task)
+    _check_test_set_options(dataset, field, task_ids)
     _check_decontaminate(decontaminate, ngram_size, match_threshold, index_type)
     prepare_output_dir(output_dir)  # before the search: an unwritable folder fails now, not after the work
     chosen = _chosen_backend(
@@ -439,10 +455,14 @@ def search(
         search_size=search_size,
         num_candidates=num_candidates,
     )
+    # Each index is opened (a missing one is an error naming the existing ones) before the test sets are loaded:
+    # the default test sets are those of every registry task, the slow part.
+    for name in training_datasets(list(train_dataset_names), dataset_mixer_config):
+        chosen.open(name, index_type=index_type, model=model).close()
     report = search_indexes(
         list(train_dataset_names),
         dataset_mixer_config=dataset_mixer_config,
-        test_sets=_test_sets(dataset, split, field, task),
+        test_sets=_test_sets(dataset, split, field, task_ids),
         ngram_size=ngram_size,
         match_threshold=match_threshold,
         index_type=index_type,
@@ -478,10 +498,10 @@ def scan(
     dataset: tuple[str, ...],
     split: str,
     field: tuple[str, ...],
-    task: tuple[str, ...],
+    task_ids: tuple[str, ...] | None,
     ngram_size: int | None,
     match_threshold: float | None,
-    output_dir: str,
+    output_dir: Path,
     top_k: int,
     decontaminate: bool,
     messages_field: str,
@@ -498,14 +518,14 @@ def scan(
 
     if not train_dataset_names and dataset_mixer_config is None:
         raise click.UsageError("Give --train_dataset_names or --dataset_mixer_config.")
-    _check_test_set_options(dataset, field, task)
+    _check_test_set_options(dataset, field, task_ids)
     _check_decontaminate(decontaminate, ngram_size, match_threshold)
     prepare_output_dir(output_dir)  # before the scan: an unwritable folder fails now, not after the work
     report = scan_datasets(
         list(train_dataset_names),
         dataset_mixer_config=dataset_mixer_config,
         split=train_split,
-        test_sets=_test_sets(dataset, split, field, task),
+        test_sets=_test_sets(dataset, split, field, task_ids),
         ngram_size=ngram_size,
         match_threshold=match_threshold,
         top_k=top_k,

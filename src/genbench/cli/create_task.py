@@ -71,8 +71,9 @@ def _check_subtask_ids(ctx: click.Context, param: click.Parameter, value: tuple[
     "--tasks-dir",
     type=click.Path(file_okay=False, path_type=Path),
     metavar="DIR",
-    help="Task root to create the task in. Default: the package's tasks/ directory. Another root must be in "
-    "GENBENCH_TASKS_PATH for genbench to find the task.",
+    help="Task root to create the task in. Default: src/genbench/tasks/ of the genbench checkout you are in, else "
+    "the first folder of GENBENCH_TASKS_PATH, else the current directory (never an installed package). Another root "
+    "must be in GENBENCH_TASKS_PATH for genbench to find the task.",
 )
 @taxonomy_options
 def create_task(
@@ -99,10 +100,10 @@ def create_task(
     if task_id is None:
         task_id = scaffold.task_id_from_name(name)
         if not task_id:
-            raise click.BadParameter(
-                f"cannot derive a task id from {name!r} (no letters or digits): give one with --id.",
-                param_hint="'-n' / '--name'",
-            )
+            raise click.BadParameter(scaffold.why_no_id_from_name(name), param_hint="'-n' / '--name'")
+    where = "the folder given with --tasks-dir"
+    if tasks_dir is None:
+        tasks_dir, where = scaffold.default_tasks_dir()
     # Refuse an existing id before asking anything (the group prints the error; a traceback only with --debug).
     scaffold.check_new_task(task_id, tasks_dir)
 
@@ -119,6 +120,7 @@ def create_task(
     click.echo("Creating task...")
     click.echo(f"Task name: {name.strip()}")
     click.echo(f"Task id: {task_id}")
+    click.echo(f"Task root: {display_path(tasks_dir)} ({where})")
     if subtask_ids:
         click.echo(
             f"Task class name: {scaffold.class_name_from_id(task_id, suffix='TaskDict')} (optional, in __init__.py)"
@@ -144,12 +146,12 @@ def create_task(
             f"Note: {path.parent} is not a task root yet: add it to GENBENCH_TASKS_PATH so that genbench finds the "
             f"task (export GENBENCH_TASKS_PATH={path.parent})."
         )
-    where = " of each subtask" if subtask_ids else ""
+    of_each = " of each subtask" if subtask_ids else ""
     click.echo("Next steps:")
-    click.echo(f"  1. Replace the example data in data/ and edit config.jsonnet{where} (data, task type, metrics).")
+    click.echo(f"  1. Replace the example data in data/ and edit config.jsonnet{of_each} (data, task type, metrics).")
     click.echo(
         f"  2. Describe the task in doc.md{' (and each subtask)' if subtask_ids else ''}, replacing the template text."
     )
-    click.echo(f"  3. Check the task:  genbench-cli test-task -i {task_id}")
-    click.echo(f"  4. Submit it:       genbench-cli submit-task -i {task_id}")
+    click.echo(f"  3. Check the task:  genbench-cli test-task -t {task_id}")
+    click.echo(f"  4. Submit it:       genbench-cli submit-task -t {task_id}")
     click.echo("Instructions to fill and submit the task: docs/creating_a_task.md")

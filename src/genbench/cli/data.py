@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from genbench.cli.params import output_file_option
 from genbench.core.errors import ChecksumMismatchError, GenBenchError
 from genbench.data.cache import add_to_cache, cache_dir, fetch, file_sha256, is_remote, list_cache_entries
 from genbench.data.hub import list_hub_exports
@@ -78,10 +79,8 @@ def fetch_command(targets: tuple[str, ...], refresh: bool) -> None:
 
 @data.command("export")
 @click.argument("task_ids", nargs=-1, required=True, metavar="TASK...")
-@click.option(
-    "-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The bundle to write."
-)
-def export_command(task_ids: tuple[str, ...], output: Path) -> None:
+@output_file_option(required=True, help="The bundle to write.")
+def export_command(task_ids: tuple[str, ...], output_file: Path) -> None:
     """Write the cached data of the tasks into one tar file (with a manifest of URLs, revisions and sha256).
 
     Run `genbench-cli data fetch` for the tasks first. Files inside the task directories travel with the tasks
@@ -89,12 +88,12 @@ def export_command(task_ids: tuple[str, ...], output: Path) -> None:
 
     \b
     Example:
-      genbench-cli data export arithmetic_length -o data.tar
+      genbench-cli data export arithmetic_length --output-file data.tar
     """
-    summary = export_bundle(list(task_ids), output)
+    summary = export_bundle(list(task_ids), output_file)
     click.echo(
-        f"Wrote {output}: {len(summary.files)} file(s), {len(summary.hub_datasets)} Hugging Face dataset(s) "
-        f"({output.stat().st_size} bytes)."
+        f"Wrote {output_file}: {len(summary.files)} file(s), {len(summary.hub_datasets)} Hugging Face dataset(s) "
+        f"({output_file.stat().st_size} bytes)."
     )
 
 

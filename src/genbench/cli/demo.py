@@ -9,19 +9,9 @@ from typing import Any
 
 import click
 
-from genbench.cli.params import SEED
+from genbench.cli.params import global_setting, output_dir_option, seed_option, shots_option, task_option
 from genbench.core.errors import GenBenchError
 from genbench.runs.demo import run_demo
-
-
-def _parse_shots(ctx: click.Context, param: click.Parameter, value: str) -> list[int]:
-    try:
-        shots = [int(part) for part in value.split(",") if part.strip()]
-    except ValueError:
-        raise click.BadParameter(f"expected comma-separated integers such as '0,3', got {value!r}.") from None
-    if not shots or any(n < 0 for n in shots) or len(set(shots)) != len(shots):
-        raise click.BadParameter(f"expected distinct non-negative integers such as '0,3', got {value!r}.")
-    return shots
 
 
 def _one_line(error: str) -> str:
@@ -39,30 +29,14 @@ def _format_value(value: Any) -> str:
 
 
 @click.command("demo")
-@click.option(
-    "--output-dir",
-    "-o",
-    type=click.Path(file_okay=False, path_type=Path),
+@output_dir_option(
     default=Path("demo_results"),
     show_default=True,
     help="Directory for the results files (one <task_id>.json per task).",
 )
-@click.option(
-    "--task",
-    "-i",
-    "task_ids",
-    multiple=True,
-    metavar="ID",
-    help="Run only this task (repeatable). Default: every task of the registry.",
-)
-@click.option(
-    "--shots",
-    default="0,3",
-    show_default=True,
-    callback=_parse_shots,
-    help="Comma-separated numbers of few-shot examples.",
-)
-@click.option("--seed", type=SEED, default=42, show_default=True, help="Random seed of few-shot selection.")
+@task_option(several=True, required=False, deprecated=("-i",))
+@shots_option(several=True, default="0,3", show_default=True, help="Comma-separated numbers of few-shot examples.")
+@seed_option()
 @click.option(
     "--results-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -70,9 +44,8 @@ def _format_value(value: Any) -> str:
     help="Also write the baselines' results files in the format of `genbench-cli run` (95% intervals, per-sample "
     "logs) here, e.g. demo_results/results.",
 )
-@click.option("--debug", is_flag=True, help="Print the full traceback of a failing task.")
 def demo(
-    output_dir: Path, task_ids: tuple[str, ...], shots: list[int], seed: int, results_dir: Path | None, debug: bool
+    output_dir: Path, task_ids: tuple[str, ...] | None, shots: list[int], seed: int, results_dir: Path | None
 ) -> None:
     """Run every task with simple baseline predictors, zero- and few-shot, and record the scores.
 
@@ -81,11 +54,14 @@ def demo(
     (with 95% bootstrap intervals and per-sample logs), and prints a table of the metrics. A task that cannot be
     loaded (a broken config or task.py, e.g. one being written) is skipped, and the end of the output says why; a
     task asked for with --task that cannot be loaded is an error. A task that loads but fails while running is
-    reported in one line; the others still run, and the command then exits with status 1.
+    reported in one line; the others still run, and the command then exits with status 1. The global --debug
+    prints the traceback of each failing task.
     """
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
+
+    debug = global_setting("debug")
 
     def skipped(result: Any) -> bool:
         return result.broken and not task_ids
@@ -100,7 +76,7 @@ def demo(
     try:
         results = run_demo(
             output_dir,
-            task_ids=list(task_ids) or None,
+            task_ids=list(task_ids) if task_ids else None,
             shot_list=shots,
             random_seed=seed,
             on_result=report_failure,

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
+from genbench.cli.params import output_file_option, task_option
 from genbench.core.files import write_text_atomic
 from genbench.display.eval_card import FORMATS
 from genbench.display.eval_card import eval_card as build_card
 
 
 @click.command("eval-card")
-@click.option("-i", "--id", "task_id", required=True, metavar="ID", help="Task id: 'id' or 'id:subtask'.")
+@task_option()
 @click.option(
     "-f",
     "--format",
@@ -21,8 +24,8 @@ from genbench.display.eval_card import eval_card as build_card
     help="svg (a figure), html (a page or notebook), latex (a standalone document, as genbench.org writes it) "
     "or markdown (a doc.md).",
 )
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to this file.")
-def eval_card(task_id: str, fmt: str, output: str | None) -> None:
+@output_file_option(help="Write the card to this file (default: print it).")
+def eval_card(task_id: str, fmt: str, output_file: Path | None) -> None:
     """Render a task's GenBench evaluation card: the taxonomy's five axes, the task's values marked.
 
     The values come from the task's `taxonomy` block (docs/taxonomy.md); a task with subtasks marks its own values
@@ -30,15 +33,15 @@ def eval_card(task_id: str, fmt: str, output: str | None) -> None:
 
     \b
     Examples:
-      genbench-cli eval-card -i arithmetic_length
-      genbench-cli eval-card -i negation_consistency --format svg -o card.svg
-      genbench-cli eval-card -i arithmetic_length --format latex -o card.tex
+      genbench-cli eval-card -t arithmetic_length
+      genbench-cli eval-card -t negation_consistency --format svg --output-file card.svg
+      genbench-cli eval-card -t arithmetic_length --format latex --output-file card.tex
     """
     from genbench.task.factory import load_task
 
     text = build_card(load_task(task_id)).render(fmt)
-    if output:
-        write_text_atomic(output, text)
-        click.echo(f"Wrote {output}")
+    if output_file is not None:
+        write_text_atomic(output_file, text)
+        click.echo(f"Wrote {output_file}")
     else:
         click.echo(text, nl=False)

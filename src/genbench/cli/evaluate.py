@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from genbench.cli._output import console, dumps, format_value, spinner
-from genbench.cli.params import NAME, SEED
+from genbench.cli.params import NAME, model_option, output_file_option, seed_option, shots_option, task_option
 from genbench.core.errors import PredictionError
 from genbench.core.files import prepare_output_dir, write_text_atomic
 from genbench.core.vocabulary import PreparationStrategy
@@ -195,13 +195,13 @@ def _print_metrics(title: str, metrics: Mapping[str, Any]) -> None:
     table.add_column("Value", justify="right", no_wrap=True)
     for key, value in metrics.items():
         if isinstance(value, (dict, list, tuple)) or getattr(value, "ndim", 0) > 0:
-            continue  # nested values (e.g. per-class arrays) are in the --output file
+            continue  # nested values (e.g. per-class arrays) are in the --output-file
         table.add_row(escape(str(key)), format_value(value))
     console().print(table)
 
 
 @click.command("evaluate")
-@click.option("-i", "--id", "task_id", required=True, metavar="ID", help="Task id: 'id' or 'id:subtask'.")
+@task_option()
 @click.option(
     "-p",
     "--predictions",
@@ -212,12 +212,7 @@ def _print_metrics(title: str, metrics: Mapping[str, Any]) -> None:
     help="JSONL predictions: one object with a 'target' per row of the split, in order. For a task with "
     "subtasks: SUBTASK=FILE, once per subtask.",
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Also write the results as JSON (task id, split, n, metrics) to this file.",
-)
+@output_file_option(help="Also write the results as JSON (task id, split, n, metrics) to this file.")
 @click.option("--split", type=NAME, default="test", show_default=True, help="The split the predictions are for.")
 @click.option(
     "--results-dir",
@@ -225,23 +220,19 @@ def _print_metrics(title: str, metrics: Mapping[str, Any]) -> None:
     default=None,
     help="Also write results files in the format of `genbench-cli run` (intervals, per-sample log) here.",
 )
-@click.option(
-    "--model", "model_label", default=None, metavar="NAME", help="With --results-dir: what made the predictions."
-)
-@click.option(
-    "--shots",
-    type=click.IntRange(min=0),
+@model_option(metavar="NAME", default=None, help="With --results-dir: the model that made the predictions.")
+@shots_option(
     default=None,
     help="With --results-dir: the predictions answer the N-shot prompts (test split), recorded with their prompts.",
 )
-@click.option("--seed", type=SEED, default=42, show_default=True, help="With --shots: the few-shot seed.")
+@seed_option(help="With --shots: the few-shot seed.")
 def evaluate(
     task_id: str,
     predictions: tuple[str, ...],
-    output: Path | None,
+    output_file: Path | None,
     split: str,
     results_dir: Path | None,
-    model_label: str | None,
+    model: str | None,
     shots: int | None,
     seed: int,
 ) -> None:
@@ -254,15 +245,15 @@ def evaluate(
 
     \b
     Examples:
-      genbench-cli evaluate -i arithmetic_length --predictions predictions.jsonl --output results.json
-      genbench-cli evaluate -i negation_consistency -p affirmative=aff.jsonl -p negated=neg.jsonl
-      genbench-cli evaluate -i arithmetic_length -p predictions.jsonl --results-dir results --model my-llm --shots 0
+      genbench-cli evaluate -t arithmetic_length --predictions predictions.jsonl --output-file results.json
+      genbench-cli evaluate -t negation_consistency -p affirmative=aff.jsonl -p negated=neg.jsonl
+      genbench-cli evaluate -t arithmetic_length -p predictions.jsonl --results-dir results -m my-llm --shots 0
     """
     from genbench.task import Task
     from genbench.task.factory import load_task
 
-    if output is not None:
-        prepare_output_dir(output.parent)  # before the scoring: an unwritable location fails now
+    if output_file is not None:
+        prepare_output_dir(output_file.parent)  # before the scoring: an unwritable location fails now
     with spinner(f"Loading task {task_id}..."):
         task = load_task(task_id)
 
@@ -292,9 +283,9 @@ def evaluate(
         }
         _print_metrics(f"{task.task_id} ({split}, {result['n']} examples, merged)", merged)
 
-    if output is not None:
-        write_text_atomic(output, dumps(result))
-        click.echo(f"Wrote {output}")
+    if output_file is not None:
+        write_text_atomic(output_file, dumps(result))
+        click.echo(f"Wrote {output_file}")
     if results_dir is not None:
         if shots is not None and split != "test":
             raise click.BadParameter("prompts are built for the test split: drop --split.", param_hint="'--shots'")
@@ -305,7 +296,7 @@ def evaluate(
         task_runs = []
         for scored, path in scored_files:
             task_run = predictions_task_run(
-                scored, path, split, model=model_label or path.name, results_dir=results_dir, shots=shots, seed=seed
+                scored, path, split, model=model or path.name, results_dir=results_dir, shots=shots, seed=seed
             )
             task_runs.append(task_run)
             click.echo(

@@ -7,23 +7,19 @@ from typing import cast
 
 import click
 
+from genbench.cli.params import output_dir_option, shots_option
 from genbench.leaderboard import build_leaderboard
 from genbench.leaderboard.collect import ON_STALE, OnStale
 
 
 @click.command("leaderboard")
 @click.argument("results_dirs", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path))
-@click.option(
-    "--output",
-    "-o",
-    "site_dir",
+@output_dir_option(
     required=True,
-    type=click.Path(file_okay=False, path_type=Path),
+    deprecated=("--output",),
     help="Directory of the site (index.html, tasks/, models/); created if missing.",
 )
-@click.option(
-    "--shots",
-    type=click.IntRange(min=0),
+@shots_option(
     default=0,
     show_default=True,
     help="The setting ranked for each task that has it (else its unprompted or smallest setting).",
@@ -37,18 +33,18 @@ from genbench.leaderboard.collect import ON_STALE, OnStale
     "of the installed version (else of the newest), latest = keep the newest version among the files, fail = stop. "
     "Left-out files are listed here and on the page.",
 )
-def leaderboard(results_dirs: tuple[Path, ...], site_dir: Path, shots: int, on_stale: str) -> None:
+def leaderboard(results_dirs: tuple[Path, ...], output_dir: Path, shots: int, on_stale: str) -> None:
     """Build a static leaderboard site from the results files under RESULTS_DIR... (searched recursively).
 
     The overview ranks the models by the mean of each task's headline score (with 95% intervals from the per-sample
     scores), shows the means per taxonomy value and the scores per task (sortable, filterable); one page per task
     (metrics per model and shots, a chart of score vs shots, the task card) and one page per model, and
-    leaderboard.json. Every page is self-contained: open SITE_DIR/index.html from disk, no server or network
+    leaderboard.json. Every page is self-contained: open DIR/index.html from disk, no server or network
     needed.
 
     Example: genbench-cli leaderboard results demo_results/results -o site
     """
-    site = build_leaderboard(results_dirs, site_dir, shots=shots, on_stale=cast(OnStale, on_stale))
+    site = build_leaderboard(results_dirs, output_dir, shots=shots, on_stale=cast(OnStale, on_stale))
     board = site.board
     ranked = sum(1 for s in site.standings.models if s.rank)
     click.echo(

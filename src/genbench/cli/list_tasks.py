@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from genbench.cli._output import console, dumps
+from genbench.cli.warnings_output import print_warning_groups
 from genbench.registry.listing import declared_splits, task_records
 
 __all__ = ["declared_splits", "list_tasks", "task_listing"]
@@ -55,7 +56,8 @@ def list_tasks(as_json: bool, strict: bool) -> None:
     Reads the task configs only (no task code, no data), and keeps what it read in a cache checked against each
     file's size and modification time, so it is fast. Tasks come from the package's tasks/ directory and every
     root in GENBENCH_TASKS_PATH. A broken task is listed with its error (JSON: the "error" field) next to the
-    others; the exit status is 0 unless --strict is given.
+    others; the exit status is 0 unless --strict is given. Config warnings follow the table on stderr, grouped per
+    task (JSON: the "warnings" field).
 
     \b
     Examples:
@@ -65,10 +67,11 @@ def list_tasks(as_json: bool, strict: bool) -> None:
     """
     records = task_listing()
     broken = [record["id"] for record in records if record["error"] is not None]
-    if as_json:
+    if as_json:  # each record's "warnings" carries its config warnings
         click.echo(dumps(records), nl=False)
     else:
         _print_table(records)
+        print_warning_groups({record["id"]: list(record["warnings"]) for record in records})
     if broken:
         click.echo(f"{len(broken)} of {len(records)} tasks are broken: {', '.join(broken)}.", err=True)
         if strict:

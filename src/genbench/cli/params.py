@@ -1,4 +1,9 @@
-"""The checked option types of the CLI: every number an option takes is range-checked here, once.
+"""The options every command shares, in one place: the option vocabulary and the checked option types.
+
+The vocabulary (:data:`VOCABULARY`) gives each concept one name, short form and meaning: ``-t/--task``,
+``-o/--output-dir``, ``--output-file``, ``--shots``, ``--seed``, ``-m/--model``; commands declare them with
+:func:`task_option`, :func:`output_dir_option` and the like, which keep former spellings as hidden aliases that print a
+deprecation note. Every number an option takes is range-checked here, once.
 
 A value out of range is a usage error (exit 2) that names the option, raised by click before the command runs:
 
@@ -20,6 +25,8 @@ click's own ``FloatRange`` lets ``nan`` through (every comparison with NaN is fa
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
@@ -63,3 +70,255 @@ SEED = click.IntRange(min=0, max=2**32 - 1)
 
 NAME = NonEmptyString()
 """A field, split or dataset name."""
+
+
+# --- The option vocabulary: one name, short form and meaning per concept, for every command -------------------------
+
+VOCABULARY: dict[str, tuple[str, ...]] = {
+    "task": ("-t", "--task"),
+    "output_dir": ("-o", "--output-dir"),
+    "output_file": ("--output-file",),
+    "shots": ("--shots",),
+    "seed": ("--seed",),
+    "model": ("-m", "--model"),
+}
+"""Concept -> its spellings. A command that takes one of these concepts takes it under exactly these spellings (a
+test walks every command and checks it): ``-t/--task`` selects tasks (``id``, ``id:subtask``; several, repeated or
+comma-separated, and ``all`` where the command runs several), ``-o/--output-dir`` is always a folder and
+``--output-file`` always a file, ``--shots`` counts few-shot examples, ``--seed`` seeds every random choice and
+``-m/--model`` names the model."""
+
+DEPRECATED_SPELLINGS: frozenset[str] = frozenset({"-i", "--id", "--tasks", "--output"})
+"""Former spellings of the vocabulary's concepts, accepted for one release as hidden aliases that print a note."""
+
+
+class SharedOption(click.Option):
+    """An option of the vocabulary, with hidden extra spellings: silent aliases and deprecated ones (with a note).
+
+    The extra spellings are parsed but not listed by ``--help``; a deprecated one prints one line on stderr naming
+    the current spelling (not under ``--quiet``).
+    """
+
+    def __init__(
+        self,
+        param_decls: list[str],
+        *,
+        concept: str | None = None,
+        aliases: tuple[str, ...] = (),
+        deprecated: tuple[str, ...] = (),
+        **kwargs: Any,
+    ):
+        super().__init__(param_decls, **kwargs)
+        self.concept = concept
+        self.aliases = tuple(aliases)
+        self.deprecated_spellings = tuple(deprecated)
+
+    def _hidden_spellings(self) -> tuple[str, ...]:
+        return (*self.aliases, *self.deprecated_spellings)
+
+    def add_to_parser(self, parser: Any, ctx: click.Context) -> None:
+        super().add_to_parser(parser, ctx)
+        action = "append" if self.multiple else "store"
+        for spelling in self._hidden_spellings():
+            # Each hidden spelling writes to its own slot, so that consume_value knows which one was used.
+            parser.add_option(
+                obj=self, opts=[spelling], dest=f"{self.name}\0{spelling}", action=action, nargs=self.nargs
+            )
+
+    def consume_value(self, ctx: click.Context, opts: Any) -> Any:
+        merged = dict(opts)
+        for spelling in self._hidden_spellings():
+            key = f"{self.name}\0{spelling}"
+            if key not in opts:
+                continue
+            if spelling in self.deprecated_spellings:
+                deprecation_note(spelling, "/".join(self.opts))
+            if self.multiple:
+                merged[self.name] = [*merged.get(self.name, []), *opts[key]]
+            else:
+                merged.setdefault(self.name, opts[key])
+        return super().consume_value(ctx, merged)
+
+
+def deprecation_note(old: str, new: str) -> None:
+    """Print ``Note: OLD is deprecated; use NEW`` on stderr (not under ``--quiet``)."""
+    if not global_setting("quiet"):
+        click.echo(f"Note: {old} is deprecated and goes in the next release; use {new}.", err=True)
+
+
+def global_setting(name: str) -> bool:
+    """A global option of ``genbench-cli`` (``debug``, ``quiet``, ``progress``) in the running command, else its
+    default (``progress`` True, the others False)."""
+    ctx = click.get_current_context(silent=True)
+    settings = (ctx.find_root().obj if ctx is not None else None) or {}
+    if not isinstance(settings, dict):
+        settings = {}
+    return bool(settings.get(name, name == "progress"))
+
+
+class TaskIdType(click.ParamType):
+    """A task id (``id`` or ``id:subtask``); with ``several``, a comma-separated list of them or ``all``."""
+
+    name = "task"
+
+    def __init__(self, *, several: bool):
+        self.several = several
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, list):
+            return value
+        ids = [part.strip() for part in str(value).split(",")]
+        if any(not part or any(char.isspace() or char == "\0" for char in part) for part in ids):
+            self.fail(f"{value!r} is not a task id, nor a comma-separated list of task ids.", param, ctx)
+        if not self.several and (len(ids) > 1 or ids == ["all"]):
+            command = ctx.info_name if ctx is not None else "this command"
+            self.fail(f"{command} takes one task ('id' or 'id:subtask'), not {value!r}.", param, ctx)
+        return ids if self.several else ids[0]
+
+
+def _task_selection(ctx: click.Context, param: click.Parameter, value: Any) -> tuple[str, ...] | None:
+    """Flatten ``-t a,b -t c`` into ``('a', 'b', 'c')``; ``all`` (or nothing, when optional) is None: every task."""
+    ids = [task_id for group in value or () for task_id in group]
+    if "all" in ids:
+        if len(ids) > 1:
+            raise click.BadParameter("'all' selects every task: give it alone.", ctx, param)
+        return None
+    return tuple(dict.fromkeys(ids)) or None
+
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def task_option(
+    *, several: bool = False, required: bool = True, deprecated: tuple[str, ...] = ("-i", "--id"), help: str = ""
+) -> Decorator:
+    """``-t/--task``: one task id, or with ``several`` ids repeated or comma-separated and ``all`` (None: all).
+
+    The command receives ``task_id`` (one id), or ``task_ids`` (a tuple of ids, None for every task).
+    """
+    if several:
+        default_help = "Task ids: repeat -t or separate them with commas; 'all' for every task."
+        if not required:
+            default_help += " Default: every task."
+        return click.option(
+            *VOCABULARY["task"],
+            "task_ids",
+            cls=SharedOption,
+            concept="task",
+            deprecated=deprecated,
+            type=TaskIdType(several=True),
+            multiple=True,
+            required=required,
+            callback=_task_selection,
+            metavar="ID[,ID...]",
+            help=help or default_help,
+        )
+    return click.option(
+        *VOCABULARY["task"],
+        "task_id",
+        cls=SharedOption,
+        concept="task",
+        deprecated=deprecated,
+        type=TaskIdType(several=False),
+        required=required,
+        metavar="ID",
+        help=help or "Task id: 'id', or 'id:subtask' for one subtask.",
+    )
+
+
+def output_dir_option(
+    *, help: str, aliases: tuple[str, ...] = (), deprecated: tuple[str, ...] = (), **kwargs: Any
+) -> Decorator:
+    """``-o/--output-dir``: a folder the command writes into (``output_dir``, a Path)."""
+    return click.option(
+        *VOCABULARY["output_dir"],
+        "output_dir",
+        cls=SharedOption,
+        concept="output_dir",
+        aliases=aliases,
+        deprecated=deprecated,
+        type=click.Path(file_okay=False, path_type=Path),
+        metavar="DIR",
+        help=help,
+        **kwargs,
+    )
+
+
+def output_file_option(*, help: str, deprecated: tuple[str, ...] = ("-o", "--output"), **kwargs: Any) -> Decorator:
+    """``--output-file``: the one file the command writes (``output_file``, a Path)."""
+    return click.option(
+        *VOCABULARY["output_file"],
+        "output_file",
+        cls=SharedOption,
+        concept="output_file",
+        deprecated=deprecated,
+        type=click.Path(dir_okay=False, path_type=Path),
+        metavar="FILE",
+        help=help,
+        **kwargs,
+    )
+
+
+class ShotListType(click.ParamType):
+    """Distinct non-negative numbers of few-shot examples, comma-separated (``0,3``)."""
+
+    name = "shots"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, list):
+            return value
+        try:
+            shots = [int(part) for part in str(value).split(",") if part.strip()]
+        except ValueError:
+            shots = []
+        if not shots or any(n < 0 for n in shots) or len(set(shots)) != len(shots):
+            self.fail(f"{value!r}: give distinct non-negative integers, e.g. 0,5.", param, ctx)
+        return shots
+
+
+SHOT_LIST = ShotListType()
+
+
+def shots_option(*, several: bool = False, help: str, **kwargs: Any) -> Decorator:
+    """``--shots``: the number of few-shot examples (``shots``: an int; with ``several`` a list, ``N[,N...]``)."""
+    return click.option(
+        *VOCABULARY["shots"],
+        "shots",
+        cls=SharedOption,
+        concept="shots",
+        type=SHOT_LIST if several else COUNT,
+        metavar="N[,N...]" if several else "N",
+        help=help,
+        **kwargs,
+    )
+
+
+def seed_option(*, help: str = "Random seed of the few-shot selection.", default: int = 42) -> Decorator:
+    """``--seed``: the random seed (``seed``), 42 unless given."""
+    return click.option(
+        *VOCABULARY["seed"], "seed", cls=SharedOption, concept="seed", type=SEED, default=default, show_default=True,
+        help=help,
+    )  # fmt: skip
+
+
+def model_option(*, help: str, metavar: str = "SPEC", aliases: tuple[str, ...] = (), **kwargs: Any) -> Decorator:
+    """``-m/--model``: the model (``model``)."""
+    return click.option(
+        *VOCABULARY["model"], "model", cls=SharedOption, concept="model", aliases=aliases, metavar=metavar, help=help,
+        **kwargs,
+    )  # fmt: skip
+
+
+def _resolve_progress(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    from click.core import ParameterSource
+
+    if ctx.get_parameter_source(param.name or "") in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT):
+        return value
+    return global_setting("progress")
+
+
+def progress_option(help: str = "Show progress bars (on stderr).") -> Decorator:
+    """``--progress/--no-progress`` of a command run on its own; under ``genbench-cli`` the global flag decides."""
+    return click.option(
+        "--progress/--no-progress", "progress", default=True, show_default=True, callback=_resolve_progress, help=help
+    )

@@ -10,10 +10,38 @@ import inspect
 import click
 
 from genbench.cli import cli
+from genbench.cli.params import VOCABULARY, SharedOption
 from genbench.core.generated_docs import replace_generated_block
 
 BEGIN_MARKER = "<!-- BEGIN GENERATED CLI REFERENCE (python -m genbench.cli.reference docs/cli.md) -->"
 END_MARKER = "<!-- END GENERATED CLI REFERENCE -->"
+COMMANDS_BEGIN = "<!-- BEGIN GENERATED COMMAND TABLE (python -m genbench.cli.reference docs/cli.md) -->"
+COMMANDS_END = "<!-- END GENERATED COMMAND TABLE -->"
+VOCABULARY_BEGIN = "<!-- BEGIN GENERATED OPTION VOCABULARY (python -m genbench.cli.reference docs/cli.md) -->"
+VOCABULARY_END = "<!-- END GENERATED OPTION VOCABULARY -->"
+
+# The page of the docs that tells more about a command (the command table links it).
+DOC_PAGES = {
+    "contamination": "contamination.md",
+    "create-task": "creating_a_task.md",
+    "data": "data.md#working-offline",
+    "leaderboard": "leaderboard.md",
+    "rerank": "reranking.md",
+    "run": "running_models.md",
+    "submit-task": "review.md",
+    "test-task": "testing.md",
+}
+
+# What each concept of the option vocabulary means, for the docs' table.
+CONCEPT_MEANINGS = {
+    "task": "the task(s) to work on: `id` or `id:subtask`; where a command takes several, repeat the option or "
+    "separate ids with commas, and `all` selects every task",
+    "output_dir": "a folder the command writes into (created if missing)",
+    "output_file": "the one file the command writes",
+    "shots": "the number of few-shot examples (`N[,N...]` where a command runs several settings)",
+    "seed": "the random seed (few-shot selection, choice order, resamples); 42 unless given",
+    "model": "the model: a spec such as `hf:gpt2` (run), a path or id (rerank, contamination), or a label (evaluate)",
+}
 
 
 def _help_markdown(text: str) -> list[str]:
@@ -113,12 +141,67 @@ def cli_reference_markdown() -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+def _walk(group: click.Group, parent: click.Context) -> list[tuple[str, click.Command]]:
+    """``(path, command)`` of every command under ``group``, depth first."""
+    found = []
+    for name in group.list_commands(parent):
+        command = group.get_command(parent, name)
+        if command is None:  # pragma: no cover - listed commands exist
+            continue
+        ctx = click.Context(command, info_name=name, parent=parent)
+        path = ctx.command_path.removeprefix("genbench-cli ")
+        found.append((path, command))
+        if isinstance(command, click.Group):
+            found += _walk(command, ctx)
+    return found
+
+
+def command_table_markdown() -> str:
+    """The table of commands: name, the first sentence of its help, the page of the docs about it.
+
+    >>> "| `leaderboard` |" in command_table_markdown()
+    True
+    """
+    root = click.Context(cli, info_name="genbench-cli")
+    rows = ["| command | what it does |", "|---|---|"]
+    for name in cli.list_commands(root):
+        command = cli.get_command(root, name)
+        if command is None or command.hidden:  # pragma: no cover - listed commands exist
+            continue
+        summary = command.get_short_help_str(limit=1000)
+        if name in DOC_PAGES:
+            summary += f" See [{DOC_PAGES[name].split('.')[0].replace('_', ' ')}]({DOC_PAGES[name]})."
+        rows.append(f"| `{name}` | {_cell(summary)} |")
+    return "\n".join(rows) + "\n"
+
+
+def vocabulary_markdown() -> str:
+    """The table of the option vocabulary: each concept's spellings, meaning and the commands that take it.
+
+    >>> "| `-t, --task` |" in vocabulary_markdown()
+    True
+    """
+    root = click.Context(cli, info_name="genbench-cli")
+    users: dict[str, list[str]] = {concept: [] for concept in VOCABULARY}
+    for path, command in _walk(cli, root):
+        for param in command.params:
+            if isinstance(param, SharedOption) and param.concept in users and path not in users[param.concept]:
+                users[param.concept].append(path)
+    rows = ["| option | meaning | commands |", "|---|---|---|"]
+    for concept, spellings in VOCABULARY.items():
+        commands = ", ".join(f"`{path}`" for path in users[concept])
+        rows.append(f"| `{', '.join(spellings)}` | {CONCEPT_MEANINGS[concept]} | {commands} |")
+    return "\n".join(rows) + "\n"
+
+
 def update_reference_block(text: str) -> str:
-    """Replace the generated block between the markers of a markdown document with the current reference.
+    """Replace the generated blocks of a markdown document (command table, option vocabulary, reference).
 
     Raises:
         ValueError: the document lacks the markers.
     """
+    text = replace_generated_block(text, COMMANDS_BEGIN, COMMANDS_END, command_table_markdown())
+    text = replace_generated_block(text, VOCABULARY_BEGIN, VOCABULARY_END, vocabulary_markdown())
     return replace_generated_block(text, BEGIN_MARKER, END_MARKER, cli_reference_markdown())
 
 

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import click
 
-from genbench.cli.params import POSITIVE_INT
+from genbench.cli.params import POSITIVE_INT, model_option, task_option
 
 
 @click.command("rerank")
-@click.option("--task", "-i", "task_id", required=True, metavar="ID", help="The reranking task's id.")
-@click.option(
-    "--model",
-    "model",
+@task_option(deprecated=("-i",), help="The reranking task's id.")
+@model_option(
     default=None,
     metavar="PATH_OR_ID",
     help="A sentence-transformers CrossEncoder (local path or model id). With --bi-encoder, or when PATH is a "
@@ -25,7 +23,7 @@ def rerank(task_id: str, model: str | None, at_k: int | None, batch_size: int, b
 
     The numbers come from genbench.reranking's CrossEncoderRerankingEvaluator, as sentence-transformers logs them.
 
-    Example: genbench-cli rerank -i passage_reranking_shift --bi-encoder
+    Example: genbench-cli rerank -t passage_reranking_shift --bi-encoder
     """
     from genbench.reranking.task_evaluation import rerank_task
 

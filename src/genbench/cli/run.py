@@ -6,40 +6,29 @@ from pathlib import Path
 
 import click
 
-from genbench.cli.params import SEED
-
-
-def _shot_list(value: str) -> list[int]:
-    try:
-        shots = [int(part) for part in value.split(",") if part.strip()]
-    except ValueError:
-        shots = []
-    if not shots or any(n < 0 for n in shots) or len(set(shots)) != len(shots):
-        raise click.BadParameter(f"{value!r}: give distinct non-negative integers, e.g. 0,5.", param_hint="'--shots'")
-    return shots
+from genbench.cli.params import (
+    model_option,
+    output_dir_option,
+    progress_option,
+    seed_option,
+    shots_option,
+    task_option,
+)
+from genbench.registry.directories import get_task_dir, split_task_id
 
 
 @click.command("run")
-@click.option(
-    "--model",
-    "model",
+@model_option(
     required=True,
-    metavar="SPEC",
     help="hf:PATH_OR_ID, openai:BASE_URL, cross-encoder:PATH, sentence-transformers:PATH or python:module:function.",
 )
 @click.option("--model-args", default="", metavar="K=V,...", help="Model arguments, e.g. dtype=float16,batch_size=8.")
-@click.option("--tasks", "tasks", required=True, metavar="ID[,ID...]|all", help="Task ids, or 'all'.")
-@click.option("--shots", default="0", show_default=True, metavar="N[,N...]", help="Numbers of few-shot examples.")
-@click.option("--seed", type=SEED, default=42, show_default=True, help="Seeds shots, choice order and the bootstrap.")
+@task_option(several=True, deprecated=("--tasks",))
+@shots_option(several=True, default="0", show_default=True, help="Numbers of few-shot examples.")
+@seed_option(help="Seeds shots, choice order and the bootstrap.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Run only the first N test examples.")
 @click.option("--max-new-tokens", type=click.IntRange(min=1), default=128, show_default=True, help="Generation limit.")
-@click.option(
-    "--output-dir",
-    "-o",
-    required=True,
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Results go to OUTPUT_DIR/<model>/<task>.json (+ .samples.jsonl).",
-)
+@output_dir_option(required=True, help="Results go to DIR/<model>/<task>.json (+ .samples.jsonl).")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Request cache directory.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the request cache.")
 @click.option("--no-samples", is_flag=True, help="Do not write the per-sample logs.")
@@ -50,12 +39,12 @@ def _shot_list(value: str) -> list[int]:
     show_default=True,
     help="Bootstrap resamples of the 95% intervals (metrics that are means of per-sample scores).",
 )
-@click.option("--progress/--no-progress", default=True, show_default=True, help="Show progress bars.")
+@progress_option()
 def run(
     model: str,
     model_args: str,
-    tasks: str,
-    shots: str,
+    task_ids: tuple[str, ...] | None,
+    shots: list[int],
     seed: int,
     limit: int | None,
     max_new_tokens: int,
@@ -74,20 +63,21 @@ def run(
 
     \b
     Examples:
-      genbench-cli run --model hf:gpt2 --tasks all --shots 0,5 -o results
-      genbench-cli run --model openai:http://localhost:8000/v1 --model-args model=meta-llama/Llama-3.1-8B \\
-          --tasks category_membership --limit 100 -o results
+      genbench-cli run -m hf:gpt2 -t all --shots 0,5 -o results
+      genbench-cli run -m openai:http://localhost:8000/v1 --model-args model=meta-llama/Llama-3.1-8B \\
+          -t category_membership --limit 100 -o results
     """
     from genbench.runs.execute import run as run_models
     from genbench.runs.scoring import BootstrapSettings
 
-    shot_list = _shot_list(shots)
+    for task_id in task_ids or ():  # an unknown id is one error line before any model is loaded
+        get_task_dir(*split_task_id(task_id))
     runs = run_models(
         model,
-        tasks,
+        "all" if task_ids is None else list(task_ids),
         model_args=model_args,
         output_dir=output_dir,
-        shots=shot_list,
+        shots=shots,
         seed=seed,
         limit=limit,
         max_new_tokens=max_new_tokens,

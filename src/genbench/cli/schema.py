@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
+from genbench.cli.params import output_file_option
 from genbench.core.files import write_text_atomic
 from genbench.runs.results import results_schema_text
 
@@ -11,13 +14,13 @@ from genbench.runs.results import results_schema_text
 @click.command("schema")
 @click.option("--task-dict", is_flag=True, help="The schema of a TaskDict's config instead of a task's.")
 @click.option("--results", is_flag=True, help="The schema of results files (genbench-cli run, evaluate, demo).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to this file.")
-def schema(task_dict: bool, results: bool, output: str | None) -> None:
+@output_file_option(help="Write to this file.")
+def schema(task_dict: bool, results: bool, output_file: Path | None) -> None:
     """Print the JSON Schema of a task's config.jsonnet (for editor autocompletion), or of results files.
 
     \b
     Examples:
-      genbench-cli schema -o config.schema.json
+      genbench-cli schema --output-file config.schema.json
       genbench-cli schema --results
     """
     if results and task_dict:
@@ -28,8 +31,8 @@ def schema(task_dict: bool, results: bool, output: str | None) -> None:
         from genbench.config.json_schema import task_config_json_schema_text
 
         text = task_config_json_schema_text(task_dict)
-    if output:
-        write_text_atomic(output, text)
-        click.echo(f"Wrote {output}")
+    if output_file:
+        write_text_atomic(output_file, text)
+        click.echo(f"Wrote {output_file}")
     else:
         click.echo(text, nl=False)

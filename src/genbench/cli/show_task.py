@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from genbench.cli._output import spinner
-from genbench.cli.params import COUNT, SEED
+from genbench.cli.params import seed_option, shots_option, task_option
 from genbench.display.summary import config_summary, example_prompts, light_splits, split_sizes
 from genbench.review.prompt_checks import prompt_lint_messages
 
@@ -17,19 +17,23 @@ if TYPE_CHECKING:
 __all__ = ["config_summary", "example_prompts", "show_task"]
 
 
-def _print_task(task: Task, shots: int, seed: int, *, heading: str) -> None:
-    click.secho(heading, bold=True)
+def _prepare_task(task: Task, shots: int, seed: int) -> tuple[list[tuple[str, str]], list[dict[str, Any]]]:
+    """The summary rows and example prompts of a task: everything that can fail, before anything is printed."""
     rows = [("Description", task.config.description), *config_summary(task.config)]
     with spinner(f"Loading the data of {task.task_id}..."):
         # Tables read without `datasets` when the task allows it (see genbench.display.summary): show-task stays fast.
         splits = light_splits(task)
         sizes = split_sizes(task, splits)
     rows.append(("Splits", ", ".join(f"{split} {n}" for split, n in sizes.items())))
-    _print_rows(rows)
-
-    _print_prompt_lint(task)  # before the prompts are built: a prompt that cannot be built is an error
+    _print_prompt_lint(task)  # on stderr, before the prompts are built: a prompt that cannot be built is an error
     with spinner(f"Building prompts of {task.task_id}..."):
         prompts = example_prompts(task, shots, seed, splits=splits)
+    return rows, prompts
+
+
+def _print_task(heading: str, rows: list[tuple[str, str]], prompts: list[dict[str, Any]]) -> None:
+    click.secho(heading, bold=True)
+    _print_rows(rows)
     for prompt in prompts:
         click.echo()
         click.secho(f"--- {prompt['title']} ---", bold=True)
@@ -42,15 +46,9 @@ def _print_task(task: Task, shots: int, seed: int, *, heading: str) -> None:
 
 
 @click.command("show-task")
-@click.option("-i", "--id", "task_id", required=True, metavar="ID", help="Task id: 'id' or 'id:subtask'.")
-@click.option(
-    "--shots",
-    type=COUNT,
-    default=3,
-    show_default=True,
-    help="Number of shots of the few-shot example prompt (0: zero-shot only).",
-)
-@click.option("--seed", type=SEED, default=42, show_default=True, help="Random seed of the few-shot selection.")
+@task_option()
+@shots_option(default=3, show_default=True, help="Number of shots of the few-shot example prompt (0: zero-shot only).")
+@seed_option()
 def show_task(task_id: str, shots: int, seed: int) -> None:
     """Show a task: its config summary, split sizes and an example prompt (0-shot and k-shot) with its target.
 
@@ -58,25 +56,27 @@ def show_task(task_id: str, shots: int, seed: int) -> None:
 
     \b
     Examples:
-      genbench-cli show-task -i arithmetic_length
-      genbench-cli show-task -i negation_consistency:negated --shots 1
+      genbench-cli show-task -t arithmetic_length
+      genbench-cli show-task -t negation_consistency:negated --shots 1
     """
     from genbench.task import Task
     from genbench.task.factory import load_task
 
     with spinner(f"Loading task {task_id}..."):
         task = load_task(task_id)
+    # Everything is prepared before anything is printed: an error leaves no partial output on stdout.
     if isinstance(task, Task):
-        _print_task(task, shots, seed, heading=f"{task.task_id}: {task.config.name}")
+        _print_task(f"{task.task_id}: {task.config.name}", *_prepare_task(task, shots, seed))
         return
 
+    prepared = [(subtask, _prepare_task(subtask, shots, seed)) for subtask in task.values()]
     config = task.config
     click.secho(f"{task.task_id}: {config.name} (TaskDict with {len(task)} subtasks: {', '.join(task)})", bold=True)
     if config.description:
         click.echo(config.description)
-    for subtask in task.values():
+    for subtask, (rows, prompts) in prepared:
         click.echo()
-        _print_task(subtask, shots, seed, heading=f"== Subtask {subtask.task_id}: {subtask.config.name}")
+        _print_task(f"== Subtask {subtask.task_id}: {subtask.config.name}", rows, prompts)
 
 
 def _print_prompt_lint(task: Task) -> None:

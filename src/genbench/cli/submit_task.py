@@ -7,6 +7,7 @@ import click
 from genbench.authoring.submission.github import DEFAULT_API_URL
 from genbench.authoring.submission.submit import DEFAULT_BASE, DEFAULT_UPSTREAM, check_upstream_slug
 from genbench.authoring.submission.submit import submit_task as run_submission
+from genbench.cli.params import task_option
 
 
 def _check_upstream(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -19,7 +20,7 @@ def _check_upstream(ctx: click.Context, param: click.Parameter, value: str | Non
 
 
 @click.command("submit-task")
-@click.option("-i", "--id", "task_id", required=True, metavar="ID", help="Id of the task to submit.")
+@task_option(help="Id of the task to submit.")
 @click.option(
     "--upstream",
     metavar="OWNER/REPO",
@@ -61,7 +62,7 @@ def submit_task(
     when the branch is not pushed to your fork, or when the task's validation suite fails. Then opens the pull
     request through the GitHub API (with a token) or prints a link that opens it, filled in, in the browser.
 
-    Example: GITHUB_TOKEN=... genbench-cli submit-task -i my_awesome_task
+    Example: GITHUB_TOKEN=... genbench-cli submit-task -t my_awesome_task
     """
 
     def progress(message: str) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from genbench.cli.params import FiniteFloatRange
+from genbench.cli.params import FiniteFloatRange, task_option
 from genbench.registry.directories import get_task_dir, split_task_id
 from genbench.review import run_task_tests
 
@@ -130,14 +130,7 @@ def print_report(report: Any, console: Any, *, debug: bool = False) -> None:
 
 
 @click.command("test-task")
-@click.option(
-    "-i",
-    "--id",
-    "task_id",
-    required=True,
-    metavar="ID",
-    help="Task to test: 'my_task', or 'my_task:subtask' for one subtask of a task with subtasks.",
-)
+@task_option(help="Task to test: 'my_task', or 'my_task:subtask' for one subtask of a task with subtasks.")
 @click.option(
     "--submission",
     is_flag=True,
@@ -172,10 +165,10 @@ def cli_test_task(ctx: click.Context, task_id: str, submission: bool, timeout: f
 
     \b
     Examples:
-      genbench-cli test-task -i my_awesome_task
-      genbench-cli test-task -i my_awesome_task --submission
-      genbench-cli test-task -i my_awesome_task --timeout 600
-      GENBENCH_TASKS_PATH=~/my_tasks genbench-cli test-task -i my_task
+      genbench-cli test-task -t my_awesome_task
+      genbench-cli test-task -t my_awesome_task --submission
+      genbench-cli test-task -t my_awesome_task --timeout 600
+      GENBENCH_TASKS_PATH=~/my_tasks genbench-cli test-task -t my_task
     """
     from rich.console import Console
 

@@ -111,9 +111,9 @@ class CheckedDocument(Generic[ModelT]):
     warnings: list[ConfigProblem]
 
     def config_or_raise(self, file: str | None) -> ModelT:
-        """The config, or a ConfigError with every error (schema problems, the causes, first)."""
+        """The config, or a ConfigError with every error (schema problems, the causes, first) and the warnings."""
         if self.errors or self.config is None:
-            raise ConfigError(file, self.errors)
+            raise ConfigError(file, self.errors, warnings=self.warnings)
         return self.config
 
 

@@ -53,9 +53,12 @@ class ConfigError(GenBenchError, ValueError):
     config.jsonnet: task_type: expected one of 'free_form', ...
     """
 
-    def __init__(self, file: str | None, problems: Sequence[ConfigProblem]):
+    def __init__(self, file: str | None, problems: Sequence[ConfigProblem], *, warnings: Sequence[ConfigProblem] = ()):
         self.file = file
         self.problems = list(problems)
+        # The lenient problems of the same file (each a GenbenchConfigWarning had the file loaded), so that a report
+        # of the errors can show them too: one run shows everything.
+        self.warnings = list(warnings)
         super().__init__("\n".join(p.render(file) for p in self.problems))
 
     @property

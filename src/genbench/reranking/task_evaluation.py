@@ -155,13 +155,34 @@ def evaluate_task_with_cross_encoder(
 
     Raises:
         MetricError: the task has no test split, or neither reranking examples nor text-pair examples with a
+            classification/correlation metric (raised before a model given by path is loaded).
+    """
+    evaluator = task_evaluator(task, batch_size=batch_size, show_progress_bar=show_progress_bar, at_k=at_k)
+    return evaluator(load_scorer(model)), evaluator
+
+
+def load_scorer(model: Any, *, bi_encoder: bool = False) -> Any:
+    """``model`` itself, or the model at a path / id: a bi-encoder (``bi_encoder``, None, or a bi-encoder
+    directory) as a :class:`BiEncoderScorer`, else a ``CrossEncoder``."""
+    if bi_encoder or model is None or (isinstance(model, (str, os.PathLike)) and is_bi_encoder(model)):
+        return model if isinstance(model, BiEncoderScorer) else BiEncoderScorer(model)
+    if isinstance(model, (str, os.PathLike)):
+        return load_cross_encoder(model)
+    return model
+
+
+def task_evaluator(
+    task: Any, *, batch_size: int = 64, show_progress_bar: bool = False, at_k: int | None = None
+) -> Any:
+    """The evaluator that fits the task, over its test set: checked before any model is loaded.
+
+    Raises:
+        MetricError: the task has no test split, or neither reranking examples nor text-pair examples with a
             classification/correlation metric.
     """
     test = task.get_datasets_raw().get("test")
     if test is None:
         raise MetricError(f"Task {task.task_id!r} has no test split to evaluate on")
-    if isinstance(model, (str, os.PathLike)):
-        model = BiEncoderScorer(model) if is_bi_encoder(model) else load_cross_encoder(model)
     if TaskType(task.config.task_type) is TaskType.RERANKING:
         config = _reranking_config(task)
         evaluator: Any = CrossEncoderRerankingEvaluator(
@@ -173,15 +194,16 @@ def evaluate_task_with_cross_encoder(
             show_progress_bar=show_progress_bar,
             write_csv=False,
         )
-        return evaluator(model), evaluator
+        return evaluator
     kinds = {m.type for m in task.config.evaluation_metrics or ()}
     columns = test.select_columns(["input", "target"]).to_dict()
     pairs = columns["input"]
     bad = next((i for i, p in enumerate(pairs) if not (isinstance(p, list) and len(p) == 2)), None)
     if bad is not None or not kinds & {"cross_encoder_classification", "cross_encoder_correlation"}:
         raise MetricError(
-            f"Task {task.task_id!r} cannot be evaluated with a cross-encoder: it needs task_type 'reranking', or "
-            "text-pair inputs ([text_a, text_b]) and a cross_encoder_classification/correlation metric"
+            f"Task {task.task_id!r} ({TaskType(task.config.task_type).value}) is not a reranking task and cannot be "
+            "evaluated with a cross-encoder: it needs task_type 'reranking', or text-pair inputs ([text_a, text_b]) "
+            "and a cross_encoder_classification/correlation metric"
         )
     if "cross_encoder_classification" in kinds:
         evaluator = CrossEncoderClassificationEvaluator(
@@ -191,7 +213,7 @@ def evaluate_task_with_cross_encoder(
         evaluator = CrossEncoderCorrelationEvaluator(
             pairs, columns["target"], batch_size=batch_size, show_progress_bar=show_progress_bar, write_csv=False
         )
-    return evaluator(model), evaluator
+    return evaluator
 
 
 def task_cross_encoder_scores(
@@ -228,9 +250,10 @@ def rerank_task(
     from genbench.task.factory import load_task
 
     task = load_task(task_id)
-    if bi_encoder or model is None or is_bi_encoder(model):
-        model = BiEncoderScorer(model)
-    results, evaluator = evaluate_task_with_cross_encoder(task, model, batch_size=batch_size, at_k=at_k)
+    evaluator = task_evaluator(
+        task, batch_size=batch_size, at_k=at_k
+    )  # a task of another type fails before the model loads
+    results = evaluator(load_scorer(model, bi_encoder=bi_encoder))
     if not hasattr(evaluator, "prepared"):
         return results, [f"{key}: {value:.4f}" for key, value in results.items()]
     k = evaluator.at_k

@@ -114,8 +114,12 @@ def check_config(task_dir: Path, *, task_dict: bool | None = None) -> None:
             # without importing any of the task's code; each subtask's config is checked by its own config check.
             found = collect_config_warnings(path, task_dict=_is_task_dict(Path(task_dir), task_dict), subtasks=False)
         except ConfigError as error:
+            # The file's warnings too (each would fail this check once the errors are fixed): one run, everything.
+            also = "".join(f"\n  - {problem.render(error.file)}" for problem in error.warnings)
+            if also:
+                also = f"\nand {plural(len(error.warnings), 'warning')} that a submitted task may not have:{also}"
             raise TaskCheckFailure(
-                f"config.jsonnet is invalid ({plural(len(error.problems), 'problem')}):\n{error}\n"
+                f"config.jsonnet is invalid ({plural(len(error.problems), 'problem')}):\n{error}{also}\n"
                 "Fix each problem listed above; docs/config.md describes every field and its expected form "
                 "(`genbench-cli schema` prints the JSON Schema for editor completion)."
             ) from None

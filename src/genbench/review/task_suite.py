@@ -1,6 +1,6 @@
 """The validation suite as a pytest module: one test per check of the task given by ``--genbench-task-id``.
 
-Run it through ``genbench-cli test-task -i ID`` (or :func:`genbench.review.run_task_tests`), or by hand::
+Run it through ``genbench-cli test-task -t ID`` (or :func:`genbench.review.run_task_tests`), or by hand::
 
     python -m pytest --pyargs genbench.review.task_suite -p genbench.review.plugin --genbench-task-id ID
 
@@ -22,7 +22,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     task_id = metafunc.config.getoption("genbench_task_id", default=None)
     if not task_id:
-        reason = "no task to check: run `genbench-cli test-task -i ID` (or pass --genbench-task-id ID)"
+        reason = "no task to check: run `genbench-cli test-task -t ID` (or pass --genbench-task-id ID)"
         metafunc.parametrize(CASE_PARAMETER, [pytest.param(None, marks=pytest.mark.skip(reason=reason))], ids=["-"])
         return
 

@@ -200,7 +200,7 @@ def rewrite_hint(document: Mapping[str, Any]) -> str:
         return "Score the predictions again with `genbench-cli evaluate ... --results-dir` to rewrite both."
     if isinstance(spec, str) and isinstance(task_id, str):
         return (
-            f"Run `genbench-cli run --model {spec} --tasks {task_id}` again with the same options to rewrite both "
+            f"Run `genbench-cli run --model {spec} --task {task_id}` again with the same options to rewrite both "
             "(answers already in its request cache are not computed again)."
         )
     return "Run the command that wrote them (`genbench-cli run`, `evaluate` or `demo`) again to rewrite both."

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from genbench.authoring.submission import git
-from genbench.authoring.submission.errors import GitError, SubmissionError
+from genbench.authoring.submission.errors import GitError, GitHubError, SubmissionError
 from genbench.authoring.submission.github import DEFAULT_API_URL, DEFAULT_WEB_URL, GitHubClient, compare_url
 from genbench.registry.directories import get_task_dir
 from genbench.review import run_task_tests
@@ -119,7 +119,7 @@ def pull_request_body(task_name: str, task_id: str, repo_root: str | Path | None
     Read from ``.github/PULL_REQUEST_TEMPLATE/task_submission.md`` of ``repo_root`` when it has one, else from
     the copy shipped inside the package.
 
-    >>> "genbench-cli test-task -i my_task --submission" in pull_request_body("My Task", "my_task")
+    >>> "genbench-cli test-task -t my_task --submission" in pull_request_body("My Task", "my_task")
     True
     """
     template = None
@@ -190,7 +190,7 @@ def _fork_owner(repo: Path, remote: str, fork_owner: str | None) -> str:
         raise SubmissionError(
             f"Cannot tell the GitHub owner of your fork from the URL of remote {remote!r} "
             f"({_CREDENTIALS.sub('://', url) if url else 'no URL'}): "
-            "pass it with --fork-owner OWNER (fork_owner=...)."
+            "pass it with --fork-owner OWNER."
         )
     return parsed.owner
 
@@ -250,7 +250,7 @@ def _run_validation(task_id: str, run_tests: RunTests | None) -> str:
     if not passed:
         raise SubmissionError(
             f"The validation suite failed for task {task_id!r}, so nothing was submitted:\n{details}\n"
-            f"Fix the problems (details: `genbench-cli test-task -i {task_id} --submission`), commit and push, "
+            f"Fix the problems (details: `genbench-cli test-task -t {task_id} --submission`), commit and push, "
             "then run submit-task again."
         )
     return summary
@@ -389,7 +389,17 @@ def submit_task(
     if client is None:
         return SubmissionResult(plan=plan, pull_request_url=None, compare_url=url)
     _notify(on_progress, f"Opening the pull request {plan.head} -> {plan.upstream}:{plan.base} ...")
-    pull_request = client.create_pull_request(
-        plan.upstream, title=plan.title, head=plan.head, base=plan.base, body=plan.body
-    )
+    try:
+        pull_request = client.create_pull_request(
+            plan.upstream, title=plan.title, head=plan.head, base=plan.base, body=plan.body
+        )
+    except GitHubError as exc:
+        if exc.status is not None and exc.status != 401 and exc.status < 500:
+            raise  # GitHub answered about this pull request (e.g. it exists): the message says what to do
+        # The API could not be reached, refused the token or failed: the branch is pushed, so the browser can open
+        # the pull request instead.
+        raise GitHubError(
+            f"{exc}\nOr open the pull request in your browser (title and checklist filled in):\n{url}",
+            status=exc.status,
+        ) from None
     return SubmissionResult(plan=plan, pull_request_url=pull_request.url, compare_url=url)

@@ -17,7 +17,7 @@
   ],
   authors: ['genbench developers'],
 
-  // The task on the GenBench taxonomy (docs/taxonomy.md); `genbench-cli eval-card -i arithmetic_length` draws it.
+  // The task on the GenBench taxonomy (docs/taxonomy.md); `genbench-cli eval-card -t arithmetic_length` draws it.
   // Data written by make_data.py throughout (templates), so the shift source is fully generated data.
   taxonomy: {
     motivation: 'intrinsic',

@@ -4,7 +4,7 @@
 // for editor autocompletion; docs/config.md lists every field.
 //
 // As created, the task works end to end on the small example data in `data/` (sums of two numbers), so that
-// `genbench-cli test-task -i {{ cookiecutter.task_full_id }}` passes from the start: replace the data and the fields
+// `genbench-cli test-task -t {{ cookiecutter.task_full_id }}` passes from the start: replace the data and the fields
 // below with your own, and run it again after each change.
 {
   name: {{ q(cookiecutter.task_name) }},
