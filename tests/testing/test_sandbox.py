@@ -292,3 +292,39 @@ def wait_until_no_process_has(marker: str, seconds: float = 10.0) -> bool:
             return True
         time.sleep(0.05)
     return False
+
+
+# -- show-task in the review workflow ------------------------------------------------------------------------------
+
+
+def run_sandboxed(task_dir: Path, *command: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "genbench.review.run_sandboxed", "--task-dir", str(task_dir), "--", *command],
+        env={**os.environ, **env}, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+
+
+@needs_sandbox
+def test_run_sandboxed_runs_show_task_in_the_sandbox(make_task, tmp_path):
+    task_dir = make_task()
+    secret = tmp_path / "secret.txt"
+    secret.write_text("s")
+    probe = (
+        "import os, sys; print(os.getcwd(), sorted(os.listdir('/tmp')), 'GITHUB_TOKEN' in os.environ, "
+        f"os.path.exists({str(secret)!r}), os.path.isdir({str(task_dir)!r}))"
+    )
+    process = run_sandboxed(task_dir, sys.executable, "-c", probe, GITHUB_TOKEN="ghp_x")
+    assert process.returncode == 0, process.stderr
+    # /tmp is empty but for the scratch HOME and the folders leading to what is bound (the test's task is in /tmp).
+    in_tmp = sorted({"home", *([task_dir.parts[2]] if task_dir.parts[1] == "tmp" else [])})
+    assert process.stdout.split("\n")[0] == f"/tmp {in_tmp} False False True"
+
+    show = run_sandboxed(task_dir, sys.executable, "-c", "from genbench.cli import cli; cli()", "show-task", "-i", "tiny")
+    assert show.returncode == 0, show.stdout + show.stderr
+    assert "Tiny" in show.stdout and "test 10" in show.stdout
+
+
+def test_run_sandboxed_refuses_without_a_sandbox(make_task):
+    process = run_sandboxed(make_task(), "true", GENBENCH_SANDBOX="none")
+    assert process.returncode == 1
+    assert process.stderr == "No sandbox to run true in: turned off (GENBENCH_SANDBOX=none).\n"
