@@ -155,9 +155,13 @@ def test_review_job_tests_the_changed_tasks():
     runs = [line.strip() for line in task_code.splitlines() if "genbench-cli test-task" in line]
     runs = [line for line in runs if not line.startswith("echo ")]
     assert runs and all("--require-sandbox" in line for line in runs), runs
-    sandboxed_show = r'python -m genbench\.review\.run_sandboxed --task-dir "review-tasks/\$task_id" -- \\\n\s*genbench-cli show'
+    sandboxed_show = (
+        r'python -m genbench\.review\.run_sandboxed --task-dir "review-tasks/\$task_id" -- \\\n\s*genbench-cli'
+    )
     assert re.search(sandboxed_show, task_code) and task_code.count("genbench-cli show-task") == 1
-    install = next(step["run"] for step in jobs["task-code"]["steps"] if step.get("name", "").startswith("Install bub"))
+    install = next(
+        step["run"] for step in jobs["task-code"]["steps"] if step.get("name", "").startswith("Install bub")
+    )
     assert "trusted/.ci/install-bubblewrap" in install
     assert 'python trusted/.github/scripts/task_review_summary.py review >> "$GITHUB_STEP_SUMMARY"' in task_code
 
@@ -328,7 +332,7 @@ def fake_cli(tmp_path: Path) -> dict[str, str]:
     # A stand-in for `python -m genbench.review.run_sandboxed ... -- COMMAND`: runs COMMAND (the real one is tested
     # in tests/testing/test_sandbox.py).
     stand_in = (
-        f'#!{shutil.which("bash")}\n'
+        f"#!{shutil.which('bash')}\n"
         f'if [ "$1 $2" != "-m genbench.review.run_sandboxed" ]; then exec {sys.executable} "$@"; fi\n'
         'while [ "$#" -gt 0 ] && [ "$1" != -- ]; do shift; done; shift; exec "$@"\n'
     )

@@ -319,7 +319,9 @@ def test_run_sandboxed_runs_show_task_in_the_sandbox(make_task, tmp_path):
     in_tmp = sorted({"home", *([task_dir.parts[2]] if task_dir.parts[1] == "tmp" else [])})
     assert process.stdout.split("\n")[0] == f"/tmp {in_tmp} False False True"
 
-    show = run_sandboxed(task_dir, sys.executable, "-c", "from genbench.cli import cli; cli()", "show-task", "-i", "tiny")
+    show = run_sandboxed(
+        task_dir, sys.executable, "-c", "from genbench.cli import cli; cli()", "show-task", "-i", "tiny"
+    )
     assert show.returncode == 0, show.stdout + show.stderr
     assert "Tiny" in show.stdout and "test 10" in show.stdout
 

@@ -252,7 +252,9 @@ def cli_test_task(
         console = Console(width=160)
     if sandbox is not None and not sandbox.available:
         console.print(
-            f"No sandbox: {sandbox.reason}; the task's code runs with your user's rights.", markup=False, highlight=False
+            f"No sandbox: {sandbox.reason}; the task's code runs with your user's rights.",
+            markup=False,
+            highlight=False,
         )
     _load_printing(debug)
     progress_console = Console(stderr=True) if console.is_terminal else console

@@ -19,9 +19,8 @@ from __future__ import annotations
 import os
 import re
 import secrets
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Callable
 
 # C0 and C1 controls but newline and tab (so CR, VT, FF, NEL), DEL, and Unicode formatting characters: bidi
 # overrides, zero-width ones, the line and paragraph separators (each would start a log line unchecked).

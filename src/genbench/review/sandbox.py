@@ -87,7 +87,7 @@ class SandboxStatus:
         return self.kind == BWRAP
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _probe(executable: str) -> str:
     """``""`` when ``executable`` can make a sandbox, else what it said."""
     command = [executable, *_base_options(), "--", "true"]

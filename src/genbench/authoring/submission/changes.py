@@ -10,9 +10,10 @@ taken for one (a symbolic link, ``tasks/hidden_task -> ../../../docs/hidden_task
 entry too, reported as changed (the registry would list it) and, apart, as *not a directory*: the review fails it.
 Any other changed path under ``<tasks_dir>`` (its ``__init__.py``, which runs on every ``load_task``, a helper
 module, a ``_private`` folder) belongs to no task: it is reported apart, as *outside the tasks*, and the review fails
-it, since no task's checks would test it. A task whose entry is gone at ``HEAD`` is *deleted*: reported apart, since there is nothing to test. A renamed task
-is a deleted one plus a changed one. A changed entry whose name is not a valid id (lower-case letters, digits,
-``_``) is *invalid*: reported apart, never as an id, so the list can be read safely one id per line.
+it, since no task's checks would test it. A task whose entry is gone at ``HEAD`` is *deleted*: reported apart, since
+there is nothing to test. A renamed task is a deleted one plus a changed one. A changed entry whose name is not a
+valid id (lower-case letters, digits, ``_``) is *invalid*: reported apart, never as an id, so the list can be read
+safely one id per line.
 """
 
 from __future__ import annotations
