@@ -201,6 +201,12 @@ def test_a_change_outside_every_task_directory_fails(repo: Path):
         "Error: Changed paths in src/genbench/tasks outside any task directory: 'src/genbench/tasks/__init__.py', "
         "'src/genbench/tasks/_helpers/hook.py', 'src/genbench/tasks/util.py'."
     )
+    # A path is the pull request's text: printed inert, no workflow command or escape sequence takes effect.
+    (repo / TASKS / "##[error]forged\x1b[2J.py").write_text("")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "odd name")
+    result = CliRunner().invoke(cli, ["changed-tasks", "--base", "main", "--repo", str(repo)])
+    assert "'src/genbench/tasks/##![error]forged\\x1b[2J.py'" in result.stderr
     # Deleting such a file is a change too.
     git(repo, "rm", "-q", str(TASKS / "__init__.py"))
     git(repo, "commit", "-q", "-m", "remove the package marker")

@@ -451,3 +451,11 @@ def test_a_pull_request_changing_files_outside_the_tasks_fails(pull_request: Pat
     git(pull_request / "submission", "commit", "-q", "-am", "readme")
     process = run_step(script, pull_request, env)
     assert process.returncode == 1 and "README.md" in process.stdout
+    # Paths are the pull request's text: no line of them is a workflow command.
+    (pull_request / "submission" / "::error::approved").write_text("x\n")
+    (pull_request / "submission" / "x ##[warning]y").write_text("x\n")
+    git(pull_request / "submission", "add", "-A")
+    git(pull_request / "submission", "commit", "-q", "-m", "names")
+    lines = run_step(script, pull_request, env).stdout.splitlines()
+    assert "  - ::error::approved" in lines and "  - x ##![warning]y" in lines
+    assert [line for line in lines if line.lstrip().startswith("::") or "##[" in line] == [lines[0]]

@@ -9,6 +9,7 @@ import click
 
 from genbench.authoring.submission.changes import DEFAULT_TASKS_DIR
 from genbench.authoring.submission.changes import changed_tasks as find_changed_tasks
+from genbench.review.inert_text import inert
 
 # At most this many paths outside the tasks are named in the error (the count of the others is given).
 _MAX_LISTED = 10
@@ -58,13 +59,13 @@ def changed_tasks(base: str, as_json: bool, repo: Path, tasks_dir: str) -> None:
             click.echo(f"Deleted tasks (nothing to test): {', '.join(result.deleted)}", err=True)
     problems = []
     if result.invalid:
-        names = ", ".join(repr(name) for name in result.invalid)
+        names = ", ".join(inert(repr(name)) for name in result.invalid)
         problems.append(
             f"Changed director{'y' if len(result.invalid) == 1 else 'ies'} in {tasks_dir} with an invalid task id: "
             f"{names} (use lower-case letters, digits and '_')."
         )
     if result.not_directories:
-        names = ", ".join(repr(name) for name in result.not_directories)
+        names = ", ".join(inert(repr(name)) for name in result.not_directories)
         problems.append(
             f"Task entr{'y' if len(result.not_directories) == 1 else 'ies'} in {tasks_dir} that "
             f"{'is' if len(result.not_directories) == 1 else 'are'} not a plain directory (a symbolic link or a "
@@ -73,7 +74,7 @@ def changed_tasks(base: str, as_json: bool, repo: Path, tasks_dir: str) -> None:
     if result.outside_tasks:
         shown = result.outside_tasks[:_MAX_LISTED]
         more = len(result.outside_tasks) - len(shown)
-        names = ", ".join(repr(path) for path in shown) + (f" and {more} more" if more else "")
+        names = ", ".join(inert(repr(path)) for path in shown) + (f" and {more} more" if more else "")
         problems.append(
             f"Changed path{'' if len(result.outside_tasks) == 1 else 's'} in {tasks_dir} outside any task directory: "
             f"{names}. No task's checks test such code (the package's __init__.py runs on every load_task): a task "
