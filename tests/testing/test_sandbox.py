@@ -330,3 +330,19 @@ def test_run_sandboxed_refuses_without_a_sandbox(make_task):
     process = run_sandboxed(make_task(), "true", GENBENCH_SANDBOX="none")
     assert process.returncode == 1
     assert process.stderr == "No sandbox to run true in: turned off (GENBENCH_SANDBOX=none).\n"
+
+
+def test_the_memory_limit_stops_a_large_allocation(make_task):
+    # An anonymous mapping counts against the address space without touching memory: were the limit not applied,
+    # the mapping would succeed and cost nothing.
+    body = """
+    import mmap
+    try:
+        block = mmap.mmap(-1, 6 << 30)
+        seen.append(f"MAPPED {len(block)} bytes")
+    except OSError as exc:
+        seen.append(f"no memory: {exc.strerror}")
+    """
+    make_task(task_py=reporting_task(body))
+    limited = run_task_tests("tiny", timeout=300, memory_limit=4 << 30)
+    assert "OBSERVED no memory: Cannot allocate memory" in task_loads_message(limited), task_loads_message(limited)

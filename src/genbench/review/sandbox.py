@@ -44,10 +44,11 @@ SCRATCH = "/tmp"
 HOME = "/tmp/home"
 # Top-level system directories: bound read-only, or recreated as the links they are (merged /usr).
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-# Files of /etc that programs read to work at all (dynamic loader, locale, time zone, certificates); nothing else.
+# Files of /etc that programs read to work at all (dynamic loader, time zone, certificates, user names, localhost);
+# nothing else (no /etc/shadow, no credentials).
 _ETC_FILES = (
     "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/ssl", "/etc/ca-certificates",
-    "/etc/alternatives", "/etc/mime.types", "/etc/nsswitch.conf",
+    "/etc/alternatives", "/etc/mime.types", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group", "/etc/hosts",
 )  # fmt: skip
 # Environment variables passed to the child as they are: settings, never credentials.
 _PASSED_ENV = (
