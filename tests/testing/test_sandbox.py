@@ -346,3 +346,10 @@ def test_the_memory_limit_stops_a_large_allocation(make_task):
     make_task(task_py=reporting_task(body))
     limited = run_task_tests("tiny", timeout=300, memory_limit=4 << 30)
     assert "OBSERVED no memory: Cannot allocate memory" in task_loads_message(limited), task_loads_message(limited)
+
+
+def test_a_missing_bwrap_is_named_in_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap there
+    status = sandbox_status()
+    assert not status.available and status.kind == "none"
+    assert status.reason == "bubblewrap (bwrap) is not installed: apt-get install bubblewrap"
