@@ -350,6 +350,7 @@ def test_the_memory_limit_stops_a_large_allocation(make_task):
 
 def test_a_missing_bwrap_is_named_in_one_line(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap there
+    monkeypatch.delenv("GENBENCH_SANDBOX", raising=False)
     status = sandbox_status()
     assert not status.available and status.kind == "none"
     assert status.reason == "bubblewrap (bwrap) is not installed: apt-get install bubblewrap"
