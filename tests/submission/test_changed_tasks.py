@@ -49,7 +49,10 @@ def repo(tmp_path: Path) -> Path:
 
 def test_changed_deleted_and_ignored_paths(repo: Path):
     assert changed_tasks("main", repo=repo) == ChangedTasks(
-        changed=["brand_new", "edited", "with_subtasks"], deleted=["removed"], invalid=[]
+        changed=["brand_new", "edited", "with_subtasks"],
+        deleted=["removed"],
+        invalid=[],
+        outside_tasks=["src/genbench/tasks/__init__.py"],  # README.md is outside the tasks directory: not listed
     )
 
 
@@ -116,18 +119,19 @@ def test_custom_tasks_dir(repo: Path):
 def test_cli_lines_and_json(repo: Path):
     runner = CliRunner()
     result = runner.invoke(cli, ["changed-tasks", "--base", "main", "--repo", str(repo)])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # the change of tasks/__init__.py
     assert result.stdout.splitlines() == ["brand_new", "edited", "with_subtasks"]
     assert "Deleted tasks (nothing to test): removed" in result.stderr
 
     result = runner.invoke(cli, ["changed-tasks", "--base", "main", "--repo", str(repo), "--json"])
-    assert result.exit_code == 0
+    assert result.exit_code == 1
     assert json.loads(result.stdout) == {
         "base": "main",
         "changed": ["brand_new", "edited", "with_subtasks"],
         "deleted": ["removed"],
         "invalid": [],
         "not_directories": [],
+        "outside_tasks": ["src/genbench/tasks/__init__.py"],
     }
 
 
@@ -176,3 +180,34 @@ def test_symlinks_inside_a_task_and_renames_count_for_the_task(repo: Path):
     result = changed_tasks("main", repo=repo)
     assert result.changed == ["brand_new", "edited_renamed", "kept", "with_subtasks"]
     assert result.deleted == ["edited", "removed"] and result.not_directories == []
+
+
+def test_a_change_outside_every_task_directory_fails(repo: Path):
+    """The gate of issue 19: tasks/__init__.py runs on every load_task, a helper module or a _private folder is
+    imported by a task; no task's checks test them, so changed-tasks fails on them, naming each path."""
+    git(repo, "checkout", "-q", "-b", "sneaky", "main")
+    (repo / TASKS / "__init__.py").write_text("import os\n")
+    (repo / TASKS / "_helpers").mkdir()
+    (repo / TASKS / "_helpers" / "hook.py").write_text("x = 1\n")
+    (repo / TASKS / "util.py").write_text("y = 2\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "code outside the tasks")
+    outside = ["src/genbench/tasks/__init__.py", "src/genbench/tasks/_helpers/hook.py", "src/genbench/tasks/util.py"]
+    assert changed_tasks("main", repo=repo) == ChangedTasks(outside_tasks=outside)
+
+    result = CliRunner().invoke(cli, ["changed-tasks", "--base", "main", "--repo", str(repo)])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.startswith(
+        "Error: Changed paths in src/genbench/tasks outside any task directory: 'src/genbench/tasks/__init__.py', "
+        "'src/genbench/tasks/_helpers/hook.py', 'src/genbench/tasks/util.py'."
+    )
+    # A path is the pull request's text: printed inert, no workflow command or escape sequence takes effect.
+    (repo / TASKS / "##[error]forged\x1b[2J.py").write_text("")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "odd name")
+    result = CliRunner().invoke(cli, ["changed-tasks", "--base", "main", "--repo", str(repo)])
+    assert "'src/genbench/tasks/##![error]forged\\x1b[2J.py'" in result.stderr
+    # Deleting such a file is a change too.
+    git(repo, "rm", "-q", str(TASKS / "__init__.py"))
+    git(repo, "commit", "-q", "-m", "remove the package marker")
+    assert "src/genbench/tasks/__init__.py" in changed_tasks("main", repo=repo).outside_tasks

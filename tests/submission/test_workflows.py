@@ -150,8 +150,19 @@ def test_review_job_tests_the_changed_tasks():
     assert 'genbench-cli test-task -t "$task_id" --submission --no-task-code' in static
     assert "ruff check --config ../trusted/pyproject.toml src tests benchmarks .github" in static
     task_code = job_script(jobs["task-code"])
-    assert 'genbench-cli test-task -t "$task_id" --submission --timeout 1800' in task_code
-    assert 'genbench-cli show-task -t "$task_id"' in task_code
+    assert 'genbench-cli test-task -t "$task_id" --submission --timeout 1800 --require-sandbox' in task_code
+    # The task's code runs sandboxed only: test-task refuses without a sandbox, show-task runs inside one.
+    runs = [line.strip() for line in task_code.splitlines() if "genbench-cli test-task" in line]
+    runs = [line for line in runs if not line.startswith("echo ")]
+    assert runs and all("--require-sandbox" in line for line in runs), runs
+    sandboxed_show = (
+        r'python -m genbench\.review\.run_sandboxed --task-dir "review-tasks/\$task_id" -- \\\n\s*genbench-cli'
+    )
+    assert re.search(sandboxed_show, task_code) and task_code.count("genbench-cli show-task") == 1
+    install = next(
+        step["run"] for step in jobs["task-code"]["steps"] if step.get("name", "").startswith("Install bub")
+    )
+    assert "trusted/.ci/install-bubblewrap" in install
     assert 'python trusted/.github/scripts/task_review_summary.py review >> "$GITHUB_STEP_SUMMARY"' in task_code
 
 
@@ -221,6 +232,7 @@ def ci_checkout(tmp_path: Path) -> tuple[Path, Path, Path]:
     (tmp_path / "repo" / ".ci").mkdir(parents=True)
     script = tmp_path / "repo" / ".ci" / "run"
     shutil.copy2(CI_RUN, script)
+    shutil.copy2(CI_RUN.with_name("install-bubblewrap"), script.with_name("install-bubblewrap"))
     bin_dir, log = tmp_path / "bin", tmp_path / "calls.log"
     bin_dir.mkdir()
     for tool in ("bash", "dirname", "env"):
@@ -255,6 +267,10 @@ def test_ci_entry_point_installs_chromium_with_sudo_when_no_browser_is_there(ci_
         "apt-get update -qq DEBIAN_FRONTEND=",
         "sudo -n",
         "apt-get install -y -qq chromium DEBIAN_FRONTEND=noninteractive",
+        "sudo -n",
+        "apt-get update -qq DEBIAN_FRONTEND=",
+        "sudo -n",
+        "apt-get install -y -qq bubblewrap DEBIAN_FRONTEND=noninteractive",
         "make test",
         "make docs",
     ]
@@ -264,10 +280,22 @@ def test_ci_entry_point_keeps_the_runners_browser_and_survives_a_failed_install(
     script, bin_dir, log = ci_checkout
     done = run_ci(script, bin_dir, APT_STATUS="100")
     assert done.returncode == 0 and "could not install chromium" in done.stderr
+    assert "could not install bubblewrap; the sandbox tests will be skipped" in done.stderr
     assert log.read_text().splitlines()[-2:] == ["make test", "make docs"]
     log.unlink()
     (bin_dir / "google-chrome").symlink_to(bin_dir / "id")  # GitHub's runners have Google Chrome
+    (bin_dir / "bwrap").symlink_to(bin_dir / "id")  # and bubblewrap, installed once
     assert run_ci(script, bin_dir).returncode == 0
+    assert log.read_text().splitlines() == ["make test", "make docs"]
+
+
+def test_ci_entry_point_runs_without_apt(ci_checkout):
+    """No apt-get (another distribution, no root): the sandbox tests skip, saying so, and CI goes on."""
+    script, bin_dir, log = ci_checkout
+    (bin_dir / "apt-get").unlink()
+    done = run_ci(script, bin_dir)
+    assert done.returncode == 0, done.stderr
+    assert "bubblewrap (bwrap) is missing and apt-get is not available" in done.stderr
     assert log.read_text().splitlines() == ["make test", "make docs"]
 
 
@@ -301,6 +329,15 @@ def fake_cli(tmp_path: Path) -> dict[str, str]:
     bin_dir.mkdir()
     (bin_dir / "genbench-cli").write_text(FAKE_CLI.replace("python3", sys.executable, 1))
     (bin_dir / "genbench-cli").chmod(0o755)
+    # A stand-in for `python -m genbench.review.run_sandboxed ... -- COMMAND`: runs COMMAND (the real one is tested
+    # in tests/testing/test_sandbox.py).
+    stand_in = (
+        f"#!{shutil.which('bash')}\n"
+        f'if [ "$1 $2" != "-m genbench.review.run_sandboxed" ]; then exec {sys.executable} "$@"; fi\n'
+        'while [ "$#" -gt 0 ] && [ "$1" != -- ]; do shift; done; shift; exec "$@"\n'
+    )
+    (bin_dir / "python").write_text(stand_in)
+    (bin_dir / "python").chmod(0o755)
     return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
 
 
@@ -414,3 +451,11 @@ def test_a_pull_request_changing_files_outside_the_tasks_fails(pull_request: Pat
     git(pull_request / "submission", "commit", "-q", "-am", "readme")
     process = run_step(script, pull_request, env)
     assert process.returncode == 1 and "README.md" in process.stdout
+    # Paths are the pull request's text: no line of them is a workflow command.
+    (pull_request / "submission" / "::error::approved").write_text("x\n")
+    (pull_request / "submission" / "x ##[warning]y").write_text("x\n")
+    git(pull_request / "submission", "add", "-A")
+    git(pull_request / "submission", "commit", "-q", "-m", "names")
+    lines = run_step(script, pull_request, env).stdout.splitlines()
+    assert "  - ::error::approved" in lines and "  - x ##![warning]y" in lines
+    assert [line for line in lines if line.lstrip().startswith("::") or "##[" in line] == [lines[0]]

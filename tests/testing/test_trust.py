@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -247,24 +248,56 @@ def test_the_time_limit_kills_the_child_and_what_it_started(tmp_path):
     assert len(pids) == 2 and wait_until_gone(pids)
 
 
+def descendants(pid: int) -> list[int]:
+    """The live processes below ``pid`` (host process ids, through every PID namespace)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child_pid in children.get(todo.pop(), []):
+            found.append(child_pid)
+            todo.append(child_pid)
+    return [child_pid for child_pid in found if not gone(child_pid)]
+
+
+def sleeper_started(pids: list[int], marker: str) -> bool:
+    for pid in pids:
+        try:
+            if marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return True
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return False
+
+
 @pytest.mark.skipif(not GENBENCH_CLI.is_file(), reason="genbench-cli is not installed next to this Python")
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 128 + signal.SIGTERM), (signal.SIGINT, 1)])
-def test_a_signal_to_test_task_kills_every_process_it_started(make_task, tmp_path, signum, status):
-    pid_file = tmp_path / "pids"
-    task_py = GRANDCHILD.replace("sys.argv[2]", repr(str(pid_file)))
+def test_a_signal_to_test_task_kills_every_process_it_started(make_task, signum, status):
+    # The task's code cannot write outside its sandbox: the test finds its processes below test-task's instead.
+    marker = f"genbench-sleeper-{uuid.uuid4().hex}"
+    task_py = f"""
+import subprocess, sys, time
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", {marker!r}])
+time.sleep(600)
+"""
     make_task(task_py=task_py)
     process = subprocess.Popen(
         [str(GENBENCH_CLI), "test-task", "-i", "tiny"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
     deadline = time.monotonic() + 120
-    while not (pid_file.is_file() and len(pid_file.read_text().split()) == 2):
+    while not sleeper_started(pids := descendants(process.pid), marker):
         assert time.monotonic() < deadline and process.poll() is None, process.communicate()[0]
         time.sleep(0.05)
-    pids = [int(pid) for pid in pid_file.read_text().split()]
     process.send_signal(signum)
     output, _ = process.communicate(timeout=60)
     assert process.returncode == status, output  # Ctrl-C: click's "Aborted!"
-    assert wait_until_gone(pids), f"still running: {[pid for pid in pids if not gone(pid)]}"
+    assert len(pids) >= 2 and wait_until_gone(pids), f"still running: {[pid for pid in pids if not gone(pid)]}"
 
 
 def test_results_keep_the_parents_names():

@@ -9,6 +9,10 @@ import click
 
 from genbench.authoring.submission.changes import DEFAULT_TASKS_DIR
 from genbench.authoring.submission.changes import changed_tasks as find_changed_tasks
+from genbench.review.inert_text import inert
+
+# At most this many paths outside the tasks are named in the error (the count of the others is given).
+_MAX_LISTED = 10
 
 
 @click.command("changed-tasks")
@@ -17,7 +21,7 @@ from genbench.authoring.submission.changes import changed_tasks as find_changed_
     "--json",
     "as_json",
     is_flag=True,
-    help='Print {"base", "changed", "deleted", "invalid", "not_directories"} as JSON.',
+    help='Print {"base", "changed", "deleted", "invalid", "not_directories", "outside_tasks"} as JSON.',
 )
 @click.option(
     "--repo",
@@ -39,7 +43,9 @@ def changed_tasks(base: str, as_json: bool, repo: Path, tasks_dir: str) -> None:
     count for their parent task; a renamed task is a deleted one plus a changed one. Deleted tasks are not printed
     (they are named on stderr, or listed under "deleted" with --json). A changed entry whose name is not a valid
     task id, and a task entry that is not a plain directory (a symbolic link such as tasks/x -> ../../elsewhere,
-    or a submodule), are errors (after the ids are printed), so a review fails on them.
+    or a submodule), are errors (after the ids are printed), so a review fails on them; so is any other change under
+    the tasks directory that lies in no task (its __init__.py, a helper module, a _private folder), which no task's
+    checks would test.
 
     Example: genbench-cli changed-tasks --base origin/main
     """
@@ -53,17 +59,26 @@ def changed_tasks(base: str, as_json: bool, repo: Path, tasks_dir: str) -> None:
             click.echo(f"Deleted tasks (nothing to test): {', '.join(result.deleted)}", err=True)
     problems = []
     if result.invalid:
-        names = ", ".join(repr(name) for name in result.invalid)
+        names = ", ".join(inert(repr(name)) for name in result.invalid)
         problems.append(
             f"Changed director{'y' if len(result.invalid) == 1 else 'ies'} in {tasks_dir} with an invalid task id: "
             f"{names} (use lower-case letters, digits and '_')."
         )
     if result.not_directories:
-        names = ", ".join(repr(name) for name in result.not_directories)
+        names = ", ".join(inert(repr(name)) for name in result.not_directories)
         problems.append(
             f"Task entr{'y' if len(result.not_directories) == 1 else 'ies'} in {tasks_dir} that "
             f"{'is' if len(result.not_directories) == 1 else 'are'} not a plain directory (a symbolic link or a "
             f"submodule): {names}. A task must be a directory of its own files."
+        )
+    if result.outside_tasks:
+        shown = result.outside_tasks[:_MAX_LISTED]
+        more = len(result.outside_tasks) - len(shown)
+        names = ", ".join(inert(repr(path)) for path in shown) + (f" and {more} more" if more else "")
+        problems.append(
+            f"Changed path{'' if len(result.outside_tasks) == 1 else 's'} in {tasks_dir} outside any task directory: "
+            f"{names}. No task's checks test such code (the package's __init__.py runs on every load_task): a task "
+            f"submission changes only files inside {tasks_dir}/<task_id>/."
         )
     if problems:
         raise click.ClickException(" ".join(problems))

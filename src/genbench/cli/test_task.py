@@ -1,19 +1,26 @@
 """``genbench-cli test-task``: run the task validation suite and print a summary.
 
 The checks that need no task code run in this process; the others run through pytest in a child process whose
-verdict this process decides (see :mod:`genbench.review.trust`).
+verdict this process decides (see :mod:`genbench.review.trust`), in a sandbox where this machine can make one. Every
+text that came from the task is printed inert (:mod:`genbench.review.inert_text`), and everything this process runs
+to print the report is imported, and run once, before the task's code starts.
 """
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import click
 
 from genbench.cli.params import FiniteFloatRange, task_option
 from genbench.registry.directories import get_task_dir, split_task_id
-from genbench.review import run_task_tests
+from genbench.review import CheckResult, TaskTestReport, run_task_tests
+from genbench.review.inert_text import actions_guard, in_github_actions, inert
+from genbench.review.sandbox import sandbox_status
 
+# Default of --memory-limit, in GiB: genbench.review.sandbox.DEFAULT_MEMORY_LIMIT.
+DEFAULT_MEMORY_GIB = 16.0
 # genbench.review.runner.DEFAULT_TIMEOUT, repeated so that `genbench-cli --help` does not import the suite (a test
 # checks that the two agree).
 DEFAULT_TIMEOUT = 1800.0
@@ -33,10 +40,17 @@ def _first_line(text: str, width: int = _DETAIL_WIDTH) -> str:
 
 def _detail(result: Any) -> str:
     if result.outcome in ("failed", "skipped"):
-        return _first_line(result.message)
+        return _first_line(inert(result.message))
     if result.warnings:
-        return _first_line(result.warnings[0])
+        return _first_line(inert(result.warnings[0]))
     return ""
+
+
+def _text(text: str) -> str:
+    """Text of the task's (or of a check's message about it), inert and escaped for rich markup."""
+    from rich.markup import escape
+
+    return escape(inert(text))
 
 
 class _Progress:
@@ -91,10 +105,15 @@ class _Progress:
 
 
 def print_report(report: Any, console: Any, *, debug: bool = False) -> None:
-    """Print a report: a table of every check, then every failure and warning in full, then the totals."""
-    from rich.markup import escape
+    """Print a report: a table of every check, then every failure and warning in full, then the totals and what
+    the task's code ran in (``sandbox: bwrap`` or ``sandbox: none``).
+
+    Every text that may come from the task (messages, warnings, errors, the child's output) is printed
+    :func:`~genbench.review.inert_text.inert`: no terminal escape sequence or workflow command in it takes effect.
+    """
     from rich.table import Table
 
+    escape = _text
     table = Table(
         title=f"genbench test-task {escape(report.task_id)}" + (" (submission)" if report.submission else "")
     )
@@ -127,6 +146,21 @@ def print_report(report: Any, console: Any, *, debug: bool = False) -> None:
         console.print(escape(report.output), highlight=False, soft_wrap=True)
     style = "bold red" if not report.ok else ("yellow" if report.warnings else "bold green")
     console.print(f"\n[{style}]{escape(report.summary_line())}[/] in {report.duration:.1f} s")
+    if report.sandbox:
+        reason = f" ({escape(report.sandbox_reason)})" if report.sandbox_reason else ""
+        console.print(f"sandbox: {escape(report.sandbox)}{reason}", highlight=False)
+
+
+def _load_printing(debug: bool) -> None:
+    """Import, and run once, everything :func:`print_report` runs (rich's table, box, padding, markup, wrapping
+    modules are imported lazily), so that nothing the task's code could have written is executed after it ran."""
+    from rich.console import Console
+
+    sample = TaskTestReport("sample", submission=True, errors=["e"], output="o", sandbox="none", sandbox_reason="r")
+    for outcome in ("passed", "warning", "skipped", "failed"):
+        sample.results.append(CheckResult("sample", outcome, "t", outcome, "m:\n- x", ["w"], 0.0, "d"))  # type: ignore[arg-type]
+    for width in (160, 40):
+        print_report(sample, Console(file=io.StringIO(), width=width, force_terminal=True), debug=debug)
 
 
 @click.command("test-task")
@@ -147,21 +181,45 @@ def print_report(report: Any, console: Any, *, debug: bool = False) -> None:
     "are killed, as on SIGTERM or Ctrl-C); the unfinished checks fail.",
 )
 @click.option(
+    "--memory-limit",
+    type=FiniteFloatRange(min=0, min_open=True),
+    default=DEFAULT_MEMORY_GIB,
+    show_default=True,
+    metavar="GIB",
+    help="Address space each process running the task's code may map, in GiB; beyond it allocations fail.",
+)
+@click.option(
+    "--require-sandbox",
+    is_flag=True,
+    help="Refuse to run the task's code without a sandbox (bwrap missing or unusable): exit with an error and no "
+    "verdict. The review workflow uses it.",
+)
+@click.option(
     "--no-task-code",
     is_flag=True,
     help="Run only the checks that need none of the task's code (files, config, doc.md, and the data checks of a "
     "task whose data comes from its config); the others are skipped. The review's first job uses it.",
 )
 @click.pass_context
-def cli_test_task(ctx: click.Context, task_id: str, submission: bool, timeout: float, no_task_code: bool) -> None:
+def cli_test_task(
+    ctx: click.Context,
+    task_id: str,
+    submission: bool,
+    timeout: float,
+    memory_limit: float,
+    require_sandbox: bool,
+    no_task_code: bool,
+) -> None:
     """Check that a task is well-formed, by running genbench's validation suite on it.
 
     For a task with subtasks, its own checks run and then every subtask's. Each check (task files, required
     files, config, doc.md, data, example types, duplicates, train/test overlap, best scores of gold predictions,
     prompts, finetuning datasets) is reported as passed, failed, skipped or warning, with the reason. Exits with
     status 1 when a check fails. Every GenbenchConfigWarning of the config fails the config check. The checks that
-    need the task's code run through pytest in a child process with a time limit; the others never import it. Task
-    directories outside the package are found through GENBENCH_TASKS_PATH.
+    need the task's code run through pytest in a child process with a time and a memory limit, in a bubblewrap
+    sandbox (no network, no file outside the task and the checker, nothing left running) where this machine can
+    make one: otherwise one line says why and the report ends with "sandbox: none". The others never import it.
+    Task directories outside the package are found through GENBENCH_TASKS_PATH.
 
     \b
     Examples:
@@ -174,15 +232,37 @@ def cli_test_task(ctx: click.Context, task_id: str, submission: bool, timeout: f
 
     get_task_dir(*split_task_id(task_id))  # an unknown id is one error line, before anything starts
     debug = bool((ctx.obj or {}).get("debug"))
+    sandbox = None
+    if not no_task_code:
+        sandbox = sandbox_status()
+        if not sandbox.available and require_sandbox:
+            raise click.ClickException(
+                f"No sandbox to run the task's code in: {sandbox.reason}. --require-sandbox gives no verdict without "
+                "one."
+            )
     console = Console()
     if not console.is_terminal:  # keep lines unwrapped in logs and captured output
         console = Console(width=160)
+    if sandbox is not None and not sandbox.available:
+        console.print(
+            f"No sandbox: {sandbox.reason}; the task's code runs with your user's rights.",
+            markup=False,
+            highlight=False,
+        )
+    _load_printing(debug)
     progress_console = Console(stderr=True) if console.is_terminal else console
     with _Progress(task_id, progress_console) as progress:
         report = run_task_tests(
-            task_id, submission=submission, on_event=progress, timeout=timeout, run_task_code=not no_task_code
+            task_id,
+            submission=submission,
+            on_event=progress,
+            timeout=timeout,
+            run_task_code=not no_task_code,
+            memory_limit=int(memory_limit * (1 << 30)),
+            sandbox=sandbox,
         )
-    print_report(report, console, debug=debug)
+    with actions_guard(lambda line: console.print(line, markup=False, highlight=False), enabled=in_github_actions()):
+        print_report(report, console, debug=debug)
     if report.errors:
         raise click.ClickException(f"The checks of task {task_id!r} could not run to the end (see above).")
     if report.failures:

@@ -61,6 +61,9 @@ class TaskTestReport:
         duration: Seconds the whole run took.
         exit_code: pytest's exit status (None for an in-process run).
         output: pytest's own output, for debugging.
+        sandbox: What the checks that need task code ran in: ``"bwrap"``, ``"none"`` (no sandbox could be made, or
+            it was turned off), or ``""`` when no such check ran.
+        sandbox_reason: Why there was no sandbox (one line), when ``sandbox`` is ``"none"``.
     """
 
     task_id: str
@@ -70,6 +73,8 @@ class TaskTestReport:
     duration: float = 0.0
     exit_code: int | None = None
     output: str = ""
+    sandbox: str = ""
+    sandbox_reason: str = ""
 
     @property
     def ok(self) -> bool:

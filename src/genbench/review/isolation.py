@@ -20,7 +20,10 @@ results or writes extra records after the checks cannot turn a failure into a pa
 lie about the checks that run that same code, with deliberate effort: see :mod:`genbench.review.trust`.)
 
 The child runs in a new session (its own process group). On the time limit, and when the parent gets SIGTERM or
-SIGINT, the whole group is killed (SIGKILL), so no process that the task's code started survives the parent.
+SIGINT, the whole group is killed (SIGKILL). That alone does not reach a process that left the group (a daemon that
+double-forked and called ``setsid``): the runner starts the child inside a bubblewrap sandbox with a PID namespace of
+its own (:mod:`genbench.review.sandbox`), which the kernel kills with everything in it when the child dies, so that
+no process that the task's code started survives the parent.
 """
 
 from __future__ import annotations

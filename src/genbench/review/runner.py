@@ -4,7 +4,10 @@ child process whose records this process turns into the verdict (the trust model
 
 The child keeps the run isolated: the task's code is imported in a fresh interpreter, nothing of it stays in the
 caller's, and the pytest configuration of whatever directory the command runs in does not apply (the suite gets an
-empty ``pytest.ini`` of its own, no auto-loaded plugins, no cache directory).
+empty ``pytest.ini`` of its own, no auto-loaded plugins, no cache directory). Where this machine can make one, the
+child runs in a bubblewrap sandbox (:mod:`genbench.review.sandbox`): no network, its own PID namespace, the checker,
+its Python and the task read-only, a private scratch directory; the task's remote data is fetched into genbench's
+cache by this process first, from what ``config.jsonnet`` declares, since the child cannot.
 """
 
 from __future__ import annotations
@@ -14,12 +17,26 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from genbench.core.errors import GenBenchError
+from genbench.data.cache import cache_dir
+from genbench.registry.directories import get_task_dir, split_task_id
+from genbench.registry.task_data import DataFile, fetch_one, task_data
 from genbench.review.check_report import CheckResult, TaskTestReport
 from genbench.review.isolation import ChildRun, output_tail, run_child
 from genbench.review.plan import CheckCase, plan_checks
+from genbench.review.sandbox import (
+    DEFAULT_MEMORY_LIMIT,
+    SandboxStatus,
+    child_environment,
+    limited_command,
+    python_paths,
+    sandbox_command,
+    sandbox_status,
+)
 
 SUITE = Path(__file__).resolve().parent / "task_suite.py"
 PLUGIN = "genbench.review.plugin"
@@ -45,15 +62,36 @@ def pytest_command(task_id: str, *, submission: bool = False, report_path: Path 
     return [*command, str(SUITE)]
 
 
-def _environment() -> dict[str, str]:
-    env = dict(os.environ)
+# The directory genbench is imported from (the checker's code).
+_PACKAGE_PARENT = Path(__file__).resolve().parents[2]
+
+
+def _environment(sandboxed: bool) -> dict[str, str]:
+    env = child_environment(os.environ, sandboxed=sandboxed)
     # Plugins installed in the environment (benchmarks, hypothesis, ...) have no business in a task's checks.
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    env.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
+    env["HF_DATASETS_DISABLE_PROGRESS_BARS"] = "1"
     # The child must import the same genbench as this process, installed or not.
-    package_parent = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = os.pathsep.join([package_parent, *filter(None, [env.get("PYTHONPATH")])])
+    env["PYTHONPATH"] = os.pathsep.join([str(_PACKAGE_PARENT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    if sandboxed:
+        env["GENBENCH_CACHE"] = str(cache_dir())  # read-only inside: the data fetched by this process
     return env
+
+
+def _prefetch(task_id: str) -> None:
+    """Fetch the remote data that the task's config declares into genbench's cache (the sandboxed child has no
+    network). A failure is left for the child's checks to report."""
+    try:
+        items = task_data([split_task_id(task_id)[0]])
+    except GenBenchError:
+        return  # the config check reports it
+    for item in items:
+        if isinstance(item, DataFile) and not item.remote:
+            continue
+        try:
+            fetch_one(item)
+        except GenBenchError:
+            continue  # data_loads reports it
 
 
 def run_task_tests(
@@ -64,6 +102,8 @@ def run_task_tests(
     timeout: float | None = DEFAULT_TIMEOUT,
     pytest_args: Sequence[str] = (),
     run_task_code: bool = True,
+    memory_limit: int | None = DEFAULT_MEMORY_LIMIT,
+    sandbox: SandboxStatus | None = None,
 ) -> TaskTestReport:
     """Run the validation suite on a task (or on every subtask of a task with subtasks).
 
@@ -82,6 +122,10 @@ def run_task_tests(
             (None: no limit).
         pytest_args: Extra pytest arguments for the child (e.g. ``["-x"]`` to stop at the first failure).
         run_task_code: False runs only the checks that need no task code; the others are skipped, saying so.
+        memory_limit: Bytes of address space each process running the task's code may map (None: no limit).
+        sandbox: Where to run the task's code; by default a bubblewrap sandbox when this machine can make one
+            (:func:`~genbench.review.sandbox.sandbox_status`), else none. The report says which
+            (``report.sandbox``, ``report.sandbox_reason``).
 
     Returns:
         The report: one result per check, plus any error running the suite (``report.ok`` tells success).
@@ -121,7 +165,10 @@ def run_task_tests(
         for case in child_cases:
             finished(case, _result(case, {"outcome": "skipped", "message": reason}))
     elif child_cases:
-        run = _run_child(task_id, child_cases, submission, pytest_args, timeout, started, finished)
+        status = sandbox_status() if sandbox is None else sandbox
+        report.sandbox, report.sandbox_reason = status.kind, status.reason
+        limits = _Limits(timeout, memory_limit)
+        run = _run_child(task_id, child_cases, submission, pytest_args, limits, status, started, finished)
         for case in child_cases:
             if case.id not in results:
                 finished(case, _result(case, {"outcome": "failed", "message": _missing_message(run, timeout)}))
@@ -136,12 +183,19 @@ def run_task_tests(
     return report
 
 
+@dataclass(frozen=True)
+class _Limits:
+    timeout: float | None
+    memory: int | None
+
+
 def _run_child(
     task_id: str,
     cases: list[CheckCase],
     submission: bool,
     pytest_args: Sequence[str],
-    timeout: float | None,
+    limits: _Limits,
+    sandbox: SandboxStatus,
     started: Callable[[CheckCase], None],
     finished: Callable[[CheckCase, CheckResult], None],
 ) -> ChildRun:
@@ -169,9 +223,14 @@ def _run_child(
             "--tb=short",
             *pytest_args,
         ]  # fmt: skip
+        if sandbox.executable is not None:
+            _prefetch(task_id)
+            task_dir = get_task_dir(split_task_id(task_id)[0])
+            visible = [*python_paths(), _PACKAGE_PARENT, tmp_dir, task_dir, cache_dir()]
+            command = sandbox_command(command, executable=sandbox.executable, read_only=visible)
         return run_child(
-            command, expected=list(by_id), env=_environment(), timeout=timeout, on_record=on_record,
-            fd_placeholder=_RESULT_FD,
+            limited_command(command, limits.memory), expected=list(by_id), env=_environment(sandbox.available),
+            timeout=limits.timeout, on_record=on_record, fd_placeholder=_RESULT_FD,
         )  # fmt: skip
 
 

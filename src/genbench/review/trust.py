@@ -13,18 +13,27 @@ The trust model (``docs/review.md`` tells it to authors and reviewers):
   results: the only thing of it they read is its files.
 - **Checks that need task code run in a child process** (``task_loads``, ``method_names``, ``gold_scores``,
   ``prompts``, ``finetuning``, ``merge``, and the data checks of a task whose code shapes its data, see
-  :func:`code_shapes_data`), in a new process group, with a time limit. The child streams one record per check
-  over a pipe the parent created (:mod:`genbench.review.isolation`); the parent knows which checks it expects and
-  decides the verdict from what it observes: a check without exactly one record, a malformed or duplicate record,
-  anything after the end record, a timeout or a crash is a failure, whatever the child's exit status. The child's
-  stdout, stderr, exit status and any file it writes are never read as results.
+  :func:`code_shapes_data`), in a new process group, with a time and a memory limit. The child streams one record
+  per check over a pipe the parent created (:mod:`genbench.review.isolation`); the parent knows which checks it
+  expects and decides the verdict from what it observes: a check without exactly one record, a malformed or
+  duplicate record, anything after the end record, a timeout or a crash is a failure, whatever the child's exit
+  status. The child's stdout, stderr, exit status and any file it writes are never read as results.
 - **Symlinks, files outside the task directory and ids that are not plain directories are failures**, and the
   child is not started for a task that has them.
 
+- **The child runs in a sandbox** where this machine can make one (:mod:`genbench.review.sandbox`: bubblewrap, no
+  network, its own PID namespace, the checker, its environment and the task read-only, a private scratch directory,
+  a minimal environment, a memory limit); the report says ``sandbox: bwrap`` or ``sandbox: none``, and the review
+  workflow (``--require-sandbox``) gives no verdict without one. The parent imports, and runs once, everything it
+  uses to print the report before the child starts, and prints every text of the task inert
+  (:mod:`genbench.review.inert_text`).
+
 What the model does not claim: code running in the child can, with deliberate effort, lie about the checks that
-run that same code (it runs in the process that computes them); a human reviewer reads ``task.py``. And the child
-runs with the reviewer's user rights: the review workflow runs it on a disposable runner with no secrets and a
-read-only token, and runs the checks that need no task code in a separate job where no task code ever runs.
+run that same code (it runs in the process that computes them); a human reviewer reads ``task.py``. Without a
+sandbox the child runs with the reviewer's user rights; the sandbox shares the kernel, and limits memory per
+process, not processes or CPU (the time limit ends a fork bomb). The review workflow runs it on a disposable runner
+with no secrets and a read-only token, and runs the checks that need no task code in a separate job where no task
+code ever runs.
 """
 
 from __future__ import annotations

@@ -8,9 +8,12 @@ belong to their parent. Names starting with ``.`` or ``_`` (``__init__.py``, ``_
 nor are plain files directly in ``<tasks_dir>``; but an entry there that is not a plain directory yet could be
 taken for one (a symbolic link, ``tasks/hidden_task -> ../../../docs/hidden_task``, or a submodule) is a task
 entry too, reported as changed (the registry would list it) and, apart, as *not a directory*: the review fails it.
-A task whose entry is gone at ``HEAD`` is *deleted*: reported apart, since there is nothing to test. A renamed task
-is a deleted one plus a changed one. A changed entry whose name is not a valid id (lower-case letters, digits,
-``_``) is *invalid*: reported apart, never as an id, so the list can be read safely one id per line.
+Any other changed path under ``<tasks_dir>`` (its ``__init__.py``, which runs on every ``load_task``, a helper
+module, a ``_private`` folder) belongs to no task: it is reported apart, as *outside the tasks*, and the review fails
+it, since no task's checks would test it. A task whose entry is gone at ``HEAD`` is *deleted*: reported apart, since
+there is nothing to test. A renamed task is a deleted one plus a changed one. A changed entry whose name is not a
+valid id (lower-case letters, digits, ``_``) is *invalid*: reported apart, never as an id, so the list can be read
+safely one id per line.
 """
 
 from __future__ import annotations
@@ -39,12 +42,15 @@ class ChangedTasks:
         invalid: Changed directory names that are not valid task ids.
         not_directories: Changed task entries that are not plain directories at ``HEAD`` (symbolic links,
             submodules); also in ``changed`` or ``invalid``.
+        outside_tasks: Changed paths under the tasks directory that lie in no task entry (its ``__init__.py``,
+            helper modules, ``_private`` or ``.hidden`` folders), added, modified or deleted.
     """
 
     changed: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     invalid: list[str] = field(default_factory=list)
     not_directories: list[str] = field(default_factory=list)
+    outside_tasks: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, list[str]]:
         """The lists as a JSON-ready dict."""
@@ -53,6 +59,7 @@ class ChangedTasks:
             "deleted": list(self.deleted),
             "invalid": list(self.invalid),
             "not_directories": list(self.not_directories),
+            "outside_tasks": list(self.outside_tasks),
         }
 
 
@@ -103,13 +110,16 @@ def changed_tasks(
     at_head = git.tree_entries(root, tasks_dir, rev=head)
     at_base = git.tree_entries(root, tasks_dir, rev=git.merge_base(root, base, head))
     names = set()
+    outside = set()
     for change in git.changed_paths(root, base, head, path=tasks_dir):
         top = change.path[len(tasks_dir) + 1 :].split("/", 1)[0]
         mode = at_head.get(top) or at_base.get(top, _FILE)
         name = task_name_of(change.path, tasks_dir, entry_is_file=mode.startswith("100"))
         if name is not None:
             names.add(name)
-    result = ChangedTasks()
+        else:
+            outside.add(change.path)
+    result = ChangedTasks(outside_tasks=sorted(outside))
     for name in sorted(names):
         if name not in at_head:
             result.deleted.append(name)
