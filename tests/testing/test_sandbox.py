@@ -164,7 +164,7 @@ def test_the_task_cannot_read_the_reviewers_home_or_environment(make_task, tmp_p
 def test_without_a_sandbox_one_line_says_so_and_the_verdict_says_none(make_task, monkeypatch):
     make_task()
     monkeypatch.setenv("GENBENCH_SANDBOX", "none")
-    result = CliRunner().invoke(cli, ["test-task", "-i", "tiny"], catch_exceptions=False)
+    result = CliRunner().invoke(cli, ["test-task", "-t", "tiny"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0] == (
@@ -172,7 +172,7 @@ def test_without_a_sandbox_one_line_says_so_and_the_verdict_says_none(make_task,
     )
     assert lines[-1] == "sandbox: none (turned off (GENBENCH_SANDBOX=none))"
 
-    refused = CliRunner().invoke(cli, ["test-task", "-i", "tiny", "--require-sandbox"], catch_exceptions=False)
+    refused = CliRunner().invoke(cli, ["test-task", "-t", "tiny", "--require-sandbox"], catch_exceptions=False)
     assert refused.exit_code == 1
     assert refused.output == (
         "Error: No sandbox to run the task's code in: turned off (GENBENCH_SANDBOX=none). --require-sandbox gives "
@@ -183,7 +183,7 @@ def test_without_a_sandbox_one_line_says_so_and_the_verdict_says_none(make_task,
 @needs_sandbox
 def test_the_verdict_names_the_sandbox(make_task):
     make_task()
-    result = CliRunner().invoke(cli, ["test-task", "-i", "tiny", "--require-sandbox"], catch_exceptions=False)
+    result = CliRunner().invoke(cli, ["test-task", "-t", "tiny", "--require-sandbox"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[-1] == "sandbox: bwrap"
     assert "No sandbox" not in result.output
@@ -214,7 +214,7 @@ def test_the_parent_runs_no_code_the_child_wrote(make_task, tmp_path, sandboxed)
     env["GENBENCH_SANDBOX"] = "" if sandboxed else "none"
     script = "import sys; from genbench.cli import cli; sys.exit(cli())"
     process = subprocess.run(
-        [sys.executable, "-c", script, "test-task", "-i", "tiny"], env=env, capture_output=True, text=True,
+        [sys.executable, "-c", script, "test-task", "-t", "tiny"], env=env, capture_output=True, text=True,
         timeout=300, check=False,
     )  # fmt: skip
     assert process.returncode == 1, process.stdout + process.stderr
@@ -244,7 +244,7 @@ def test_workflow_commands_and_escape_sequences_from_a_task_are_inert(make_task,
     """
     make_task(task_py=reporting_task(body))
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    result = CliRunner().invoke(cli, ["--debug", "test-task", "-i", "tiny"], catch_exceptions=False)
+    result = CliRunner().invoke(cli, ["--debug", "test-task", "-t", "tiny"], catch_exceptions=False)
     assert result.exit_code == 1
     lines = result.output.splitlines()
     commands = [line for line in lines if line.lstrip().startswith("::") or "##[" in line]
@@ -316,11 +316,13 @@ def test_run_sandboxed_runs_show_task_in_the_sandbox(make_task, tmp_path):
     process = run_sandboxed(task_dir, sys.executable, "-c", probe, GITHUB_TOKEN="ghp_x")
     assert process.returncode == 0, process.stderr
     # /tmp is empty but for the scratch HOME and the folders leading to what is bound (the test's task is in /tmp).
-    in_tmp = sorted({"home", *([task_dir.parts[2]] if task_dir.parts[1] == "tmp" else [])})
+    # genbench's data cache is bound too where it exists (the test suite keeps it under /tmp).
+    bound = [task_dir, Path(os.environ.get("GENBENCH_CACHE", "/nonexistent"))]
+    in_tmp = sorted({"home", *(p.parts[2] for p in bound if p.parts[1] == "tmp" and p.exists())})
     assert process.stdout.split("\n")[0] == f"/tmp {in_tmp} False False True"
 
     show = run_sandboxed(
-        task_dir, sys.executable, "-c", "from genbench.cli import cli; cli()", "show-task", "-i", "tiny"
+        task_dir, sys.executable, "-c", "from genbench.cli import cli; cli()", "show-task", "-t", "tiny"
     )
     assert show.returncode == 0, show.stdout + show.stderr
     assert "Tiny" in show.stdout and "test 10" in show.stdout
