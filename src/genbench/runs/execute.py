@@ -102,11 +102,18 @@ class Requester:
                 raise self._broken(kind, requests, chunk, answers)
             return answers
 
+        # longest first, requests of one context side by side: each chunk's batches are of like lengths (little
+        # padding) and the options of one question share a chunk (a runner can then share their context's pass)
+        order = sorted(range(len(requests)), key=lambda i: _length_key(requests[i]))
         with tqdm(total=len(requests), desc=f"{self.runner.spec.kind} {kind}", disable=not self.progress) as bar:
-            return answer_with_cache(
-                requests, checked, cache=self.cache, keys=keys, chunk_size=self.chunk_size, stats=self.stats,
-                on_progress=bar.update,
+            sorted_answers = answer_with_cache(
+                [requests[i] for i in order], checked, cache=self.cache, keys=[keys[i] for i in order],
+                chunk_size=self.chunk_size, stats=self.stats, on_progress=bar.update,
             )  # fmt: skip
+        answers: list[Any] = [None] * len(requests)
+        for position, i in enumerate(order):
+            answers[i] = sorted_answers[position]
+        return answers
 
     def _broken(self, kind: str, requests: Sequence[Any], chunk: list[Any], problem: AnswerProblem) -> Exception:
         """The error of a broken answer: the model, the task, the request (index, start) and the fix."""
@@ -144,6 +151,12 @@ class Requester:
 
     def _score_pairs(self, chunk: list[list[str]]) -> list[float]:
         return self.runner.score_pairs([(q, d) for q, d in chunk])
+
+
+def _length_key(request: Any) -> tuple[int, str]:
+    """Sort key of a request: longest context (prompt, query) first, then by the context itself."""
+    context = request if isinstance(request, str) else str(request[0])
+    return -len(context), context
 
 
 def _start(text: Any, length: int = 40) -> str:
