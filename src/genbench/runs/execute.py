@@ -21,7 +21,7 @@ import datetime as dt
 import logging
 import re
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -77,11 +77,30 @@ class TaskRun:
     results_path: Path | None = None
 
 
+ProgressFactory = Callable[[str, int], Any]
+"""Makes the progress bar of one phase: ``factory(description, total)`` returns an object with ``update(n)``,
+``close()`` and a ``leave`` attribute (a ``tqdm`` bar is one; see ``genbench.display.progress.phase_progress``)."""
+
+
 class Requester:
-    """A runner behind the request cache, with progress reporting and cache statistics."""
+    """A runner behind the request cache, with progress reporting and cache statistics.
+
+    Args:
+        runner: The model runner.
+        cache: The request cache (None: none).
+        progress: False: no bars; True: ``tqdm.auto`` bars; a :data:`ProgressFactory`: its bars.
+        where: Where the requests come from, in error messages (``task 'x' (0-shot)``).
+        label: The name of the bars, followed by the phase (``ner_unseen_entities 0-shot`` -> ``... generate``).
+    """
 
     def __init__(
-        self, runner: ModelRunner, cache: RequestCache | None, *, progress: bool = False, where: str = ""
+        self,
+        runner: ModelRunner,
+        cache: RequestCache | None,
+        *,
+        progress: bool | ProgressFactory = False,
+        where: str = "",
+        label: str = "",
     ) -> None:
         self.runner = runner
         self.cache = cache if runner.cacheable else None
@@ -89,11 +108,19 @@ class Requester:
         self.progress = progress
         self.stats = CacheStats()
         self.where = where
+        self.label = label
+
+    def _bar(self, kind: str, total: int) -> Any:
+        description = f"{self.label or self.runner.spec.kind} {kind}"
+        if callable(self.progress):
+            return self.progress(description, total)
+        from tqdm.auto import tqdm
+
+        return tqdm(total=total, desc=description, disable=not self.progress)
 
     def _answer(self, kind: str, requests: Sequence[Any], settings: dict[str, Any], compute: Any) -> list[Any]:
         identity = self.runner.cache_identity()
         keys = [request_key(identity, kind, request, settings) for request in requests]
-        from tqdm.auto import tqdm
 
         def checked(chunk: list[Any]) -> list[Any]:
             # the one place where every runner's answers are checked, before they are cached or scored
@@ -105,11 +132,17 @@ class Requester:
         # longest first, requests of one context side by side: each chunk's batches are of like lengths (little
         # padding) and the options of one question share a chunk (a runner can then share their context's pass)
         order = sorted(range(len(requests)), key=lambda i: _length_key(requests[i]))
-        with tqdm(total=len(requests), desc=f"{self.runner.spec.kind} {kind}", disable=not self.progress) as bar:
+        bar = self._bar(kind, len(requests))
+        try:
             sorted_answers = answer_with_cache(
                 [requests[i] for i in order], checked, cache=self.cache, keys=[keys[i] for i in order],
                 chunk_size=self.chunk_size, stats=self.stats, on_progress=bar.update,
             )  # fmt: skip
+        except BaseException:
+            bar.leave = False  # no stuck "score_pairs: 0/18" line before a fallback, an error or an interruption
+            raise
+        finally:
+            bar.close()
         answers: list[Any] = [None] * len(requests)
         for position, i in enumerate(order):
             answers[i] = sorted_answers[position]
@@ -427,7 +460,7 @@ def run_model_on_task(
     use_cache: bool = True,
     write_samples: bool = True,
     bootstrap: BootstrapSettings | None = None,
-    progress: bool = False,
+    progress: bool | ProgressFactory = False,
 ) -> TaskRun:
     """Run a model over one task (not a TaskDict: run each subtask), score it and write its results file.
 
@@ -444,7 +477,8 @@ def run_model_on_task(
         use_cache: False: no request cache at all.
         write_samples: Write the per-sample log.
         bootstrap: Interval settings (default: 1000 resamples for means, 200 for other metrics, seed ``seed``).
-        progress: Show progress bars.
+        progress: Show progress bars, one per (task, shots, phase): True for ``tqdm.auto`` bars, or a
+            :data:`ProgressFactory`.
 
     Returns:
         The :class:`TaskRun`.
@@ -460,7 +494,10 @@ def run_model_on_task(
         for n_shots, dataset, shot_source in prompt_settings(task, shots, seed, limit):
             setting_started = time.perf_counter()
             setting = "unprompted" if n_shots is None else f"{n_shots}-shot"
-            requester = Requester(runner, cache, progress=progress, where=f"task {task.task_id!r} ({setting})")
+            requester = Requester(
+                runner, cache, progress=progress, where=f"task {task.task_id!r} ({setting})",
+                label=f"{task.task_id} {setting}",
+            )  # fmt: skip
             answers = answer_dataset(task, dataset, requester, max_new_tokens=max_new_tokens)
             evaluation, setting_samples = evaluate_answers(
                 task, dataset, answers, shots=n_shots, bootstrap=bootstrap, shot_source=shot_source
