@@ -128,23 +128,28 @@ def build_model(name: str, path: Path, seed: int = 0) -> Path:
 
 
 def task_requests(
-    shots: list[int], gen_shots: list[int] | None = None, gen_limit: int | None = None, seed: int = 42
+    shots: list[int],
+    limit: int | None = None,
+    gen_shots: list[int] | None = None,
+    gen_limit: int | None = None,
+    seed: int = 42,
 ) -> dict[str, Any]:
-    """genbench's requests: ``pairs`` (context, option) of the multiple-choice task over ``shots`` and ``prompts``
-    (with their ``stop``) of the generation task over ``gen_shots`` (default ``shots``), ``gen_limit`` each."""
+    """genbench's requests: ``pairs`` (context, option) of the multiple-choice task over ``shots`` (the first
+    ``limit`` questions of each) and ``prompts`` (with their ``stop``) of the generation task over ``gen_shots``
+    (default ``shots``; the first ``gen_limit`` of each, default ``limit``)."""
     from genbench.runs.execute import prompt_settings
     from genbench.task.factory import load_task
 
     mc, gen = load_task("category_membership"), load_task("arithmetic_length")
     pairs = [
         (prompt, str(option))
-        for _, dataset, _ in prompt_settings(mc, shots, seed, None)
+        for _, dataset, _ in prompt_settings(mc, shots, seed, limit)
         for prompt, options in zip(dataset["input"], dataset["target_options"], strict=True)
         for option in options
     ]
     prompts = [
         prompt
-        for _, dataset, _ in prompt_settings(gen, gen_shots or shots, seed, gen_limit)
+        for _, dataset, _ in prompt_settings(gen, gen_shots or shots, seed, gen_limit or limit)
         for prompt in dataset["input"]
     ]
     return {"pairs": pairs, "prompts": prompts, "stop": gen.config.prompt_builder.stop_string or None}

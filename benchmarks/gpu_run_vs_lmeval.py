@@ -200,6 +200,7 @@ def main() -> None:
     build.add_argument("--path", required=True)
     work = sub.add_parser("requests")
     work.add_argument("--shots", nargs="+", type=int, default=[0, 1, 2, 3, 5])
+    work.add_argument("--limit", type=int, default=None, help="multiple-choice questions per shot setting")
     work.add_argument("--gen-shots", nargs="+", type=int, default=[0, 5])
     work.add_argument("--gen-limit", type=int, default=80)
     work.add_argument("--json", required=True)
@@ -224,9 +225,9 @@ def main() -> None:
     if args.command == "build":
         print(build_model(args.model, Path(args.path)))
     elif args.command == "requests":
-        requests = task_requests(args.shots, args.gen_shots, args.gen_limit)
+        requests = task_requests(args.shots, args.limit, args.gen_shots, args.gen_limit)
         # the CPU check answers the pairs of the first two shot settings, which come first in `pairs`
-        requests["cpu_pairs"] = len(task_requests(args.shots[:2])["pairs"])
+        requests["cpu_pairs"] = len(task_requests(args.shots[:2], args.limit)["pairs"])
         requests["shots"] = args.shots
         Path(args.json).write_text(json.dumps(requests))
     elif args.command == "side":
