@@ -41,15 +41,30 @@ def _stop_criterion(tokenizer: Any, prompt_length: int, stop: str) -> Any:
 
     Written here because transformers' ``stop_strings`` rebuilds token strings from the vocabulary and fails on
     tokenizers whose pieces are not prefixes of the decoded text (word-level tokenizers, some SentencePiece ones);
-    decoding what was generated works for every tokenizer.
+    decoding what was generated works for every tokenizer. Each step decodes only the rows still running, and of
+    them the last ``len(stop) + 2`` generated tokens (a stop string of n characters ends within the last n tokens
+    that decode to text): the cost of a step does not grow with the length of the generation. A stop string missed
+    here (spread over tokens that decode to nothing) only costs time: the output is cut at it all the same.
     """
     import torch
     from transformers import StoppingCriteria
 
+    window = len(stop) + 2
+
     class StopOnString(StoppingCriteria):
+        done: Any = None
+
         def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
-            texts = tokenizer.batch_decode(input_ids[:, prompt_length:], skip_special_tokens=True)
-            return torch.tensor([stop in text for text in texts], device=input_ids.device)
+            if self.done is None:
+                self.done = torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
+            running = (~self.done).nonzero().flatten().tolist()
+            if running:
+                start = max(prompt_length, input_ids.shape[1] - window)
+                texts = tokenizer.batch_decode(input_ids[running, start:], skip_special_tokens=True)
+                stopped = [row for row, text in zip(running, texts, strict=True) if stop in text]
+                if stopped:
+                    self.done[stopped] = True
+            return self.done.clone()
 
     return StopOnString()
 
@@ -128,30 +143,33 @@ class HFCausalLMRunner(ModelRunner):
         import torch
 
         tokenizer = self.tokenizer
-        tokenizer.padding_side, tokenizer.truncation_side = "left", "left"
+        tokenizer.truncation_side = "left"
         outputs = [""] * len(prompts)
-        order = sorted(range(len(prompts)), key=lambda i: -len(prompts[i]))
+        if not prompts:
+            return outputs
+        # every prompt tokenised once, in one call; batches of like token lengths (longest first), padded on the left
+        encoded = tokenizer(list(prompts), truncation=True, max_length=max(1, self.max_length - max_new_tokens))
+        ids = list(encoded["input_ids"])
+        order = sorted(range(len(prompts)), key=lambda i: -len(ids[i]))
+        pad = tokenizer.pad_token_id
         for start in range(0, len(order), self.batch_size):
             rows = order[start : start + self.batch_size]
-            encoded = tokenizer(
-                [prompts[i] for i in rows],
-                return_tensors="pt",
-                padding=True,
-                truncation=True,
-                max_length=max(1, self.max_length - max_new_tokens),
-            ).to(self.device)
+            width = max(len(ids[i]) for i in rows)
+            input_ids = torch.tensor([[pad] * (width - len(ids[i])) + list(ids[i]) for i in rows], device=self.device)
+            mask = torch.tensor([[0] * (width - len(ids[i])) + [1] * len(ids[i]) for i in rows], device=self.device)
             options: dict[str, Any] = {}
             if stop:
-                options["stopping_criteria"] = [_stop_criterion(tokenizer, encoded["input_ids"].shape[1], stop)]
+                options["stopping_criteria"] = [_stop_criterion(tokenizer, width, stop)]
             with torch.inference_mode():
                 generated = self.model.generate(  # type: ignore[misc]
-                    **encoded,
+                    input_ids=input_ids,
+                    attention_mask=mask,
                     max_new_tokens=max_new_tokens,
                     do_sample=False,
-                    pad_token_id=tokenizer.pad_token_id,
+                    pad_token_id=pad,
                     **options,
                 )
-            new_tokens = generated[:, encoded["input_ids"].shape[1] :]
+            new_tokens = generated[:, width:]
             for row, text in zip(rows, tokenizer.batch_decode(new_tokens, skip_special_tokens=True), strict=True):
                 outputs[row] = text.split(stop, 1)[0] if stop else text
         return outputs
