@@ -8,6 +8,9 @@ from typing import Any
 import click
 
 from genbench.cli.params import SEED
+from genbench.data.cache import cache_dir as genbench_cache_dir
+from genbench.display.progress import interactive_output, phase_progress, progress_bars
+from genbench.runs.request_cache import CACHE_FILE, RequestCache
 
 
 def _shot_list(value: str) -> list[int]:
@@ -82,7 +85,6 @@ def run(
       genbench-cli run --model openai:http://localhost:8000/v1 --model-args model=meta-llama/Llama-3.1-8B \\
           --tasks category_membership --limit 100 -o results
     """
-    from genbench.display.progress import interactive_output, phase_progress, progress_bars
     from genbench.runs.execute import run as run_models
     from genbench.runs.scoring import BootstrapSettings
 
@@ -120,16 +122,13 @@ INTERRUPTED = 130  # 128 + SIGINT, as shells report a command stopped by Ctrl-C
 
 def default_cache_dir() -> Path:
     """The request cache's default directory (as :func:`genbench.runs.execute.run_model_on_task` uses it)."""
-    from genbench.data.cache import cache_dir
-
-    return cache_dir() / "requests"
+    return genbench_cache_dir() / "requests"
 
 
 def interrupted_message(cache_dir: Path | None) -> str:
     """What Ctrl-C during ``run`` says: how many answers the request cache holds and how to resume."""
     if cache_dir is None:
         return "Interrupted. Nothing was cached (--no-cache): rerunning the same command starts over."
-    from genbench.runs.request_cache import CACHE_FILE, RequestCache
 
     count = 0
     if (cache_dir / CACHE_FILE).exists():

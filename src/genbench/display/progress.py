@@ -86,6 +86,15 @@ class _Switch:
         (self._enable if on else self._disable)()
 
 
+def _call(function: Callable[[], object]) -> Callable[[], None]:
+    """``function`` as a callable that returns nothing."""
+
+    def call() -> None:
+        function()
+
+    return call
+
+
 def _library_switches() -> list[_Switch]:
     """The switches of the libraries that draw their own bars. transformers is switched only once imported: until
     then it takes its setting from huggingface_hub's when it is imported."""
@@ -101,7 +110,7 @@ def _library_switches() -> list[_Switch]:
         _Switch(
             lambda: not hub_utils.are_progress_bars_disabled(),
             hub_utils.enable_progress_bars,
-            hub_utils.disable_progress_bars,
+            _call(hub_utils.disable_progress_bars),  # a class (a context manager too) in recent versions
         ),
     ]
     transformers_logging: Any = sys.modules.get("transformers.utils.logging")
