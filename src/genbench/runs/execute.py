@@ -18,6 +18,7 @@ How each task type is answered:
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import re
 import time
@@ -124,9 +125,10 @@ class Requester:
 
         def checked(chunk: list[Any]) -> list[Any]:
             # the one place where every runner's answers are checked, before they are cached or scored
-            answers = answer_problem(kind, chunk, compute(chunk))
+            raw = compute(chunk)
+            answers = answer_problem(kind, chunk, raw)
             if isinstance(answers, AnswerProblem):
-                raise self._broken(kind, requests, chunk, answers)
+                raise self._broken(kind, requests, chunk, _first_in_request_order(kind, requests, chunk, raw, answers))
             return answers
 
         # longest first, requests of one context side by side: each chunk's batches are of like lengths (little
@@ -184,6 +186,27 @@ class Requester:
 
     def _score_pairs(self, chunk: list[list[str]]) -> list[float]:
         return self.runner.score_pairs([(q, d) for q, d in chunk])
+
+
+def _first_in_request_order(
+    kind: str, requests: Sequence[Any], chunk: list[Any], raw: Any, problem: AnswerProblem
+) -> AnswerProblem:
+    """Of the broken answers of a chunk (which is in length order), the one whose request comes first in
+    ``requests``, so that the message names the earliest broken request; a problem of the whole list as it is."""
+    if problem.position is None or not isinstance(raw, (list, tuple)) or len(raw) != len(chunk):
+        return problem  # (an iterator the check has consumed: its first problem in chunk order)
+    answers = list(raw)
+    index = {}
+    for i, request in enumerate(requests):
+        index.setdefault(json.dumps(request, sort_keys=True, default=str), i)
+    best = problem
+    best_index = index.get(json.dumps(chunk[problem.position], sort_keys=True, default=str), len(requests))
+    for position in range(len(chunk)):
+        found = answer_problem(kind, [chunk[position]], [answers[position]])
+        where = index.get(json.dumps(chunk[position], sort_keys=True, default=str), len(requests))
+        if isinstance(found, AnswerProblem) and where < best_index:
+            best, best_index = AnswerProblem(position, found.problem, found.fix), where
+    return best
 
 
 def _length_key(request: Any) -> tuple[int, str]:
