@@ -196,7 +196,7 @@ def _first_in_request_order(
     if problem.position is None or not isinstance(raw, (list, tuple)) or len(raw) != len(chunk):
         return problem  # (an iterator the check has consumed: its first problem in chunk order)
     answers = list(raw)
-    index = {}
+    index: dict[str, int] = {}
     for i, request in enumerate(requests):
         index.setdefault(json.dumps(request, sort_keys=True, default=str), i)
     best = problem

@@ -202,10 +202,6 @@ class HFCausalLMRunner(ModelRunner):
             encoded.append((list(ids) if ids else [first], list(whole[len(ids) :])))
         return encoded
 
-    def _pair_tokens(self, context: str, continuation: str) -> tuple[list[int], list[int]]:
-        """``(context ids, continuation ids)`` of one pair (see :meth:`_encode_pairs`)."""
-        return self._encode_pairs([(context, continuation)])[0]
-
     def loglikelihood(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """The log-likelihood of each continuation given its context.
 
