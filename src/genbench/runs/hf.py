@@ -231,11 +231,11 @@ class HFCausalLMRunner(ModelRunner):
             options: dict[str, Any] = {}
             column = list(range(width))  # position -> column of the logits
             if keep_supported:
-                kept = sorted({p for t in inputs for _, span in rows[t] for p in range(len(t) - span, len(t))})
-                options["logits_to_keep"] = torch.tensor(kept, device=self.device)
-                column = [0] * width
-                for c, p in enumerate(kept):
-                    column[p] = c
+                # the last positions of the batch, from the first one that scores a token: an int, which every
+                # model's forward takes (some take only that); rows of like lengths make it a few positions
+                first_scored = min(len(t) - span for t in inputs for _, span in rows[t])
+                options["logits_to_keep"] = width - first_scored
+                column = [p - first_scored for p in range(width)]
             picked_rows, picked_columns, targets, owners = [], [], [], []
             for row, t in enumerate(inputs):
                 for i, span in rows[t]:
@@ -259,7 +259,7 @@ class HFCausalLMRunner(ModelRunner):
         return scores
 
     def _supports_logits_to_keep(self) -> bool:
-        """Whether the model's forward takes ``logits_to_keep`` (transformers >= 4.50) as positions to keep."""
+        """Whether the model's forward takes ``logits_to_keep`` (transformers >= 4.50): the last positions to keep."""
         import inspect
 
         try:
