@@ -17,9 +17,10 @@ import pytest
 from click.testing import CliRunner
 
 from genbench.cli import cli
+from genbench.cli.run import interrupted_message
 from genbench.runs.errors import ModelSpecError
 from genbench.runs.hf import HFCausalLMRunner, looks_like_path
-from genbench.runs.request_cache import CACHE_FILE
+from genbench.runs.request_cache import CACHE_FILE, RequestCache
 from genbench.runs.specs import parse_model_spec
 from tests.runs.fake_openai import fake_openai_server
 
@@ -142,3 +143,12 @@ def test_ctrl_c_exits_130_saying_what_is_cached_and_that_rerunning_resumes(tmp_p
     assert "rerunning the same command resumes" in stderr
     assert "Aborted!" not in stderr + stdout and "Traceback" not in stderr
     assert not list(out.rglob("*.json"))
+
+
+def test_the_interruption_message_counts_the_cached_answers_or_says_nothing_was_cached(tmp_path: Path) -> None:
+    assert "Nothing was cached (--no-cache): rerunning the same command starts over" in interrupted_message(None)
+    assert interrupted_message(tmp_path / "empty").startswith("Interrupted. 0 answers are in the request cache")
+    cache = RequestCache(tmp_path / "cache")
+    cache.put_many({"a": 1.0})
+    cache.close()
+    assert interrupted_message(tmp_path / "cache").startswith("Interrupted. 1 answer is in the request cache")
