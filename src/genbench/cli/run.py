@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -14,7 +15,10 @@ from genbench.cli.params import (
     shots_option,
     task_option,
 )
+from genbench.data.cache import cache_dir as genbench_cache_dir
+from genbench.display.progress import interactive_output, phase_progress, progress_bars
 from genbench.registry.directories import get_task_dir, split_task_id
+from genbench.runs.request_cache import CACHE_FILE, RequestCache
 
 
 @click.command("run")
@@ -28,7 +32,10 @@ from genbench.registry.directories import get_task_dir, split_task_id
 @seed_option(help="Seeds shots, choice order and the bootstrap.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Run only the first N test examples.")
 @click.option("--max-new-tokens", type=click.IntRange(min=1), default=128, show_default=True, help="Generation limit.")
-@output_dir_option(required=True, help="Results go to DIR/<model>/<task>.json (+ .samples.jsonl).")
+@output_dir_option(
+    required=True,
+    help="Results go to DIR/<model>/<settings>/<task>.json (+ .samples.jsonl), settings e.g. seed-42.shots-0.",
+)
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Request cache directory.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the request cache.")
 @click.option("--no-samples", is_flag=True, help="Do not write the per-sample logs.")
@@ -59,7 +66,10 @@ def run(
 
     Free-form and sequence-labeling tasks are answered by greedy generation, multiple choice by the
     log-likelihood of each option (also reported length-normalised), reranking by a score per candidate.
-    An interrupted run resumes from the request cache.
+    An interrupted run resumes from the request cache: Ctrl-C exits with status 130 and says how many answers
+    are cached; rerunning the same command asks the model only for the rest. With --progress, one bar per task,
+    shots and phase (generate, loglikelihood, score_pairs); at the end, one line per task and shots: the score with
+    its 95% interval, the time and the answers taken from the cache.
 
     \b
     Examples:
@@ -72,33 +82,87 @@ def run(
 
     for task_id in task_ids or ():  # an unknown id is one error line before any model is loaded
         get_task_dir(*split_task_id(task_id))
-    runs = run_models(
-        model,
-        "all" if task_ids is None else list(task_ids),
-        model_args=model_args,
-        output_dir=output_dir,
-        shots=shots,
-        seed=seed,
-        limit=limit,
-        max_new_tokens=max_new_tokens,
-        cache_dir=cache_dir,
-        use_cache=not no_cache,
-        write_samples=not no_samples,
-        bootstrap=BootstrapSettings(resamples=bootstrap_resamples, seed=seed),
-        progress=progress,
-    )
+    try:
+        # libraries' bars (loading weights, formatting) only where a bar redraws itself: in a log, each would
+        # print its 0% and 100% lines; genbench's own phases print one line each there
+        with progress_bars(progress and interactive_output()):
+            runs = run_models(
+                model,
+                "all" if task_ids is None else list(task_ids),
+                model_args=model_args,
+                output_dir=output_dir,
+                shots=shots,
+                seed=seed,
+                limit=limit,
+                max_new_tokens=max_new_tokens,
+                cache_dir=cache_dir,
+                use_cache=not no_cache,
+                write_samples=not no_samples,
+                bootstrap=BootstrapSettings(resamples=bootstrap_resamples, seed=seed),
+                progress=phase_progress if progress else False,
+            )
+    except KeyboardInterrupt:
+        click.echo(interrupted_message(None if no_cache else cache_dir or default_cache_dir()), err=True)
+        raise click.exceptions.Exit(INTERRUPTED) from None
     for task_run in runs:
-        for evaluation in task_run.document["evaluations"]:
-            key = evaluation["primary_metric"]
-            entry = evaluation["metrics"].get(key) if key else None
-            setting = "unprompted" if evaluation["shots"] is None else f"{evaluation['shots']}-shot"
-            score = ""
-            if entry is not None and isinstance(entry["value"], (int, float)):
-                score = f"{key} = {entry['value']:.4f}"
-                if entry["ci"]:
-                    score += f" [{entry['ci'][0]:.4f}, {entry['ci'][1]:.4f}]"
-            click.echo(f"{task_run.task_id} ({setting}, {evaluation['num_examples']} examples): {score}")
+        for line in summary_lines(task_run.task_id, task_run.document):
+            click.echo(line)
         if task_run.replaced:
             click.echo(task_run.replaced[:1].upper() + task_run.replaced[1:])
         else:
             click.echo(f"Wrote {task_run.results_path}")
+
+
+INTERRUPTED = 130  # 128 + SIGINT, as shells report a command stopped by Ctrl-C
+
+
+def default_cache_dir() -> Path:
+    """The request cache's default directory (as :func:`genbench.runs.execute.run_model_on_task` uses it)."""
+    return genbench_cache_dir() / "requests"
+
+
+def interrupted_message(cache_dir: Path | None) -> str:
+    """What Ctrl-C during ``run`` says: how many answers the request cache holds and how to resume."""
+    if cache_dir is None:
+        return "Interrupted. Nothing was cached (--no-cache): rerunning the same command starts over."
+
+    count = 0
+    if (cache_dir / CACHE_FILE).exists():
+        cache = RequestCache(cache_dir)
+        try:
+            count = cache.count()
+        finally:
+            cache.close()
+    answers = "1 answer is" if count == 1 else f"{count} answers are"
+    return (
+        f"Interrupted. {answers} in the request cache ({cache_dir / CACHE_FILE}): rerunning the same command "
+        "resumes from there, asking the model only for the rest."
+    )
+
+
+def summary_lines(task_id: str, document: dict[str, Any]) -> list[str]:
+    """One line per evaluation of a results document: score with its interval, examples, time, cache hits.
+
+    >>> doc = {"evaluations": [{"shots": 0, "num_examples": 3, "primary_metric": "acc", "run_seconds": 1.25,
+    ...     "metrics": {"acc": {"value": 0.5, "ci": [0.25, 0.75]}}, "cache": {"hits": 4, "computed": 8}}]}
+    >>> summary_lines("tiny", doc)
+    ['tiny (0-shot, 3 examples): acc = 0.5000 [0.2500, 0.7500], 1.2 s, 4/12 answers from the cache']
+    """
+    lines = []
+    for evaluation in document["evaluations"]:
+        key = evaluation["primary_metric"]
+        entry = evaluation["metrics"].get(key) if key else None
+        setting = "unprompted" if evaluation["shots"] is None else f"{evaluation['shots']}-shot"
+        parts = []
+        if entry is not None and isinstance(entry["value"], (int, float)):
+            score = f"{key} = {entry['value']:.4f}"
+            if entry.get("ci"):
+                score += f" [{entry['ci'][0]:.4f}, {entry['ci'][1]:.4f}]"
+            parts.append(score)
+        if evaluation.get("run_seconds") is not None:
+            parts.append(f"{evaluation['run_seconds']:.1f} s")
+        cache = evaluation.get("cache")
+        if cache:
+            parts.append(f"{cache['hits']}/{cache['hits'] + cache['computed']} answers from the cache")
+        lines.append(f"{task_id} ({setting}, {evaluation['num_examples']} examples): {', '.join(parts)}")
+    return lines

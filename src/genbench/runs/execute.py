@@ -18,10 +18,11 @@ How each task type is answered:
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import re
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -78,11 +79,30 @@ class TaskRun:
     scores: dict[int | None, SubtaskScores] = field(default_factory=dict, repr=False)
 
 
+ProgressFactory = Callable[[str, int], Any]
+"""Makes the progress bar of one phase: ``factory(description, total)`` returns an object with ``update(n)``,
+``close()`` and a ``leave`` attribute (a ``tqdm`` bar is one; see ``genbench.display.progress.phase_progress``)."""
+
+
 class Requester:
-    """A runner behind the request cache, with progress reporting and cache statistics."""
+    """A runner behind the request cache, with progress reporting and cache statistics.
+
+    Args:
+        runner: The model runner.
+        cache: The request cache (None: none).
+        progress: False: no bars; True: ``tqdm.auto`` bars; a :data:`ProgressFactory`: its bars.
+        where: Where the requests come from, in error messages (``task 'x' (0-shot)``).
+        label: The name of the bars, followed by the phase (``ner_unseen_entities 0-shot`` -> ``... generate``).
+    """
 
     def __init__(
-        self, runner: ModelRunner, cache: RequestCache | None, *, progress: bool = False, where: str = ""
+        self,
+        runner: ModelRunner,
+        cache: RequestCache | None,
+        *,
+        progress: bool | ProgressFactory = False,
+        where: str = "",
+        label: str = "",
     ) -> None:
         self.runner = runner
         self.cache = cache if runner.cacheable else None
@@ -90,24 +110,46 @@ class Requester:
         self.progress = progress
         self.stats = CacheStats()
         self.where = where
+        self.label = label
+
+    def _bar(self, kind: str, total: int) -> Any:
+        description = f"{self.label or self.runner.spec.kind} {kind}"
+        if callable(self.progress):
+            return self.progress(description, total)
+        from tqdm.auto import tqdm
+
+        return tqdm(total=total, desc=description, disable=not self.progress)
 
     def _answer(self, kind: str, requests: Sequence[Any], settings: dict[str, Any], compute: Any) -> list[Any]:
         identity = self.runner.cache_identity()
         keys = [request_key(identity, kind, request, settings) for request in requests]
-        from tqdm.auto import tqdm
 
         def checked(chunk: list[Any]) -> list[Any]:
             # the one place where every runner's answers are checked, before they are cached or scored
-            answers = answer_problem(kind, chunk, compute(chunk))
+            raw = compute(chunk)
+            answers = answer_problem(kind, chunk, raw)
             if isinstance(answers, AnswerProblem):
-                raise self._broken(kind, requests, chunk, answers)
+                raise self._broken(kind, requests, chunk, _first_in_request_order(kind, requests, chunk, raw, answers))
             return answers
 
-        with tqdm(total=len(requests), desc=f"{self.runner.spec.kind} {kind}", disable=not self.progress) as bar:
-            return answer_with_cache(
-                requests, checked, cache=self.cache, keys=keys, chunk_size=self.chunk_size, stats=self.stats,
-                on_progress=bar.update,
+        # longest first, requests of one context side by side: each chunk's batches are of like lengths (little
+        # padding) and the options of one question share a chunk (a runner can then share their context's pass)
+        order = sorted(range(len(requests)), key=lambda i: _length_key(requests[i]))
+        bar = self._bar(kind, len(requests))
+        try:
+            sorted_answers = answer_with_cache(
+                [requests[i] for i in order], checked, cache=self.cache, keys=[keys[i] for i in order],
+                chunk_size=self.chunk_size, stats=self.stats, on_progress=bar.update,
             )  # fmt: skip
+        except BaseException:
+            bar.leave = False  # no stuck "score_pairs: 0/18" line before a fallback, an error or an interruption
+            raise
+        finally:
+            bar.close()
+        answers: list[Any] = [None] * len(requests)
+        for position, i in enumerate(order):
+            answers[i] = sorted_answers[position]
+        return answers
 
     def _broken(self, kind: str, requests: Sequence[Any], chunk: list[Any], problem: AnswerProblem) -> Exception:
         """The error of a broken answer: the model, the task, the request (index, start) and the fix."""
@@ -145,6 +187,33 @@ class Requester:
 
     def _score_pairs(self, chunk: list[list[str]]) -> list[float]:
         return self.runner.score_pairs([(q, d) for q, d in chunk])
+
+
+def _first_in_request_order(
+    kind: str, requests: Sequence[Any], chunk: list[Any], raw: Any, problem: AnswerProblem
+) -> AnswerProblem:
+    """Of the broken answers of a chunk (which is in length order), the one whose request comes first in
+    ``requests``, so that the message names the earliest broken request; a problem of the whole list as it is."""
+    if problem.position is None or not isinstance(raw, (list, tuple)) or len(raw) != len(chunk):
+        return problem  # (an iterator the check has consumed: its first problem in chunk order)
+    answers = list(raw)
+    index: dict[str, int] = {}
+    for i, request in enumerate(requests):
+        index.setdefault(json.dumps(request, sort_keys=True, default=str), i)
+    best = problem
+    best_index = index.get(json.dumps(chunk[problem.position], sort_keys=True, default=str), len(requests))
+    for position in range(len(chunk)):
+        found = answer_problem(kind, [chunk[position]], [answers[position]])
+        where = index.get(json.dumps(chunk[position], sort_keys=True, default=str), len(requests))
+        if isinstance(found, AnswerProblem) and where < best_index:
+            best, best_index = AnswerProblem(position, found.problem, found.fix), where
+    return best
+
+
+def _length_key(request: Any) -> tuple[int, str]:
+    """Sort key of a request: longest context (prompt, query) first, then by the context itself."""
+    context = request if isinstance(request, str) else str(request[0])
+    return -len(context), context
 
 
 def _start(text: Any, length: int = 40) -> str:
@@ -312,7 +381,7 @@ def run_model_on_task(
     use_cache: bool = True,
     write_samples: bool = True,
     bootstrap: BootstrapSettings | None = None,
-    progress: bool = False,
+    progress: bool | ProgressFactory = False,
 ) -> TaskRun:
     """Run a model over one task (not a TaskDict: run each subtask), score it and write its results file.
 
@@ -331,7 +400,8 @@ def run_model_on_task(
         use_cache: False: no request cache at all.
         write_samples: Write the per-sample log.
         bootstrap: Interval settings (default: 1000 resamples for means, 200 for other metrics, seed ``seed``).
-        progress: Show progress bars.
+        progress: Show progress bars, one per (task, shots, phase): True for ``tqdm.auto`` bars, or a
+            :data:`ProgressFactory`.
 
     Returns:
         The :class:`TaskRun`.
@@ -348,7 +418,10 @@ def run_model_on_task(
         for n_shots, dataset, shot_source in prompt_settings(task, shots, seed, limit):
             setting_started = time.perf_counter()
             setting = "unprompted" if n_shots is None else f"{n_shots}-shot"
-            requester = Requester(runner, cache, progress=progress, where=f"task {task.task_id!r} ({setting})")
+            requester = Requester(
+                runner, cache, progress=progress, where=f"task {task.task_id!r} ({setting})",
+                label=f"{task.task_id} {setting}",
+            )  # fmt: skip
             answers = answer_dataset(task, dataset, requester, max_new_tokens=max_new_tokens)
             evaluation, setting_samples = evaluate_answers(
                 task, dataset, answers, shots=n_shots, bootstrap=bootstrap, shot_source=shot_source

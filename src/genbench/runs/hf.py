@@ -14,7 +14,9 @@ Model arguments: ``dtype`` (``auto``, ``float32``, ``float16``, ``bfloat16``; de
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from genbench.runs.errors import ModelRunError, ModelSpecError
@@ -39,17 +41,61 @@ def _stop_criterion(tokenizer: Any, prompt_length: int, stop: str) -> Any:
 
     Written here because transformers' ``stop_strings`` rebuilds token strings from the vocabulary and fails on
     tokenizers whose pieces are not prefixes of the decoded text (word-level tokenizers, some SentencePiece ones);
-    decoding what was generated works for every tokenizer.
+    decoding what was generated works for every tokenizer. Each step decodes only the rows still running, and of
+    them the last ``len(stop) + 2`` generated tokens (a stop string of n characters ends within the last n tokens
+    that decode to text): the cost of a step does not grow with the length of the generation. A stop string missed
+    here (spread over tokens that decode to nothing) only costs time: the output is cut at it all the same.
     """
     import torch
     from transformers import StoppingCriteria
 
+    window = len(stop) + 2
+
     class StopOnString(StoppingCriteria):
+        done: Any = None
+
         def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
-            texts = tokenizer.batch_decode(input_ids[:, prompt_length:], skip_special_tokens=True)
-            return torch.tensor([stop in text for text in texts], device=input_ids.device)
+            if self.done is None:
+                self.done = torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
+            running = (~self.done).nonzero().flatten().tolist()
+            if running:
+                start = max(prompt_length, input_ids.shape[1] - window)
+                texts = tokenizer.batch_decode(input_ids[running, start:], skip_special_tokens=True)
+                stopped = [row for row, text in zip(running, texts, strict=True) if stop in text]
+                if stopped:
+                    self.done[stopped] = True
+            return self.done.clone()
 
     return StopOnString()
+
+
+def looks_like_path(target: str) -> bool:
+    """Whether an ``hf:`` target can only be a directory, never a hub id (``name`` or ``org/name``).
+
+    >>> [looks_like_path(t) for t in ("gpt2", "org/name", "/models/gpt2", "./gpt2", "~/m", "a/b/c", "m/")]
+    [False, False, True, True, True, True, True]
+    """
+    return (
+        target.startswith(("/", ".", "~"))
+        or target.endswith(("/", os.sep))
+        or target.count("/") > 1
+        or (os.sep != "/" and os.sep in target)
+    )
+
+
+def check_local_path(target: str) -> None:
+    """Refuse a path-like ``hf:`` target whose directory is missing, naming the fix (before transformers reads it
+    as a hub id and says "Repo id must be in the form ...")."""
+    path = Path(target).expanduser()
+    if path.is_dir():
+        return
+    if looks_like_path(target) or path.exists():
+        what = "not a directory" if path.exists() else "no such directory"
+        raise ModelSpecError(
+            f"hf:{target}: {what}: {path}. Give the directory that holds the model's config.json and weights "
+            "(as written by save_pretrained), or a Hugging Face Hub id such as hf:gpt2 or hf:ORG/NAME, which is "
+            "downloaded when online (HF_HUB_OFFLINE unset) or read from the Hub cache."
+        )
 
 
 class HFCausalLMRunner(ModelRunner):
@@ -69,10 +115,11 @@ class HFCausalLMRunner(ModelRunner):
         self.device = spec.args.get("device") or default_device()
         hub_revision = spec.args.get("revision")
         dtype: Any = "auto" if dtype_name == "auto" else getattr(torch, dtype_name)
+        check_local_path(spec.target)
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(spec.target, revision=hub_revision)
             self.model = AutoModelForCausalLM.from_pretrained(spec.target, revision=hub_revision, dtype=dtype)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # huggingface_hub's HFValidationError is a ValueError
             raise ModelRunError(f"hf:{spec.target}: cannot load the model or its tokenizer: {exc}") from exc
         self.model.to(self.device)  # type: ignore[arg-type]  # a device string is accepted
         self.model.eval()
@@ -96,74 +143,126 @@ class HFCausalLMRunner(ModelRunner):
         import torch
 
         tokenizer = self.tokenizer
-        tokenizer.padding_side, tokenizer.truncation_side = "left", "left"
+        tokenizer.truncation_side = "left"
         outputs = [""] * len(prompts)
-        order = sorted(range(len(prompts)), key=lambda i: -len(prompts[i]))
+        if not prompts:
+            return outputs
+        # every prompt tokenised once, in one call; batches of like token lengths (longest first), padded on the left
+        encoded = tokenizer(list(prompts), truncation=True, max_length=max(1, self.max_length - max_new_tokens))
+        ids = list(encoded["input_ids"])
+        order = sorted(range(len(prompts)), key=lambda i: -len(ids[i]))
+        pad = tokenizer.pad_token_id
         for start in range(0, len(order), self.batch_size):
             rows = order[start : start + self.batch_size]
-            encoded = tokenizer(
-                [prompts[i] for i in rows],
-                return_tensors="pt",
-                padding=True,
-                truncation=True,
-                max_length=max(1, self.max_length - max_new_tokens),
-            ).to(self.device)
+            width = max(len(ids[i]) for i in rows)
+            input_ids = torch.tensor([[pad] * (width - len(ids[i])) + list(ids[i]) for i in rows], device=self.device)
+            mask = torch.tensor([[0] * (width - len(ids[i])) + [1] * len(ids[i]) for i in rows], device=self.device)
             options: dict[str, Any] = {}
             if stop:
-                options["stopping_criteria"] = [_stop_criterion(tokenizer, encoded["input_ids"].shape[1], stop)]
+                options["stopping_criteria"] = [_stop_criterion(tokenizer, width, stop)]
             with torch.inference_mode():
                 generated = self.model.generate(  # type: ignore[misc]
-                    **encoded,
+                    input_ids=input_ids,
+                    attention_mask=mask,
                     max_new_tokens=max_new_tokens,
                     do_sample=False,
-                    pad_token_id=tokenizer.pad_token_id,
+                    pad_token_id=pad,
                     **options,
                 )
-            new_tokens = generated[:, encoded["input_ids"].shape[1] :]
+            new_tokens = generated[:, width:]
             for row, text in zip(rows, tokenizer.batch_decode(new_tokens, skip_special_tokens=True), strict=True):
                 outputs[row] = text.split(stop, 1)[0] if stop else text
         return outputs
 
-    def _pair_tokens(self, context: str, continuation: str) -> tuple[list[int], list[int]]:
-        spaces = len(context) - len(context.rstrip())
-        if spaces:
-            context, continuation = context[:-spaces], context[-spaces:] + continuation
-        whole = self.tokenizer(context + continuation)["input_ids"]
-        context_ids = self.tokenizer(context)["input_ids"]
-        continuation_ids = whole[len(context_ids) :]
-        if not context_ids:  # a language model needs a first token to condition on
-            first = (
-                self.tokenizer.bos_token_id if self.tokenizer.bos_token_id is not None else self.tokenizer.eos_token_id
-            )
-            context_ids = [first]
-        return context_ids, continuation_ids
+    def _encode(self, texts: Sequence[str]) -> list[list[int]]:
+        """Token ids of each text, in one call of the tokenizer (a fast tokenizer encodes the batch in Rust)."""
+        return list(self.tokenizer(list(texts))["input_ids"]) if texts else []
+
+    def _encode_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[list[int], list[int]]]:
+        """``(context ids, continuation ids)`` of each pair, as lm-evaluation-harness splits them.
+
+        Trailing whitespace of the context moves to the continuation; the continuation's ids are those of
+        ``tokenize(context + continuation)`` after the context's. Each distinct context is tokenised once (the
+        options of a question share theirs), every text of the batch in one call.
+        """
+        contexts, wholes = [], []
+        for context, continuation in pairs:
+            spaces = len(context) - len(context.rstrip())
+            if spaces:
+                context, continuation = context[:-spaces], context[-spaces:] + continuation
+            contexts.append(context)
+            wholes.append(context + continuation)
+        distinct = list(dict.fromkeys(contexts))
+        context_ids = dict(zip(distinct, self._encode(distinct), strict=True))
+        first = self.tokenizer.bos_token_id if self.tokenizer.bos_token_id is not None else self.tokenizer.eos_token_id
+        encoded = []
+        for context, whole in zip(contexts, self._encode(wholes), strict=True):
+            ids = context_ids[context]
+            # a language model needs a first token to condition on
+            encoded.append((list(ids) if ids else [first], list(whole[len(ids) :])))
+        return encoded
 
     def loglikelihood(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """The log-likelihood of each continuation given its context.
+
+        One model row per distinct input (context and continuation but its last token, cut on the left to
+        ``max_length``): the one-token options of a question share their context's row, as lm-evaluation-harness's
+        ``logits_cache`` does. Rows are batched longest first, padded on the right (which a causal model never
+        attends to, so no attention mask is needed), and where the model supports ``logits_to_keep`` only the
+        positions that score a continuation go through the output layer.
+        """
         import torch
 
-        encoded = [self._pair_tokens(context, continuation) for context, continuation in pairs]
+        encoded = self._encode_pairs(pairs)
         scores = [0.0] * len(pairs)
-        order = sorted(range(len(pairs)), key=lambda i: -(len(encoded[i][0]) + len(encoded[i][1])))
-        pad = self.tokenizer.pad_token_id
-        for start in range(0, len(order), self.batch_size):
-            rows = [i for i in order[start : start + self.batch_size] if encoded[i][1]]
-            if not rows:
+        rows: dict[tuple[int, ...], list[tuple[int, int]]] = {}  # input -> (pair, scored positions)
+        for i, (context_ids, continuation_ids) in enumerate(encoded):
+            if not continuation_ids:
                 continue
-            inputs, spans = [], []
-            for i in rows:
-                context_ids, continuation_ids = encoded[i]
-                tokens = (context_ids + continuation_ids)[-(self.max_length + 1) :]
-                inputs.append(tokens[:-1])
-                spans.append(len(continuation_ids))
-            width = max(len(tokens) for tokens in inputs)
-            batch = torch.tensor([t + [pad] * (width - len(t)) for t in inputs], device=self.device)
-            mask = torch.tensor([[1] * len(t) + [0] * (width - len(t)) for t in inputs], device=self.device)
+            tokens = (context_ids + continuation_ids)[-(self.max_length + 1) :]
+            rows.setdefault(tuple(tokens[:-1]), []).append((i, min(len(continuation_ids), len(tokens) - 1)))
+        order = sorted(rows, key=len, reverse=True)
+        pad = self.tokenizer.pad_token_id
+        keep_supported = self._supports_logits_to_keep()
+        for start in range(0, len(order), self.batch_size):
+            inputs = order[start : start + self.batch_size]
+            width = len(inputs[0])
+            batch = torch.tensor([list(t) + [pad] * (width - len(t)) for t in inputs], device=self.device)
+            options: dict[str, Any] = {}
+            column = list(range(width))  # position -> column of the logits
+            if keep_supported:
+                # the last positions of the batch, from the first one that scores a token: an int, which every
+                # model's forward takes (some take only that); rows of like lengths make it a few positions
+                first_scored = min(len(t) - span for t in inputs for _, span in rows[t])
+                options["logits_to_keep"] = width - first_scored
+                column = [p - first_scored for p in range(width)]
+            picked_rows, picked_columns, targets, owners = [], [], [], []
+            for row, t in enumerate(inputs):
+                for i, span in rows[t]:
+                    first = column[len(t) - span]
+                    for k, target in enumerate(encoded[i][1][-span:]):
+                        picked_rows.append(row)
+                        picked_columns.append(first + k)
+                        targets.append(target)
+                        owners.append(i)
             with torch.inference_mode():
-                logits = self.model(input_ids=batch, attention_mask=mask).logits.float()
-            log_probs = torch.log_softmax(logits, dim=-1)
-            for row, i in enumerate(rows):
-                length, span = len(inputs[row]), spans[row]
-                targets = torch.tensor(encoded[i][1][-span:], device=self.device)
-                positions = log_probs[row, length - span : length]
-                scores[i] = float(positions.gather(1, targets.unsqueeze(1)).sum())
+                # an all-ones mask: the padding is on the right, where no earlier position looks
+                logits = self.model(input_ids=batch, attention_mask=torch.ones_like(batch), **options).logits
+                log_probs = torch.log_softmax(logits.float(), dim=-1)
+                picked = log_probs[picked_rows, picked_columns, targets]
+                owner_ids = sorted(set(owners))
+                where = {i: n for n, i in enumerate(owner_ids)}
+                sums = torch.zeros(len(owner_ids), dtype=picked.dtype, device=picked.device)
+                sums.index_add_(0, torch.tensor([where[i] for i in owners], device=picked.device), picked)
+            for i, value in zip(owner_ids, sums.tolist(), strict=True):
+                scores[i] = value
         return scores
+
+    def _supports_logits_to_keep(self) -> bool:
+        """Whether the model's forward takes ``logits_to_keep`` (transformers >= 4.50): the last positions to keep."""
+        import inspect
+
+        try:
+            return "logits_to_keep" in inspect.signature(self.model.forward).parameters
+        except (TypeError, ValueError):
+            return False

@@ -2,7 +2,9 @@
 
 Requests go through the official ``openai`` client, which retries with exponential back-off (honouring
 ``Retry-After``) on 408/409/429/5xx answers, connection errors and timeouts; ``concurrency`` requests are in flight at
-once. The API key is read from ``OPENAI_API_KEY`` (local servers accept any; ``EMPTY`` is sent when it is unset).
+once. Before any work, one ``GET /models`` without retries checks that the server can be reached: one that cannot
+fails the run at once, naming the URL (its password redacted). The API key is read from ``OPENAI_API_KEY`` (local
+servers accept any; ``EMPTY`` is sent when it is unset).
 
 - Generation: ``/completions`` (``api=completions``, the default) or ``/chat/completions`` (``api=chat``, the
   prompt as one user message), greedy (``temperature=0``), stopped at the task's ``stop_string``.
@@ -12,8 +14,9 @@ once. The API key is read from ``OPENAI_API_KEY`` (local servers accept any; ``E
   results as ``multiple_choice_method: "generation"``.
 
 Model arguments: ``model`` (default: the server's only model), ``api``, ``concurrency`` (8), ``max_retries`` (5),
-``timeout`` (seconds per request, 120), ``revision`` (a label for the weights behind the name: part of the cache
-key, so a server that changed models under the same name is not answered from stale cache entries).
+``timeout`` (seconds per request, 120; at most 10 of them to connect), ``revision`` (a label for the weights behind
+the name: part of the cache key, so a server that changed models under the same name is not answered from stale cache
+entries).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from genbench.runs.specs import ModelSpec, check_known_args, float_arg, int_arg
 logger = logging.getLogger(__name__)
 
 KNOWN_ARGS = ("model", "api", "concurrency", "max_retries", "timeout", "revision")
+CONNECT_TIMEOUT = 10.0  # seconds to open a connection (the `timeout` argument covers the whole request)
 
 
 class OpenAIRunner(ModelRunner):
@@ -48,19 +52,44 @@ class OpenAIRunner(ModelRunner):
             raise ModelSpecError(f"--model-args api={self.api!r}: expected completions or chat.")
         self.concurrency = int_arg(spec, "concurrency", 8)
         self.chunk_size = 4 * self.concurrency
+        timeout = float_arg(spec, "timeout", 120.0)
         self.client = openai.OpenAI(
             base_url=spec.target,
             api_key=os.environ.get("OPENAI_API_KEY") or "EMPTY",
             max_retries=int_arg(spec, "max_retries", 5, minimum=0),
-            timeout=float_arg(spec, "timeout", 120.0),
+            # a server that does not accept the connection is not waited for as long as one that computes
+            timeout=openai.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT)),
         )
         self.shown = redact_url(spec.target)  # the server in messages, without a password given in the URL
-        self.model = spec.args.get("model") or self._only_model()
+        models = self._preflight()
+        self.model = spec.args.get("model") or self._only_model(models)
         self.revision = spec.args.get("revision")
         self._logprobs_refused: str | None = None
 
-    def _only_model(self) -> str:
-        models = [m.id for m in self._call(lambda: self.client.models.list().data)]
+    def _preflight(self) -> list[str] | None:
+        """One request (``GET /models``, no retries) before any work: a server that cannot be reached fails the run
+        at once, naming the URL; the model names it serves, or None when it does not list them."""
+        try:
+            listed = self.client.with_options(max_retries=0).models.list().data
+        except self._openai.APIConnectionError as exc:  # also APITimeoutError: no connection, no answer
+            reason = exc.__cause__ or exc
+            raise ModelRunError(
+                redact_url(
+                    f"openai:{self.shown}: cannot reach the server ({type(reason).__name__}: {reason}). Check that "
+                    "it is running and that the URL is its OpenAI API base (scheme, host, port and path, e.g. "
+                    "http://localhost:8000/v1)."
+                )
+            ) from exc
+        except self._openai.APIStatusError:  # reachable; a server without GET /models
+            return None
+        return [m.id for m in listed]
+
+    def _only_model(self, models: list[str] | None) -> str:
+        if models is None:
+            raise ModelSpecError(
+                f"openai:{self.shown} does not list its models (GET /models failed): name the model with "
+                "--model-args model=NAME."
+            )
         if len(models) != 1:
             raise ModelSpecError(
                 f"openai:{self.shown} serves {len(models)} models ({', '.join(models[:10]) or 'none'}): "

@@ -176,6 +176,10 @@ class RequestCache:
             with self._db:
                 self._db.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?, ?)", rows)
 
+    def count(self) -> int:
+        """The number of answers stored."""
+        return int(self._db.execute("SELECT COUNT(*) FROM answers").fetchone()[0])
+
     def close(self) -> None:
         self._db.close()
 

@@ -1,0 +1,155 @@
+"""Models and requests of the ``run`` benchmarks (``run_vs_lmeval.py``, ``gpu_run_vs_lmeval.py``): no Hub needed.
+
+Models are GPT-2s initialised at random with a fixed seed, with the word-level tokenizer of the test fixtures
+(``tests/runs/conftest.py``), saved with ``save_pretrained`` so that genbench (``hf:PATH``) and
+lm-evaluation-harness (``--model hf --model_args pretrained=PATH``) load the very same files:
+
+- ``tiny``: 2 layers, width 32 (the test fixture's shape), no BOS token;
+- ``tiny-bos``: the same weights, and a tokenizer that starts every encoding with ``<s>`` (as Llama's does);
+- ``gpt2-small``: GPT-2 small's shape (12 layers, width 768, 1024 positions, 50,257 vocabulary entries: 124M
+  parameters); the vocabulary is the fixture's words and symbols, padded with filler words ``w00090`` ... so that
+  every id the model can generate decodes to a word.
+
+The requests are genbench's own prompts of two shipped tasks: ``category_membership`` (multiple choice: a
+log-likelihood per option) and ``arithmetic_length`` (free form: greedy generation up to a stop string).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+WORDS = [
+    "Q",
+    "A",
+    "the",
+    "a",
+    "is",
+    "of",
+    "these",
+    "which",
+    "what",
+    "true",
+    "false",
+    "statement",
+    "answer",
+    "each",
+    "question",
+    "with",
+    "one",
+    "listed",
+    "word",
+    "that",
+    "fits",
+    "choices",
+    "part",
+    "body",
+    "elbow",
+    "elm",
+    "fencing",
+    "dragonfly",
+    "finger",
+    "label",
+    "every",
+    "token",
+    "sentence",
+    "its",
+    "named",
+    "entity",
+    "tag",
+    "O",
+    "B-PER",
+    "I-PER",
+    "B-LOC",
+    "I-LOC",
+    "B-ORG",
+    "I-ORG",
+    "write",
+    "per",
+    "separated",
+    "by",
+    "commas",
+    "moon",
+    "phases",
+    "passage",
+    "why",
+    "does",
+    "have",
+]
+SYMBOLS = list("0123456789+-=:?.,!()[]'\"*/")
+SHAPES: dict[str, dict[str, Any]] = {
+    "tiny": {"n_positions": 256, "n_embd": 32, "n_layer": 2, "n_head": 2, "vocab_size": None, "bos": False},
+    "tiny-bos": {"n_positions": 256, "n_embd": 32, "n_layer": 2, "n_head": 2, "vocab_size": None, "bos": True},
+    "gpt2-small": {"n_positions": 1024, "n_embd": 768, "n_layer": 12, "n_head": 12, "vocab_size": 50257, "bos": False},
+}
+
+
+def build_model(name: str, path: Path, seed: int = 0) -> Path:
+    """Write the model ``name`` of :data:`SHAPES` (weights and tokenizer) to ``path``; returns ``path``."""
+    import torch
+    from tokenizers import Regex, Tokenizer, models, pre_tokenizers, processors
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    shape = SHAPES[name]
+    tokens = ["[UNK]", "[PAD]", "<|endoftext|>", "<s>", "\n", *SYMBOLS, *WORDS]
+    if shape["vocab_size"]:
+        tokens += [f"w{i:05d}" for i in range(len(tokens), shape["vocab_size"])]
+    vocab = {token: i for i, token in enumerate(tokens)}
+    tokenizer = Tokenizer(models.WordLevel(vocab=vocab, unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(r"[ \t]+"), behavior="removed"),
+            pre_tokenizers.Split(Regex(r"\n|[A-Za-z]+(?:-[A-Z]+)?|[^\sA-Za-z]"), behavior="isolated"),
+        ]
+    )
+    special: dict[str, str] = {"unk_token": "[UNK]", "pad_token": "[PAD]", "eos_token": "<|endoftext|>"}
+    if shape["bos"]:
+        tokenizer.post_processor = processors.TemplateProcessing(
+            single="<s> $A", pair="<s> $A $B", special_tokens=[("<s>", vocab["<s>"])]
+        )
+        special["bos_token"] = "<s>"
+    fast = PreTrainedTokenizerFast(tokenizer_object=tokenizer, **special)
+    torch.manual_seed(seed)
+    config = GPT2Config(
+        vocab_size=len(vocab),
+        n_positions=shape["n_positions"],
+        n_embd=shape["n_embd"],
+        n_layer=shape["n_layer"],
+        n_head=shape["n_head"],
+        bos_token_id=vocab["<s>"] if shape["bos"] else vocab["<|endoftext|>"],
+        eos_token_id=vocab["<|endoftext|>"],
+        pad_token_id=vocab["[PAD]"],
+    )
+    model = GPT2LMHeadModel(config)
+    path.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(path)
+    fast.save_pretrained(path)
+    return path
+
+
+def task_requests(
+    shots: list[int],
+    limit: int | None = None,
+    gen_shots: list[int] | None = None,
+    gen_limit: int | None = None,
+    seed: int = 42,
+) -> dict[str, Any]:
+    """genbench's requests: ``pairs`` (context, option) of the multiple-choice task over ``shots`` (the first
+    ``limit`` questions of each) and ``prompts`` (with their ``stop``) of the generation task over ``gen_shots``
+    (default ``shots``; the first ``gen_limit`` of each, default ``limit``)."""
+    from genbench.runs.execute import prompt_settings
+    from genbench.task.factory import load_task
+
+    mc, gen = load_task("category_membership"), load_task("arithmetic_length")
+    pairs = [
+        (prompt, str(option))
+        for _, dataset, _ in prompt_settings(mc, shots, seed, limit)
+        for prompt, options in zip(dataset["input"], dataset["target_options"], strict=True)
+        for option in options
+    ]
+    prompts = [
+        prompt
+        for _, dataset, _ in prompt_settings(gen, gen_shots or shots, seed, gen_limit or limit)
+        for prompt in dataset["input"]
+    ]
+    return {"pairs": pairs, "prompts": prompts, "stop": gen.config.prompt_builder.stop_string or None}

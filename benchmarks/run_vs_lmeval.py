@@ -1,0 +1,196 @@
+"""``genbench-cli run`` against lm-evaluation-harness (``lm_eval``) on the same tiny GPT-2s and the same prompts.
+
+Usage::
+
+    python benchmarks/run_vs_lmeval.py --lmeval-python /work/venvs/lmeval/bin/python [--runs 5] [--models tiny]
+
+lm-evaluation-harness runs from its own virtual environment (``--lmeval-python``; made with
+``python3 -m venv V && V/bin/pip install -c constraints.txt torch==2.13.0 "lm-eval[hf]==0.4.13"``), as the
+original framework does for the other benchmarks. The models are those of ``_run_models.py``: ``tiny`` (no BOS
+token) and ``tiny-bos`` (a tokenizer that starts every encoding with ``<s>``), built here with a fixed seed.
+
+The work: ``category_membership`` (multiple choice: a log-likelihood per option) and ``arithmetic_length``
+(greedy generation up to ``\\n``, at most ``--max-new-tokens`` tokens), at ``--shots``, the first ``--limit`` test
+examples, float32 on the CPU, batch size 8. lm-evaluation-harness gets genbench's own prompts, written to JSON lines
+and read by two task files of its own format (``output_type: multiple_choice`` with ``target_delimiter: ""``, and
+``generate_until``), so both sides answer identical requests.
+
+Measured, the two sides alternating, ``--runs`` times each, min and median:
+
+* whole process: ``genbench-cli run ... --no-cache --no-progress`` and ``lm_eval --model hf ... --include_path``:
+  interpreter start, imports, model loading, the work, scoring (each side's default intervals) and writing results;
+* in process: the requests alone, through genbench's ``Requester`` (as ``run`` asks them, request cache off) and
+  through ``HFLM.loglikelihood`` / ``HFLM.generate_until`` (``gpu_run_vs_lmeval.py side --device cpu``).
+
+Before timing, the in-process answers are compared: the largest log-likelihood difference and the number of
+identical generations are reported (and must be below 1e-4 and all identical). Ratios are medians over medians of
+this run, never extrapolated. Results: ``benchmarks/results/run_vs_lmeval.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import REPO_ROOT, ratio, summary, versions, write_results  # noqa: E402
+from _run_models import build_model  # noqa: E402
+
+SIDE = str(Path(__file__).resolve().parent / "gpu_run_vs_lmeval.py")
+OFFLINE = {
+    "HF_HUB_OFFLINE": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+}
+
+
+def write_lmeval_tasks(folder: Path, shots: list[int], limit: int, max_new_tokens: int) -> dict[str, Any]:
+    """genbench's prompts as two lm-evaluation-harness tasks (JSON lines + YAML) in ``folder``; returns counts."""
+    from genbench.runs.execute import prompt_settings
+    from genbench.task.factory import load_task
+
+    mc_rows, gen_rows = [], []
+    for _, dataset, _ in prompt_settings(load_task("category_membership"), shots, 42, limit):
+        for prompt, options, target in zip(
+            dataset["input"], dataset["target_options"], dataset["target"], strict=True
+        ):
+            options = [str(o) for o in options]
+            mc_rows.append({"prompt": prompt, "options": options, "answer": options.index(str(target).strip())})
+    for _, dataset, _ in prompt_settings(load_task("arithmetic_length"), shots, 42, limit):
+        for prompt, target in zip(dataset["input"], dataset["target"], strict=True):
+            gen_rows.append({"prompt": prompt, "target": str(target)})
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, rows in (("mc", mc_rows), ("gen", gen_rows)):
+        (folder / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    common = (
+        f"dataset_path: json\ndataset_kwargs:\n  data_files:\n    test: {folder}/{{name}}.jsonl\ntest_split: test\n"
+    )
+    (folder / "gb_mc.yaml").write_text(
+        "task: gb_mc\n" + common.format(name="mc") + "output_type: multiple_choice\ndoc_to_text: prompt\n"
+        'doc_to_choice: options\ndoc_to_target: answer\ntarget_delimiter: ""\n'
+        "metric_list:\n  - metric: acc\n  - metric: acc_norm\n",
+        encoding="utf-8",
+    )
+    (folder / "gb_gen.yaml").write_text(
+        "task: gb_gen\n" + common.format(name="gen") + "output_type: generate_until\ndoc_to_text: prompt\n"
+        f'doc_to_target: target\ngeneration_kwargs:\n  until: ["\\n"]\n  max_gen_toks: {max_new_tokens}\n'
+        "  do_sample: false\nmetric_list:\n  - metric: exact_match\n",
+        encoding="utf-8",
+    )
+    return {"multiple_choice_questions": len(mc_rows), "generation_prompts": len(gen_rows)}
+
+
+def _timed_process(command: list[str], env: dict[str, str]) -> float:
+    import time
+
+    start = time.perf_counter()
+    completed = subprocess.run(command, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if completed.returncode != 0:
+        raise RuntimeError(
+            f"{' '.join(command[:4])} ... failed:\n{completed.stdout[-3000:]}\n{completed.stderr[-3000:]}"
+        )
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lmeval-python", required=True, help="The python of lm-evaluation-harness's venv.")
+    parser.add_argument("--models", nargs="+", default=["tiny", "tiny-bos"])
+    parser.add_argument("--shots", nargs="+", type=int, default=[0, 5])
+    parser.add_argument("--limit", type=int, default=40)
+    parser.add_argument("--max-new-tokens", type=int, default=32)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+
+    env = {**os.environ, **OFFLINE, "TOKENIZERS_PARALLELISM": "false"}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT / "src"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    lm_env = {k: v for k, v in env.items() if k != "PYTHONPATH"}
+    payload: dict[str, Any] = {
+        "versions": {**versions("torch", "transformers", "genbench")},
+        "settings": {k: v for k, v in vars(args).items() if k != "lmeval_python"},
+        "models": {},
+    }
+    lm_version = subprocess.run(
+        [args.lmeval_python, "-c", "import importlib.metadata as m; print(m.version('lm_eval'))"],
+        capture_output=True, text=True, env=lm_env, check=True,
+    ).stdout.strip()  # fmt: skip
+    payload["versions"]["lm_eval"] = lm_version
+    with tempfile.TemporaryDirectory() as scratch_name:
+        scratch = Path(scratch_name)
+        payload["workload"] = write_lmeval_tasks(scratch / "tasks", args.shots, args.limit, args.max_new_tokens)
+        work = scratch / "work.json"
+        subprocess.run(
+            [sys.executable, SIDE, "requests", "--shots", *map(str, args.shots), "--limit", str(args.limit),
+             "--gen-shots", *map(str, args.shots), "--gen-limit", str(args.limit), "--json", str(work)],
+            env=env, check=True,
+        )  # fmt: skip
+        for model in args.models:
+            path = build_model(model, scratch / model)
+            genbench_cmd = [
+                sys.executable, "-c", "from genbench.cli import cli; cli()", "run", "--model", f"hf:{path}",
+                "--model-args", "dtype=float32,batch_size=8,device=cpu",
+                "--tasks", "category_membership,arithmetic_length",
+                "--shots", ",".join(map(str, args.shots)), "--limit", str(args.limit), "--max-new-tokens",
+                str(args.max_new_tokens), "--no-cache", "--no-progress", "-o", str(scratch / "out-genbench"),
+            ]  # fmt: skip
+            lmeval_cmd = [
+                args.lmeval_python, "-m", "lm_eval", "--model", "hf", "--model_args",
+                f"pretrained={path},dtype=float32", "--device", "cpu", "--batch_size", "8", "--tasks", "gb_mc,gb_gen",
+                "--include_path", str(scratch / "tasks"), "--output_path", str(scratch / "out-lmeval"),
+            ]  # fmt: skip
+            side_args = ["--work", str(work), "--path", str(path), "--device", "cpu", "--configs", "float32:8",
+                         "--runs", str(args.runs), "--max-new-tokens", str(args.max_new_tokens)]  # fmt: skip
+            ours_json, theirs_json = scratch / f"{model}-g.json", scratch / f"{model}-l.json"
+            for python, side, out, side_env in (
+                (sys.executable, "genbench", ours_json, env),
+                (args.lmeval_python, "lmeval", theirs_json, lm_env),
+            ):
+                command = [python, SIDE, "side", "--side", side, *side_args, "--json", str(out)]
+                subprocess.run(command, env=side_env, check=True, capture_output=True)
+            ours, theirs = json.loads(ours_json.read_text()), json.loads(theirs_json.read_text())
+            a, b = ours["answers"]["float32 bs8"], theirs["answers"]["float32 bs8"]
+            ll_diff = max(abs(x - y) for x, y in zip(a["loglikelihoods"], b["loglikelihoods"], strict=True))
+            same = sum(x == y for x, y in zip(a["generations"], b["generations"], strict=True))
+            if ll_diff > 1e-4 or same != len(a["generations"]):
+                raise SystemExit(f"{model}: answers differ (max |ll diff| {ll_diff}, {same} identical generations)")
+            whole: dict[str, list[float]] = {"genbench": [], "lm_eval": []}
+            for _ in range(args.runs):
+                whole["genbench"].append(_timed_process(genbench_cmd, env))
+                whole["lm_eval"].append(_timed_process(lmeval_cmd, lm_env))
+            figures = {
+                "whole_process": {side: summary(seconds) for side, seconds in whole.items()},
+                "in_process_loglikelihood": {
+                    "genbench": ours["figures"]["float32 bs8"]["loglikelihood"],
+                    "lm_eval": theirs["figures"]["float32 bs8"]["loglikelihood"],
+                },
+                "in_process_generate": {
+                    "genbench": ours["figures"]["float32 bs8"]["generate"],
+                    "lm_eval": theirs["figures"]["float32 bs8"]["generate"],
+                },
+            }
+            payload["models"][model] = {
+                "figures": figures,
+                "ratios_lmeval_over_genbench": {k: ratio(v["lm_eval"], v["genbench"]) for k, v in figures.items()},
+                "agreement": {"max_abs_loglikelihood_diff": ll_diff, "identical_generations": same,
+                              "generations": len(a["generations"]), "pairs": len(a["loglikelihoods"])},
+            }  # fmt: skip
+            for key, value in figures.items():
+                print(
+                    f"{model:<9} {key:<25} genbench median {value['genbench']['median']:7.2f} s"
+                    f" (min {value['genbench']['min']:.2f})   lm-eval median {value['lm_eval']['median']:7.2f} s"
+                    f" (min {value['lm_eval']['min']:.2f})"
+                    f"   lm-eval / genbench {ratio(value['lm_eval'], value['genbench']):.2f}"
+                )
+    print(write_results("run_vs_lmeval", payload))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,154 @@
+"""Messages of `genbench-cli run` that name the fix: a missing hf: directory, an unreachable openai: server, Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from genbench.cli import cli
+from genbench.cli.run import interrupted_message
+from genbench.runs.errors import ModelSpecError
+from genbench.runs.hf import HFCausalLMRunner, looks_like_path
+from genbench.runs.request_cache import CACHE_FILE, RequestCache
+from genbench.runs.specs import parse_model_spec
+from tests.runs.fake_openai import fake_openai_server
+
+OFFLINE = {"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+
+
+def _run(args: list[str], tmp_path: Path) -> Any:
+    env = {**OFFLINE, "OPENAI_API_KEY": "test-key"}
+    arguments = ["run", *args, "--tasks", "arithmetic_length", "-o", str(tmp_path / "out")]
+    return CliRunner().invoke(cli, arguments, env=env)
+
+
+def test_a_missing_hf_directory_says_so_and_how_to_use_a_hub_id(tmp_path: Path) -> None:
+    missing = tmp_path / "no" / "such" / "dir"
+    result = _run(["--model", f"hf:{missing}"], tmp_path)
+    assert result.exit_code == 1
+    assert f"no such directory: {missing}" in result.output
+    assert "hf:gpt2" in result.output and "HF_HUB_OFFLINE" in result.output
+    assert "Repo id must be in the form" not in result.output
+
+
+def test_a_file_given_as_hf_directory_is_not_a_directory(tmp_path: Path) -> None:
+    weights = tmp_path / "model.safetensors"
+    weights.write_bytes(b"")
+    with pytest.raises(ModelSpecError, match="not a directory"):
+        HFCausalLMRunner(parse_model_spec(f"hf:{weights}"))
+
+
+def test_hub_ids_are_not_taken_for_paths() -> None:
+    assert not looks_like_path("gpt2") and not looks_like_path("openai-community/gpt2")
+    assert looks_like_path("/no/such/dir") and looks_like_path("./gpt2") and looks_like_path("models/org/name")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_an_unreachable_openai_server_is_named_with_its_password_redacted(tmp_path: Path) -> None:
+    port = _free_port()  # bound, then released: nobody listens there
+    result = _run(["--model", f"openai:http://user:s3cret@127.0.0.1:{port}/v1", "--no-cache"], tmp_path)
+    assert result.exit_code == 1
+    assert f"openai:http://user:***@127.0.0.1:{port}/v1: cannot reach the server" in result.output
+    assert "s3cret" not in result.output
+    assert "Check that it is running" in result.output
+
+
+class _HangingUpServer:
+    """A port that accepts connections and closes them at once, without an HTTP answer; counts the connections."""
+
+    def __init__(self) -> None:
+        self.connections = 0
+        self._socket = socket.socket()
+        self._socket.bind(("127.0.0.1", 0))
+        self._socket.listen()
+        self._socket.settimeout(0.1)
+        self.port = int(self._socket.getsockname()[1])
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                connection, _ = self._socket.accept()
+            except OSError:  # the accept timed out: look at the stop flag again
+                continue
+            self.connections += 1
+            connection.close()
+
+    def __enter__(self) -> _HangingUpServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self._socket.close()
+
+
+def test_the_openai_preflight_is_one_request_without_retries(tmp_path: Path) -> None:
+    with _HangingUpServer() as server:
+        url = f"http://127.0.0.1:{server.port}/v1"
+        # with max_retries=5 the client would try 6 times, with back-off, for each request after the pre-flight
+        result = _run(["--model", f"openai:{url}", "--model-args", "model=m,max_retries=5", "--no-cache"], tmp_path)
+    assert result.exit_code == 1
+    assert f"openai:{url}: cannot reach the server" in result.output
+    assert server.connections == 1
+
+
+def test_ctrl_c_exits_130_saying_what_is_cached_and_that_rerunning_resumes(tmp_path: Path) -> None:
+    cache, out = tmp_path / "cache", tmp_path / "out"
+    env = {**os.environ, **OFFLINE, "OPENAI_API_KEY": "test-key"}
+    with fake_openai_server(delay=0.2) as server:
+        args = [
+            "run", "--model", f"openai:{server.url}", "--model-args", "model=fake-model,concurrency=1", "--tasks",
+            "arithmetic_length", "--limit", "12", "--cache-dir", str(cache), "-o", str(out), "--no-progress",
+        ]  # fmt: skip
+        process = subprocess.Popen(
+            [sys.executable, "-c", "from genbench.cli import cli; cli()", *args],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            # the marker: the server has seen the 6th request, so the first chunk of 4 answers is committed
+            deadline = time.monotonic() + 120
+            while len(server.requests) < 6 and process.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert process.poll() is None, "the run ended before it could be interrupted"
+            process.send_signal(signal.SIGINT)
+            stdout, stderr = process.communicate(timeout=120)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=30)
+    with sqlite3.connect(cache / CACHE_FILE) as db:
+        cached = db.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
+    assert process.returncode == 130, stderr
+    assert cached >= 4
+    assert f"Interrupted. {cached} answers are in the request cache ({cache / CACHE_FILE})" in stderr
+    assert "rerunning the same command resumes" in stderr
+    assert "Aborted!" not in stderr + stdout and "Traceback" not in stderr
+    assert not list(out.rglob("*.json"))
+
+
+def test_the_interruption_message_counts_the_cached_answers_or_says_nothing_was_cached(tmp_path: Path) -> None:
+    assert "Nothing was cached (--no-cache): rerunning the same command starts over" in interrupted_message(None)
+    assert interrupted_message(tmp_path / "empty").startswith("Interrupted. 0 answers are in the request cache")
+    cache = RequestCache(tmp_path / "cache")
+    cache.put_many({"a": 1.0})
+    cache.close()
+    assert interrupted_message(tmp_path / "cache").startswith("Interrupted. 1 answer is in the request cache")

@@ -1,0 +1,102 @@
+"""What `genbench-cli run` prints while it works: one bar per (task, shots, phase), nothing twice, no stuck bar
+before a fallback, `--no-progress` silences every library, one summary line per task and shots at the end."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from genbench.cli import cli
+from genbench.display.progress import LineProgress, progress_bars
+from genbench.runs.execute import Requester
+from genbench.runs.model_runner import ModelRunner, RequestUnsupported
+from genbench.runs.specs import parse_model_spec
+
+OFFLINE = {"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+TASKS = "category_membership,ner_unseen_entities,passage_reranking_shift"
+
+
+def _run(tiny_gpt2: Path, tmp_path: Path, *options: str) -> Any:
+    args = [
+        "run", "--model", f"hf:{tiny_gpt2}", "--model-args", "dtype=float32", "--tasks", TASKS, "--shots", "0,1",
+        "--limit", "3", "--max-new-tokens", "4", "--bootstrap-resamples", "20", "-o", str(tmp_path / "out"),
+        "--cache-dir", str(tmp_path / "cache"), *options,
+    ]  # fmt: skip
+    result = CliRunner().invoke(cli, args, env=OFFLINE)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def test_each_phase_prints_one_named_line_and_each_task_one_summary(tiny_gpt2: Path, tmp_path: Path) -> None:
+    result = _run(tiny_gpt2, tmp_path)
+    progress = [line for line in result.stderr.splitlines() if line.strip()]
+    assert [re.sub(r" in [0-9.]+ s$", "", line) for line in progress] == [
+        "category_membership 0-shot loglikelihood: 12/12",
+        "category_membership 1-shot loglikelihood: 12/12",
+        "ner_unseen_entities 0-shot generate: 3/3",
+        "ner_unseen_entities 1-shot generate: 3/3",
+        # hf: has no pair scores: the reranking falls back to log-likelihoods, leaving no "score_pairs: 0/N" line
+        "passage_reranking_shift unprompted loglikelihood: 14/14",
+    ]
+    summary = [line for line in result.stdout.splitlines() if not line.startswith("Wrote ")]
+    assert len(summary) == 5
+    assert summary[0].startswith("category_membership (0-shot, 3 examples): hf_accuracy__accuracy = ")
+    assert all(line.endswith("answers from the cache") for line in summary)
+    assert summary[0].endswith(" s, 0/12 answers from the cache")
+
+    again = _run(tiny_gpt2, tmp_path)  # everything from the request cache now
+    assert [line for line in again.stdout.splitlines() if "answers from the cache" in line][0].endswith(
+        "12/12 answers from the cache"
+    )
+
+
+def test_no_progress_silences_genbench_and_every_library(tiny_gpt2: Path, tmp_path: Path) -> None:
+    result = _run(tiny_gpt2, tmp_path, "--no-progress")
+    # transformers' "Loading weights" and datasets' "Formatting ... examples" bars included
+    assert result.stderr == ""
+
+
+def test_library_bars_are_switched_off_and_restored() -> None:
+    import datasets
+    import huggingface_hub.utils
+    import transformers.utils.logging
+
+    with progress_bars(False):
+        assert not datasets.utils.logging.is_progress_bar_enabled()
+        assert huggingface_hub.utils.are_progress_bars_disabled()
+        assert not transformers.utils.logging.is_progress_bar_enabled()
+    assert datasets.utils.logging.is_progress_bar_enabled()
+    assert not huggingface_hub.utils.are_progress_bars_disabled()
+    assert transformers.utils.logging.is_progress_bar_enabled()
+
+
+class _NoPairScores(ModelRunner):
+    def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        raise RequestUnsupported("no pair scores")
+
+
+def test_a_phase_that_gives_way_to_a_fallback_leaves_no_bar() -> None:
+    bars: list[Any] = []
+
+    def factory(desc: str, total: int) -> Any:
+        bars.append(LineProgress(desc, total))
+        return bars[-1]
+
+    requester = Requester(_NoPairScores(parse_model_spec("python:m:f")), None, progress=factory, label="t 0-shot")
+    with pytest.raises(RequestUnsupported):
+        requester.score_pairs([("q", "d")])
+    assert [bar.desc for bar in bars] == ["t 0-shot score_pairs"]
+    assert bars[0].leave is False  # closed without its line
+
+
+def test_line_progress_prints_once(capsys: pytest.CaptureFixture[str]) -> None:
+    bar = LineProgress("x 0-shot generate", 2)
+    bar.update(2)
+    bar.close()
+    bar.close()
+    assert re.fullmatch(r"x 0-shot generate: 2/2 in [0-9.]+ s\n", capsys.readouterr().err)
