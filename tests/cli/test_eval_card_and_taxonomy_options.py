@@ -27,12 +27,19 @@ def test_eval_card_prints_markdown_by_default(runner):
 
 def test_eval_card_writes_svg_and_latex_files(runner, tmp_path: Path):
     svg = tmp_path / "card.svg"
-    result = runner.invoke(cli, ["eval-card", "-t", "negation_consistency", "--format", "svg", "--output-file", str(svg)])
+    result = runner.invoke(
+        cli, ["eval-card", "-t", "negation_consistency", "--format", "svg", "--output-file", str(svg)]
+    )
     assert result.exit_code == 0, result.output
     assert result.output == f"Wrote {svg}\n"
     ET.parse(svg)  # valid XML
     tex = tmp_path / "card.tex"
-    assert runner.invoke(cli, ["eval-card", "-t", "arithmetic_length", "-f", "latex", "--output-file", str(tex)]).exit_code == 0
+    assert (
+        runner.invoke(
+            cli, ["eval-card", "-t", "arithmetic_length", "-f", "latex", "--output-file", str(tex)]
+        ).exit_code
+        == 0
+    )
     assert tex.read_text().startswith("% GenBench evaluation card") and r"\end{document}" in tex.read_text()
 
 
