@@ -137,7 +137,7 @@ def main() -> None:
             genbench_cmd = [
                 sys.executable, "-c", "from genbench.cli import cli; cli()", "run", "--model", f"hf:{path}",
                 "--model-args", "dtype=float32,batch_size=8,device=cpu",
-                "--tasks", "category_membership,arithmetic_length",
+                "--task", "category_membership,arithmetic_length",
                 "--shots", ",".join(map(str, args.shots)), "--limit", str(args.limit), "--max-new-tokens",
                 str(args.max_new_tokens), "--no-cache", "--no-progress", "-o", str(scratch / "out-genbench"),
             ]  # fmt: skip

@@ -90,8 +90,8 @@ print(sorted(name for name in {HEAVY!r} if name in sys.modules))
 @pytest.mark.parametrize(
     ("command", "extra"),
     [
-        (["run", "--model", "hf:gpt2", "--tasks", "arithmetic_length", "-o", "out"], "hf"),
-        (["run", "--model", "openai:http://127.0.0.1:9/v1", "--tasks", "arithmetic_length", "-o", "out"], "openai"),
+        (["run", "--model", "hf:gpt2", "--task", "arithmetic_length", "-o", "out"], "hf"),
+        (["run", "--model", "openai:http://127.0.0.1:9/v1", "--task", "arithmetic_length", "-o", "out"], "openai"),
         (["contamination", "index", "--dataset", "train.jsonl", "--index_type", "vector", "--no-progress"], "rerank"),
         (["contamination", "list", "--backend", "elasticsearch"], "es"),
     ],

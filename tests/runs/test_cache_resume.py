@@ -21,7 +21,7 @@ N = 12  # examples; the runner commits answers in chunks of 4 (concurrency 1)
 
 def _args(url: str, cache: Path, out: Path) -> list[str]:
     return [
-        "run", "--model", f"openai:{url}", "--model-args", "model=fake-model,concurrency=1", "--tasks",
+        "run", "--model", f"openai:{url}", "--model-args", "model=fake-model,concurrency=1", "--task",
         "arithmetic_length", "--limit", str(N), "--cache-dir", str(cache), "-o", str(out), "--no-progress",
         "--bootstrap-resamples", "50",
     ]  # fmt: skip

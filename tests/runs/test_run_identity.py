@@ -80,7 +80,7 @@ def test_rerunning_the_same_run_replaces_it_and_says_so(spec: str, tmp_path: Pat
     assert len(list(out.rglob("*.json"))) == 1
 
     result = CliRunner().invoke(
-        cli, ["run", "--model", spec, "--tasks", "category_membership", "--seed", "3", "--limit", "6", "-o", str(out),
+        cli, ["run", "--model", spec, "--task", "category_membership", "--seed", "3", "--limit", "6", "-o", str(out),
               "--no-progress", "--bootstrap-resamples", "50"],
     )  # fmt: skip
     assert result.exit_code == 0, result.output

@@ -29,7 +29,7 @@ OFFLINE = {"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFL
 
 def _run(args: list[str], tmp_path: Path) -> Any:
     env = {**OFFLINE, "OPENAI_API_KEY": "test-key"}
-    arguments = ["run", *args, "--tasks", "arithmetic_length", "-o", str(tmp_path / "out")]
+    arguments = ["run", *args, "--task", "arithmetic_length", "-o", str(tmp_path / "out")]
     return CliRunner().invoke(cli, arguments, env=env)
 
 
@@ -116,7 +116,7 @@ def test_ctrl_c_exits_130_saying_what_is_cached_and_that_rerunning_resumes(tmp_p
     env = {**os.environ, **OFFLINE, "OPENAI_API_KEY": "test-key"}
     with fake_openai_server(delay=0.2) as server:
         args = [
-            "run", "--model", f"openai:{server.url}", "--model-args", "model=fake-model,concurrency=1", "--tasks",
+            "run", "--model", f"openai:{server.url}", "--model-args", "model=fake-model,concurrency=1", "--task",
             "arithmetic_length", "--limit", "12", "--cache-dir", str(cache), "-o", str(out), "--no-progress",
         ]  # fmt: skip
         process = subprocess.Popen(

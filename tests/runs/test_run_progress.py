@@ -23,7 +23,7 @@ TASKS = "category_membership,ner_unseen_entities,passage_reranking_shift"
 
 def _run(tiny_gpt2: Path, tmp_path: Path, *options: str) -> Any:
     args = [
-        "run", "--model", f"hf:{tiny_gpt2}", "--model-args", "dtype=float32", "--tasks", TASKS, "--shots", "0,1",
+        "run", "--model", f"hf:{tiny_gpt2}", "--model-args", "dtype=float32", "--task", TASKS, "--shots", "0,1",
         "--limit", "3", "--max-new-tokens", "4", "--bootstrap-resamples", "20", "-o", str(tmp_path / "out"),
         "--cache-dir", str(tmp_path / "cache"), *options,
     ]  # fmt: skip
