@@ -1,5 +1,5 @@
-"""The example leaderboard of the docs and the browser test: the demo's baselines on every shipped task and two runs
-(seeds 1 and 2) of a tiny GPT-2, with the taxonomy recorded and the merged results of the task with subtasks.
+"""The example leaderboard of the docs: the demo's baselines on every shipped task and two runs (seeds 1 and 2) of a
+tiny GPT-2, as `demo` and `run` write them (each task's taxonomy, the merged result of the task with subtasks).
 
 Run ``python -m tests.leaderboard.example OUT [SCREENSHOT_DIR]`` to build it under OUT (``OUT/results``, ``OUT/site``;
 results already there are reused) and, with SCREENSHOT_DIR, take the docs' screenshots at 1400x900 in headless
@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-
-from tests.leaderboard.fixtures import declare_taxonomy, merge_subtask_results
 
 SHOTS = [0, 1]
 SEEDS = (1, 2)
@@ -37,8 +35,6 @@ def build_example_results(root: Path, tiny_model: Path, *, limit: int = 10) -> P
             seed=seed,
             bootstrap=BootstrapSettings(resamples=200, statistic_resamples=20, seed=seed),
         )
-    declare_taxonomy(results)
-    merge_subtask_results(results, "negation_consistency", "Negation Consistency", primary_metric="negation_gap")
     return results
 
 

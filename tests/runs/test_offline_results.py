@@ -67,3 +67,17 @@ def test_demo_writes_baseline_results_in_the_run_format(tmp_path: Path) -> None:
     for evaluation in document["evaluations"]:
         demo_value = results[0].metrics[str(evaluation["shots"])]["hf_accuracy__accuracy"]
         assert evaluation["metrics"]["hf_accuracy__accuracy"]["value"] == demo_value
+
+
+def test_demo_writes_the_merged_result_of_a_task_with_subtasks(tmp_path: Path) -> None:
+    results = run_demo(tmp_path / "demo", task_ids=["negation_consistency"], shot_list=[0], results_dir=tmp_path / "r")
+    assert results[0].ok, results[0].error
+    (merged,) = (tmp_path / "r").rglob("negation_consistency.json")
+    document, _ = read_results(merged)
+    assert document["task"]["subtasks"] == ["negation_consistency:affirmative", "negation_consistency:negated"]
+    assert {entry["task_id"] for entry in document["merged_from"]} == set(document["task"]["subtasks"])
+    metrics = document["evaluations"][0]["metrics"]
+    assert metrics["hf_accuracy__accuracy"]["ci_method"] == "bootstrap_merged"
+    # the demo's own merged numbers (the TaskDict's merge_evaluation_results) are the results file's
+    assert metrics["hf_accuracy__accuracy"]["value"] == pytest.approx(results[0].metrics["0"]["hf_accuracy__accuracy"])
+    assert any(key.startswith("negation_gap") for key in metrics)

@@ -25,7 +25,7 @@ from click.testing import CliRunner
 from genbench.cli import cli
 from genbench.review import run_task_tests
 from genbench.review.inert_text import inert
-from genbench.review.sandbox import SandboxStatus, sandbox_status
+from genbench.review.sandbox import SandboxStatus, python_paths, sandbox_status
 
 STATUS = sandbox_status()
 needs_sandbox = pytest.mark.skipif(not STATUS.available, reason=f"no sandbox on this machine: {STATUS.reason}")
@@ -316,9 +316,11 @@ def test_run_sandboxed_runs_show_task_in_the_sandbox(make_task, tmp_path):
     process = run_sandboxed(task_dir, sys.executable, "-c", probe, GITHUB_TOKEN="ghp_x")
     assert process.returncode == 0, process.stderr
     # /tmp is empty but for the scratch HOME and the folders leading to what is bound (the test's task is in /tmp).
-    # genbench's data cache is bound too where it exists (the test suite keeps it under /tmp).
-    bound = [task_dir, Path(os.environ.get("GENBENCH_CACHE", "/nonexistent"))]
-    in_tmp = sorted({"home", *(p.parts[2] for p in bound if p.parts[1] == "tmp" and p.exists())})
+    # What is bound lies where it lies: the task, genbench's data cache (the suite keeps it under /tmp) and the
+    # checker's Python paths (a checkout under /tmp in CI): nothing else of the host's /tmp is there.
+    bound = [task_dir, Path(os.environ.get("GENBENCH_CACHE", "/nonexistent")), *python_paths()]
+    bound = [Path(os.path.abspath(p)) for p in bound]
+    in_tmp = sorted({"home", *(p.parts[2] for p in bound if len(p.parts) > 2 and p.parts[1] == "tmp" and p.exists())})
     assert process.stdout.split("\n")[0] == f"/tmp {in_tmp} False False True"
 
     show = run_sandboxed(

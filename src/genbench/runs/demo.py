@@ -184,7 +184,8 @@ def run_task(
     """Run the demo on one task and write its results file; a failure is returned, not raised.
 
     With ``results_dir``, the baseline's results are also written in the results-file format of model runs
-    (``<results_dir>/baseline-.../<task>.json`` per task or subtask; see ``genbench-cli schema --results``).
+    (``<results_dir>/baseline-.../<task>.json`` per task or subtask, and the merged result of a TaskDict whose
+    subtasks one baseline answered; see ``genbench-cli schema --results``).
 
     Returns:
         The task's :class:`TaskResult` (``error`` set and no file written when the task failed).
@@ -223,10 +224,14 @@ def run_task(
         output_path = Path(output_dir) / f"{task_id.replace(':', '.')}.json"
         write_json_atomic(output_path, record)
         if results_dir is not None:
-            from genbench.runs.offline import baseline_results
+            from genbench.runs.offline import baseline_run, merged_predictions_results
 
-            for task in loaded.values() if isinstance(loaded, TaskDict) else [loaded]:
-                baseline_results(task, results_dir, shot_list=shot_list, random_seed=random_seed)
+            runs = [
+                baseline_run(task, results_dir, shot_list=shot_list, random_seed=random_seed)
+                for task in (loaded.values() if isinstance(loaded, TaskDict) else [loaded])
+            ]
+            if isinstance(loaded, TaskDict):  # its merged result, when one baseline answered every subtask
+                merged_predictions_results(loaded, runs, results_dir)
     except Exception as exc:  # noqa: BLE001 - recorded with its own message and reported; other tasks still run
         result.error = f"{type(exc).__name__}: {exc}"
         result.exception = exc

@@ -95,17 +95,28 @@ def merged_predictions_results(task_dict: Any, runs: Sequence[TaskRun], output_d
 
 def baseline_results(task: Task, output_dir: str | Path, *, shot_list: Sequence[int], random_seed: int = 42) -> Path:
     """Write the results file of the task type's baseline (see :mod:`genbench.runs.baselines`) on every setting."""
+    task_run = baseline_run(task, output_dir, shot_list=shot_list, random_seed=random_seed)
+    assert task_run.results_path is not None  # noqa: S101 - written: output_dir is given
+    return task_run.results_path
+
+
+def baseline_run(task: Task, output_dir: str | Path, *, shot_list: Sequence[int], random_seed: int = 42) -> TaskRun:
+    """:func:`baseline_results`, returning the :class:`~genbench.runs.execute.TaskRun` (for a subtask, with what the
+    merged result of its TaskDict needs: :func:`genbench.runs.merged_results.write_merged`)."""
     started = time.perf_counter()
     bootstrap = BootstrapSettings(seed=random_seed)
     pool = training_pool(task)
-    evaluations, samples = [], []
+    evaluations, samples, scores = [], [], {}
     for shots, dataset, source in prompt_settings(task, shot_list, random_seed, None, unprompted=True):
         targets = [p["target"] for p in predict(task, dataset, pool)]
+        answers = Answers(targets, targets)
         evaluation, setting_samples = evaluate_answers(
-            task, dataset, Answers(targets, targets), shots=shots, bootstrap=bootstrap, shot_source=source
+            task, dataset, answers, shots=shots, bootstrap=bootstrap, shot_source=source
         )
         evaluations.append(evaluation)
         samples.extend(setting_samples)
+        if task.subtask_id is not None:
+            scores[shots] = subtask_scores(task, dataset, answers, evaluation, setting_samples)
     baseline = BASELINES[task.config.task_type]
     spec = f"baseline:{baseline.name}"
     record = {"spec": spec, "kind": "baseline", "revision": None, "description": baseline.description}
@@ -113,4 +124,5 @@ def baseline_results(task: Task, output_dir: str | Path, *, shot_list: Sequence[
         task, record, evaluations, seed=random_seed, limit=None, bootstrap=bootstrap,
         seconds=time.perf_counter() - started,
     )  # fmt: skip
-    return save_results(document, output_dir, samples).path
+    saved = save_results(document, output_dir, samples)
+    return TaskRun(task.task_id, document, samples, saved.path, saved.replaced, scores)
