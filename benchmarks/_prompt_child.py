@@ -31,7 +31,7 @@ def main() -> None:
         logging.disable(logging.WARNING)
     start = time.perf_counter()
     from genbench import load_task
-    from genbench.core.vocabulary import PreparationStrategy
+    from genbench.api import PreparationStrategy  # the original framework's path, kept: one child serves both
 
     task = load_task(task_id)
     prepared = task.get_prepared_datasets(PreparationStrategy.PROMPT_BASED_TESTING, shot_list=[0, 5])
