@@ -128,6 +128,15 @@ def rows() -> list[str]:
                 f"(min {figure['min_s']:.3g}) | | | {f'< {target} s' if target else ''} |"
             )
         notes.append(f"registry: {registry['date']}, {registry['machine']['cpus']} CPUs")
+    reading = _load("results_reading")
+    if reading:  # written by benchmarks/results_reading.py: the same reader with and without the compiled check
+        figures = reading["figures"]
+        lines.append(
+            f"| reading a results file, {reading['rows']:,}-row per-sample log: `read_results`, compiled check "
+            f"(fastjsonschema) | {_s(figures['compiled'])} | jsonschema on every line (before): "
+            f"{_s(figures['jsonschema'])} | {reading['ratio']:.1f}x | |"
+        )
+        notes.append(f"results reading: {_machine(reading)}")
     return [*lines, "", "Measured on:", "", *[f"- {note}" for note in notes]]
 
 

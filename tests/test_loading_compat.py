@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from genbench import Task, TaskDict, load_task
 from genbench.cli import cli
-from genbench.core.errors import GenbenchConfigWarning, InvalidTaskIdError, TaskNotFoundError
+from genbench.core.errors import GenbenchConfigWarning, InvalidTaskIdError, TaskNotFoundError, warning_text
 from tests.tiny_tasks import CONFIG, write_task
 
 DICT_CONFIG = {"name": "Family", "description": "Two subtasks.", "keywords": ["k"], "authors": ["A"]}
@@ -224,4 +224,4 @@ def test_listing_records_the_stray_task_py_warning(task_root):
 
     (record,) = [r for r in task_records() if r["id"] == "family"]
     assert record["type"] == "task_dict" and record["subtasks"] == ["a"] and record["error"] is None
-    assert any("task.py: ignored" in warning for warning in record["warnings"])
+    assert any("task.py: ignored" in warning_text(warning) for warning in record["warnings"])

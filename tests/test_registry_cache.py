@@ -132,6 +132,22 @@ def test_the_cache_is_written_atomically_and_validated_before_use(task_root, eva
     assert json.loads(path.read_text())["version"] == metadata_cache.CACHE_VERSION
 
 
+def test_warning_records_survive_the_cache_and_a_string_warning_is_not_trusted(task_root, evaluations):
+    write_task(task_root / "one", descripton="a typo")  # loads with a warning: unknown field
+    cold = records_by_id()["one"]["warnings"]
+    assert len(cold) == 1 and set(cold[0]) == {"file", "line", "field", "message", "fix"}
+    assert cold[0]["field"] == "descripton" and cold[0]["fix"] is not None
+    evaluations.clear()
+    assert records_by_id()["one"]["warnings"] == cold and evaluations == []  # warm: from the cache, equal
+
+    path = metadata_cache.cache_file()
+    document = json.loads(path.read_text())
+    document["entries"][str((task_root / "one").resolve())]["record"]["warnings"] = ["a warning as text (version 1)"]
+    path.write_text(json.dumps(document))
+    assert records_by_id()["one"]["warnings"] == cold
+    assert str(task_root / "one" / "config.jsonnet") in evaluations
+
+
 def test_a_cache_of_another_genbench_version_is_ignored(task_root, evaluations):
     write_task(task_root / "one")
     task_records()

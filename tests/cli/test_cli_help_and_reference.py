@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -62,6 +63,38 @@ def test_docs_cli_reference_is_up_to_date():
     assert BEGIN_MARKER in text and END_MARKER in text
     stale = "docs/cli.md is out of date: run python -m genbench.cli.reference docs/cli.md"
     assert update_reference_block(text) == text, stale
+
+
+def _cells(row: str) -> list[str]:
+    """The cells of a Markdown table row as GitHub-flavoured Markdown splits it: at every ``|`` not escaped as ``\\|``,
+    inside backticks too (the rule is this short; a Markdown parser would pad or drop cells and hide the defect)."""
+    return re.split(r"(?<!\\)\|", row.strip().removeprefix("|").removesuffix("|"))
+
+
+def test_cells_split_like_github_markdown():
+    assert len(_cells("| `--a [x|y]` | help |")) == 3
+    assert len(_cells("| `--a [x\\|y]` | help |")) == 2
+
+
+def test_every_table_row_of_docs_cli_has_as_many_cells_as_its_header():
+    # Regression: choice lists such as `[skip|latest|fail]` split their row's cells (a pipe inside backticks splits).
+    lines = (REPO_ROOT / "docs" / "cli.md").read_text(encoding="utf-8").splitlines()
+    header: list[str] | None = None
+    in_code = False
+    rows = 0
+    for number, line in enumerate(lines, 1):
+        if line.startswith("```"):
+            in_code = not in_code
+        if in_code or not line.startswith("|"):
+            header = None
+            continue
+        if header is None:
+            header = _cells(line)
+            continue
+        rows += 1
+        assert len(_cells(line)) == len(header), f"docs/cli.md:{number}: {len(_cells(line))} cells, not {len(header)}"
+    assert rows > 100  # the generated reference's option tables were read
+    assert any(line.startswith("| `--on-stale [skip\\|latest\\|fail]` |") for line in lines)
 
 
 def test_update_reference_block_needs_the_markers():

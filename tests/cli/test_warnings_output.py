@@ -7,6 +7,8 @@ import json
 import re
 
 from genbench.cli import cli
+from genbench.config import collect_config_warnings
+from genbench.core.errors import ConfigProblem, GenbenchConfigWarning, warning_record, warning_text
 from tests.conftest import TASK_PY
 
 TYPO = "preparation_strategies.prompt_based_testing.prompt_builder.input_prefx: unknown field, ignored"
@@ -86,7 +88,44 @@ def test_list_tasks_json_carries_the_warnings_as_data(runner, task_root):
     result = runner.invoke(cli, ["list-tasks", "--json"])
     assert result.exit_code == 0, result.output
     (record,) = [r for r in json.loads(result.stdout) if r["id"] == "warned_json"]
-    assert len(record["warnings"]) == 1 and TYPO in record["warnings"][0]
+    config = task_root / "warned_json" / "config.jsonnet"
+    line = next(n for n, text in enumerate(config.read_text().splitlines(), 1) if '"input_prefx"' in text)
+    assert record["warnings"] == [
+        {
+            "file": str(config),
+            "line": line,
+            "field": "preparation_strategies.prompt_based_testing.prompt_builder.input_prefx",
+            "message": "unknown field, ignored",
+            "fix": "did you mean `input_prefix`?",
+        }
+    ]
+
+    # The table's stderr line is the same warning as text, unchanged: str() of the warning the loader gives.
+    (warning,) = collect_config_warnings(task_root / "warned_json")
+    assert warning_text(record["warnings"][0]) == str(warning)
+    table = runner.invoke(cli, ["list-tasks"])
+    lines = table.stderr.splitlines()
+    assert lines[lines.index("Config warnings of warned_json (1):") + 1] == f"  {warning}"
+
+
+def test_a_warning_record_renders_back_to_the_warnings_text():
+    problems = [
+        ConfigProblem("x", "unknown field, ignored; it belongs in `a`; move it there", 3),
+        ConfigProblem("", "no fix given", None),
+        ConfigProblem("y", "ends with a bare separator; ", 7),
+    ]
+    for problem in problems:
+        warning = GenbenchConfigWarning.from_problem("/t/config.jsonnet", problem)
+        assert warning_text(warning.as_record()) == str(warning)
+    record = GenbenchConfigWarning.from_problem(None, problems[0]).as_record()
+    assert (record["message"], record["fix"]) == ("unknown field, ignored", "it belongs in `a`; move it there")
+    assert GenbenchConfigWarning.from_problem(None, problems[1]).as_record()["fix"] is None
+    text_only = GenbenchConfigWarning("a stray task.py; delete it")
+    assert text_only.as_record() == {
+        "file": None, "line": None, "field": None, "message": "a stray task.py; delete it", "fix": None
+    }  # fmt: skip
+    assert warning_text(warning_record(text_only)) == str(text_only)
+    assert warning_record(DeprecationWarning("old"))["message"] == "old"
 
 
 def test_list_tasks_table_shows_the_warnings_per_task_on_stderr(runner, task_root):

@@ -225,3 +225,28 @@ def test_index_can_build_ngram_tables_ahead(runner, files):
         ["index", "--dataset", str(files["train"]), "--index-dir", str(files["idx"]), "--no-progress"],
     )
     assert "n-gram tables: 3, 5" in result.output  # the up-to-date index is kept, tables included
+
+
+def test_list_shows_damaged_indexes_with_the_reason_and_the_rebuild_command(runner, files):
+    # Regression: an index whose manifest was damaged used to be left out of `list` without a word.
+    _index(runner, files)
+    (folder,) = [p for p in files["idx"].iterdir() if p.is_dir() and not p.name.startswith(".")]
+
+    def listed() -> str:
+        result = runner.invoke(contamination, ["list", "--index-dir", str(files["idx"])])
+        assert result.exit_code == 0, result.output
+        (line,) = result.output.splitlines()
+        assert line.startswith(f"{folder.name}\ttext\t")
+        return line
+
+    assert "DAMAGED" not in listed()
+    vocab = folder / "vocab.txt"
+    vocab.write_bytes(vocab.read_bytes()[:-3])  # cut short: the manifest is intact, a file is not
+    line = listed()
+    assert "DAMAGED" in line and "vocab.txt" in line
+    # the intact manifest gives the command back with the real source
+    assert f"--dataset {files['train']}" in line and line.endswith("--rebuild`.")
+    (folder / "manifest.json").write_text("{ not json", encoding="utf-8")
+    line = listed()
+    assert "DAMAGED" in line and "manifest.json is damaged" in line
+    assert "genbench-cli contamination index --dataset" in line and line.endswith("--rebuild`.")

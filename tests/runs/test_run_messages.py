@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from genbench.cli import cli
 from genbench.cli.run import interrupted_message
 from genbench.runs.errors import ModelSpecError
-from genbench.runs.hf import HFCausalLMRunner, looks_like_path
+from genbench.runs.hf import HFCausalLMRunner, check_cached_hub_id, looks_like_path
 from genbench.runs.request_cache import CACHE_FILE, RequestCache
 from genbench.runs.specs import parse_model_spec
 from tests.runs.fake_openai import fake_openai_server
@@ -52,6 +52,61 @@ def test_a_file_given_as_hf_directory_is_not_a_directory(tmp_path: Path) -> None
 def test_hub_ids_are_not_taken_for_paths() -> None:
     assert not looks_like_path("gpt2") and not looks_like_path("openai-community/gpt2")
     assert looks_like_path("/no/such/dir") and looks_like_path("./gpt2") and looks_like_path("models/org/name")
+
+
+def test_an_org_name_spec_that_is_neither_a_directory_nor_cached_names_both_readings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Regression: hf:models/gpt2 (a relative directory that does not exist) was only read as a hub id.
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub-cache"))
+    monkeypatch.chdir(tmp_path)
+    result = _run(["--model", "hf:models/gpt2"], tmp_path)
+    assert result.exit_code == 1
+    output = " ".join(result.output.split())
+    assert f"no directory models/gpt2 relative to the working directory {tmp_path}" in output
+    assert "hf:./models/gpt2" in output  # the fix for the directory reading
+    assert "no cached hub model models/gpt2 and the hub is offline (HF_HUB_OFFLINE=1)" in output
+    assert "hf download models/gpt2" in output  # the fix for the hub reading
+
+
+def test_a_cached_hub_id_passes_the_offline_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from huggingface_hub import constants
+
+    cache = tmp_path / "hub-cache"
+    snapshot = cache / "models--org--name" / "snapshots" / "abc123"
+    snapshot.mkdir(parents=True)
+    (snapshot / "config.json").write_text("{}", encoding="utf-8")
+    (cache / "models--org--name" / "refs").mkdir()
+    (cache / "models--org--name" / "refs" / "main").write_text("abc123", encoding="utf-8")
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.chdir(tmp_path)
+    check_cached_hub_id("org/name", None)  # cached: left to transformers
+    with pytest.raises(ModelSpecError, match="no cached hub model org/other"):
+        check_cached_hub_id("org/other", None)
+    (tmp_path / "org" / "other").mkdir(parents=True)
+    check_cached_hub_id("org/other", None)  # an existing directory is not a hub id
+
+
+def test_an_org_name_spec_the_online_hub_does_not_know_names_both_readings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import transformers
+
+    def not_on_the_hub(target: str, **kwargs: Any) -> Any:  # what transformers raises for an unknown repository
+        raise OSError(f"{target} is not a local folder and is not a valid model identifier listed on the Hub")
+
+    for variable in OFFLINE:
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", not_on_the_hub)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ModelSpecError) as caught:
+        HFCausalLMRunner(parse_model_spec("hf:models/gpt2"))
+    message = str(caught.value)
+    assert "no directory models/gpt2 relative to the working directory" in message
+    assert "the hub has no model models/gpt2" in message and "check the id" in message
 
 
 def _free_port() -> int:

@@ -100,3 +100,16 @@ def test_line_progress_prints_once(capsys: pytest.CaptureFixture[str]) -> None:
     bar.close()
     bar.close()
     assert re.fullmatch(r"x 0-shot generate: 2/2 in [0-9.]+ s\n", capsys.readouterr().err)
+
+
+def test_output_is_interactive_on_a_kernel_stream_not_because_ipykernel_was_imported(monkeypatch) -> None:
+    import io
+    import sys
+    import types
+
+    from genbench.display.progress import interactive_output
+
+    monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))  # as after a notebook test
+    assert not interactive_output(io.StringIO())
+    kernel_stream = type("OutStream", (io.StringIO,), {"__module__": "ipykernel.iostream"})()
+    assert interactive_output(kernel_stream)

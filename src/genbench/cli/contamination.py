@@ -543,10 +543,11 @@ def scan(
 @_backend_options
 @_errors_as_messages
 def list_indexes(index_dir: str | None, backend: str, es_url: str | None, es_ca_certs: str | None) -> None:
-    """List the indexes."""
+    """List the indexes; a damaged one is shown as DAMAGED, with the reason and the command that rebuilds it."""
     chosen = _chosen_backend(backend, index_dir, url=es_url, ca_certs=es_ca_certs)
-    manifests = chosen.list_indexes()
-    if not manifests:
+    damaged = {entry["name"]: entry for entry in chosen.damaged_indexes()}
+    manifests = [manifest for manifest in chosen.list_indexes() if manifest.get("name") not in damaged]
+    if not manifests and not damaged:
         where = getattr(chosen, "index_dir", None) or getattr(chosen, "url", backend)
         click.echo(f"No indexes in {where}.")
         return
@@ -556,3 +557,5 @@ def list_indexes(index_dir: str | None, backend: str, es_url: str | None, es_ca_
             f"{manifest['name']}\t{manifest['index_type']}\t{manifest['source']['name']}\t"
             f"{counts.get('units', '?')} units"
         )
+    for entry in damaged.values():  # shown, not hidden: a damaged index is never searched until built again
+        click.echo(f"{entry['name']}\t{entry['index_type']}\tDAMAGED: {entry['reason']} {entry['rebuild']}")

@@ -11,6 +11,7 @@ import click
 
 from genbench.cli._output import console, dumps
 from genbench.cli.warnings_output import print_warning_groups
+from genbench.core.errors import warning_text
 from genbench.registry.listing import declared_splits, task_records
 
 __all__ = ["declared_splits", "list_tasks", "task_listing"]
@@ -57,7 +58,7 @@ def list_tasks(as_json: bool, strict: bool) -> None:
     file's size and modification time, so it is fast. Tasks come from the package's tasks/ directory and every
     root in GENBENCH_TASKS_PATH. A broken task is listed with its error (JSON: the "error" field) next to the
     others; the exit status is 0 unless --strict is given. Config warnings follow the table on stderr, grouped per
-    task (JSON: the "warnings" field).
+    task (JSON: the "warnings" field, each warning an object with file, line, field, message and fix).
 
     \b
     Examples:
@@ -67,11 +68,11 @@ def list_tasks(as_json: bool, strict: bool) -> None:
     """
     records = task_listing()
     broken = [record["id"] for record in records if record["error"] is not None]
-    if as_json:  # each record's "warnings" carries its config warnings
+    if as_json:  # each record's "warnings" carries its config warnings as data: {file, line, field, message, fix}
         click.echo(dumps(records), nl=False)
     else:
         _print_table(records)
-        print_warning_groups({record["id"]: list(record["warnings"]) for record in records})
+        print_warning_groups({record["id"]: [warning_text(w) for w in record["warnings"]] for record in records})
     if broken:
         click.echo(f"{len(broken)} of {len(records)} tasks are broken: {', '.join(broken)}.", err=True)
         if strict:

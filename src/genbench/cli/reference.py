@@ -69,6 +69,13 @@ def _cell(text: str) -> str:
     return _text(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _code_cell(text: str) -> str:
+    """``text`` as code in a table cell. A pipe splits the cell even inside backticks (GitHub-flavoured Markdown
+    splits the row before it reads code spans), so it is escaped; ``\\|`` shows as ``|`` in the code."""
+    escaped = text.replace("|", "\\|")
+    return f"`{escaped}`"
+
+
 def _options_table(command: click.Command, ctx: click.Context) -> list[str]:
     rows = []
     # click caches a command's help option from the first context that asked for it, so it may lack `-h` when a
@@ -77,13 +84,13 @@ def _options_table(command: click.Command, ctx: click.Context) -> list[str]:
     for param in command.get_params(ctx):
         if isinstance(param, click.Option) and param.is_flag and set(param.opts) & {"--help"}:
             if help_names:
-                rows.append(f"| `{help_names}` | Show this message and exit. |")
+                rows.append(f"| {_code_cell(help_names)} | Show this message and exit. |")
             continue
         record = param.get_help_record(ctx)
         if record is None:
             continue
         names, help_text = record
-        rows.append(f"| `{names}` | {_cell(help_text)} |")  # a pipe inside backticks does not split a cell
+        rows.append(f"| {_code_cell(names)} | {_cell(help_text)} |")  # choices `[a|b]` are escaped: `[a\\|b]`
     if not rows:
         return []
     return ["| option | description |", "|---|---|", *rows, ""]
@@ -171,7 +178,7 @@ def command_table_markdown() -> str:
         summary = command.get_short_help_str(limit=1000)
         if name in DOC_PAGES:
             summary += f" See [{DOC_PAGES[name].split('.')[0].replace('_', ' ')}]({DOC_PAGES[name]})."
-        rows.append(f"| `{name}` | {_cell(summary)} |")
+        rows.append(f"| {_code_cell(name)} | {_cell(summary)} |")
     return "\n".join(rows) + "\n"
 
 
@@ -190,7 +197,7 @@ def vocabulary_markdown() -> str:
     rows = ["| option | meaning | commands |", "|---|---|---|"]
     for concept, spellings in VOCABULARY.items():
         commands = ", ".join(f"`{path}`" for path in users[concept])
-        rows.append(f"| `{', '.join(spellings)}` | {CONCEPT_MEANINGS[concept]} | {commands} |")
+        rows.append(f"| {_code_cell(', '.join(spellings))} | {CONCEPT_MEANINGS[concept]} | {commands} |")
     return "\n".join(rows) + "\n"
 
 

@@ -9,7 +9,8 @@ the end, before any error, as::
       tasks/warn_task/config.jsonnet:48: preparation_strategies...input_prefx: unknown field, ignored; did you mean ...
 
 Other warnings keep Python's format. ``--json`` output carries the warnings as data (``list-tasks --json``: each
-record's ``warnings``).
+record's ``warnings``, made by :meth:`~genbench.core.errors.GenbenchConfigWarning.as_record`: ``{file, line, field,
+message, fix}``).
 """
 
 from __future__ import annotations

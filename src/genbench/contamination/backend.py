@@ -429,3 +429,8 @@ class IndexBackend(ABC):
     @abstractmethod
     def list_indexes(self) -> list[dict[str, Any]]:
         """The manifests of the existing indexes."""
+
+    def damaged_indexes(self) -> list[dict[str, str]]:
+        """The indexes that cannot be used as they are: ``name``, ``index_type``, ``reason`` and ``rebuild`` (the
+        sentence with the command that builds each again). None by default (a backend whose store checks itself)."""
+        return []

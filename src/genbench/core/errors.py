@@ -8,8 +8,9 @@ written against the original framework. Library code never exits the process: th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 
 class GenBenchError(Exception):
@@ -172,3 +173,48 @@ class GenbenchConfigWarning(UserWarning):
     def line(self) -> int | None:
         """The 1-based line in the file, where known."""
         return self.problem.line if self.problem is not None else None
+
+    def as_record(self) -> dict[str, Any]:
+        """The warning as data: ``{file, line, field, message, fix}``, None where unknown.
+
+        genbench's messages read ``what is wrong; the fix``: ``message`` is the part before the first ``"; "`` and
+        ``fix`` the rest (None for a message without one). A warning built from text alone has ``message`` = its
+        whole text and ``line``, ``field`` and ``fix`` None. :func:`warning_text` renders a record back to
+        ``str(warning)``.
+
+        >>> problem = ConfigProblem("x", "unknown field, ignored; drop it", 3)
+        >>> GenbenchConfigWarning.from_problem("c.jsonnet", problem).as_record()
+        {'file': 'c.jsonnet', 'line': 3, 'field': 'x', 'message': 'unknown field, ignored', 'fix': 'drop it'}
+        """
+        if self.problem is None:
+            return {"file": self.file, "line": None, "field": None, "message": str(self), "fix": None}
+        message, separator, fix = self.problem.message.partition("; ")
+        return {
+            "file": self.file,
+            "line": self.problem.line,
+            "field": self.problem.field,
+            "message": message,
+            "fix": fix if separator else None,
+        }
+
+
+def warning_record(warning: Warning | str) -> dict[str, Any]:
+    """Any warning (or warning text) as a record (:meth:`GenbenchConfigWarning.as_record`); a warning of another
+    kind has only its ``message``."""
+    if isinstance(warning, GenbenchConfigWarning):
+        return warning.as_record()
+    return {"file": None, "line": None, "field": None, "message": str(warning), "fix": None}
+
+
+def warning_text(record: Mapping[str, Any]) -> str:
+    """The one-line text of a warning record, the same as ``str()`` of the warning it was made from.
+
+    >>> warning_text({"file": "c.jsonnet", "line": 3, "field": "x", "message": "unknown field", "fix": "drop it"})
+    'c.jsonnet:3: x: unknown field; drop it'
+    >>> warning_text({"file": None, "line": None, "field": None, "message": "a stray task.py", "fix": None})
+    'a stray task.py'
+    """
+    if record["field"] is None:
+        return str(record["message"])
+    message = record["message"] if record["fix"] is None else f"{record['message']}; {record['fix']}"
+    return ConfigProblem(record["field"], message, record["line"]).render(record["file"])

@@ -59,10 +59,18 @@ class LineProgress:
 
 
 def interactive_output(stream: TextIO | None = None) -> bool:
-    """Whether bars redraw themselves on ``stream`` (default stderr): a terminal, or a Jupyter kernel (widgets)."""
-    if "ipykernel" in sys.modules:
+    """Whether bars redraw themselves on ``stream`` (default stderr): a terminal, or a Jupyter kernel's output
+    (widgets). The stream itself tells, not whether ``ipykernel`` was imported somewhere in the process (a test
+    run that executed a notebook has it imported, with its output going to a pipe).
+
+    >>> import io
+    >>> interactive_output(io.StringIO())
+    False
+    """
+    stream = stream or sys.stderr
+    if type(stream).__module__.startswith("ipykernel."):  # ipykernel.iostream.OutStream: a notebook cell's output
         return True
-    isatty = getattr(stream or sys.stderr, "isatty", None)
+    isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty())
 
 

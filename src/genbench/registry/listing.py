@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from genbench.core.errors import GenbenchConfigWarning, TaskDefinitionError
+from genbench.core.errors import GenbenchConfigWarning, TaskDefinitionError, warning_record, warning_text
 from genbench.registry import metadata_cache
 from genbench.registry.directories import is_task_dict_dir, scan_task_dirs, subtask_dirs, subtask_order
 
@@ -129,7 +129,7 @@ def build_record(task_id: str, task_dir: Path, evaluated: dict[Path, Any] | None
         "keywords": list(config.keywords or []),
         "path": str(task_dir),
         "error": None,
-        "warnings": list(dict.fromkeys(str(w.message) for w in caught)),
+        "warnings": list({warning_text(r): r for r in (warning_record(w.message) for w in caught)}.values()),
     }
 
 
@@ -143,8 +143,10 @@ def task_records(*, strict: bool = False, use_cache: bool = True) -> list[dict[s
     Each record has ``id``, ``name``, ``description``, ``type`` (the task type, ``"task_dict"``, or None for a
     broken task), ``subtasks`` (ids, in order), ``splits`` (declared split names, or None with a ``split_file``),
     ``split_file``, ``keywords``, ``path``, ``error`` (None, or ``"ErrorType: message"`` for a broken task) and
-    ``warnings`` (the config's :class:`~genbench.core.errors.GenbenchConfigWarning` messages). A TaskDict's ``splits``
-    are the union of its subtasks' declared splits.
+    ``warnings`` (the config's :class:`~genbench.core.errors.GenbenchConfigWarning` warnings, each once, as records
+    ``{file, line, field, message, fix}``: see :meth:`~genbench.core.errors.GenbenchConfigWarning.as_record`; render
+    one with :func:`~genbench.core.errors.warning_text`). A TaskDict's ``splits`` are the union of its subtasks'
+    declared splits.
 
     Args:
         strict: Raise the first broken task's own error instead of listing it.
@@ -197,6 +199,7 @@ class TaskSummary:
     """What ``list_tasks`` knows about a task, read from its config alone.
 
     ``error`` is set (and ``task_type`` None) for a broken task; ``task_type`` is None for a TaskDict too.
+    ``warnings`` are the config warnings' one-line texts (the listing records carry them as data).
     """
 
     id: str
@@ -230,7 +233,7 @@ def list_tasks(*, strict: bool = False) -> list[TaskSummary]:
             subtasks=list(r["subtasks"]),
             keywords=list(r["keywords"]),
             error=r["error"],
-            warnings=list(r["warnings"]),
+            warnings=[warning_text(w) for w in r["warnings"]],
         )
         for r in task_records(strict=strict)
     ]

@@ -26,7 +26,7 @@ from genbench.core.version import VERSION
 from genbench.data.cache import cache_dir
 
 CACHE_FORMAT = "genbench-registry-cache"
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: warnings as records {file, line, field, message, fix}, not strings
 CACHE_ENV = "GENBENCH_REGISTRY_CACHE"
 _DEPTH = 3
 _CONFIG_SUFFIXES = (".jsonnet", ".libsonnet", ".json")
@@ -44,7 +44,14 @@ _RECORD_TYPES: dict[str, tuple[type, ...]] = {
     "error": (str, type(None)),
     "warnings": (list,),
 }
-_STRING_LISTS = ("subtasks", "splits", "keywords", "warnings")
+_STRING_LISTS = ("subtasks", "splits", "keywords")
+_WARNING_TYPES: dict[str, tuple[type, ...]] = {
+    "file": (str, type(None)),
+    "line": (int, type(None)),
+    "field": (str, type(None)),
+    "message": (str,),
+    "fix": (str, type(None)),
+}
 
 
 def cache_file() -> Path:
@@ -90,7 +97,18 @@ def _valid_record(record: Any) -> bool:
         return False
     if not all(isinstance(record[key], types) for key, types in _RECORD_TYPES.items()):
         return False
-    return all(all(isinstance(item, str) for item in record[key] or []) for key in _STRING_LISTS)
+    if not all(all(isinstance(item, str) for item in record[key] or []) for key in _STRING_LISTS):
+        return False
+    return all(_valid_warning(warning) for warning in record["warnings"])
+
+
+def _valid_warning(warning: Any) -> bool:
+    return (
+        isinstance(warning, dict)
+        and set(warning) == set(_WARNING_TYPES)
+        and all(isinstance(warning[key], types) for key, types in _WARNING_TYPES.items())
+        and not isinstance(warning["line"], bool)
+    )
 
 
 def _valid_entry(entry: Any) -> bool:

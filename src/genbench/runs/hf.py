@@ -27,6 +27,7 @@ logger = logging.getLogger(__name__)
 
 KNOWN_ARGS = ("dtype", "device", "batch_size", "revision", "max_length")
 _DTYPES = ("auto", "float32", "float16", "bfloat16")
+_OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 
 
 def default_device() -> str:
@@ -98,6 +99,68 @@ def check_local_path(target: str) -> None:
         )
 
 
+def _hub_says_not_found(exc: BaseException) -> bool:
+    """Whether a loading error says the hub has no such repository (transformers wraps huggingface_hub's
+    ``RepositoryNotFoundError`` in an ``OSError`` that names it "not a valid model identifier")."""
+    from huggingface_hub.errors import RepositoryNotFoundError
+
+    chain: BaseException | None = exc
+    seen: set[int] = set()
+    while chain is not None and id(chain) not in seen:
+        if isinstance(chain, RepositoryNotFoundError) or "not a valid model identifier" in str(chain):
+            return True
+        seen.add(id(chain))
+        chain = chain.__cause__ or chain.__context__
+    return False
+
+
+def could_be_either(target: str) -> bool:
+    """Whether an ``hf:`` target reads both as a relative directory and as a hub id (``org/name``), and no such
+    directory exists.
+
+    >>> [could_be_either(t) for t in ("models/no-such-gpt2", "gpt2", "./models/gpt2", "a/b/c")]
+    [True, False, False, False]
+    """
+    return target.count("/") == 1 and not looks_like_path(target) and not Path(target).expanduser().exists()
+
+
+def hub_offline() -> bool:
+    """Whether huggingface_hub is told to stay offline (``HF_HUB_OFFLINE``, or transformers' ``TRANSFORMERS_OFFLINE``),
+    read from the environment now (huggingface_hub reads it once, when imported)."""
+    return any(os.environ.get(name, "").upper() in {"1", "ON", "YES", "TRUE"} for name in _OFFLINE_VARIABLES)
+
+
+def both_readings_error(target: str, hub_problem: str) -> ModelSpecError:
+    """The error for an ``org/name``-shaped target that is neither a local directory nor a loadable hub model: it
+    names both readings, and the fix for each."""
+    here = Path.cwd()
+    return ModelSpecError(
+        f"hf:{target} is neither a local directory nor a Hugging Face Hub model. As a directory: there is no "
+        f"directory {target} relative to the working directory {here}; give its full path (hf:/path/to/{target}) "
+        f"or run from the folder that holds it (hf:./{target}). As a hub id: {hub_problem}."
+    )
+
+
+def check_cached_hub_id(target: str, revision: str | None) -> None:
+    """With the hub offline, refuse an ``org/name``-shaped target that is neither a directory nor in the Hub cache,
+    naming both readings (before transformers says only that it is no local folder nor a cached model)."""
+    if not could_be_either(target) or not hub_offline():
+        return
+    from huggingface_hub import try_to_load_from_cache
+
+    try:
+        cached = try_to_load_from_cache(target, "config.json", revision=revision)
+    except ValueError:  # not a valid hub id (HFValidationError): transformers' own message says why
+        return
+    if not isinstance(cached, str):
+        raise both_readings_error(
+            target,
+            f"there is no cached hub model {target} and the hub is offline (HF_HUB_OFFLINE=1); unset "
+            f"HF_HUB_OFFLINE (and TRANSFORMERS_OFFLINE) once so it is downloaded, or run "
+            f"`hf download {target}` where the hub can be reached",
+        )
+
+
 class HFCausalLMRunner(ModelRunner):
     """A transformers ``AutoModelForCausalLM`` with its tokenizer."""
 
@@ -116,10 +179,17 @@ class HFCausalLMRunner(ModelRunner):
         hub_revision = spec.args.get("revision")
         dtype: Any = "auto" if dtype_name == "auto" else getattr(torch, dtype_name)
         check_local_path(spec.target)
+        check_cached_hub_id(spec.target, hub_revision)
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(spec.target, revision=hub_revision)
             self.model = AutoModelForCausalLM.from_pretrained(spec.target, revision=hub_revision, dtype=dtype)
         except (OSError, ValueError) as exc:  # huggingface_hub's HFValidationError is a ValueError
+            if could_be_either(spec.target) and _hub_says_not_found(exc):
+                raise both_readings_error(
+                    spec.target,
+                    f"the hub has no model {spec.target} that can be read ({exc}); check the id (and for a gated or "
+                    "private model, log in with `hf auth login`)",
+                ) from exc
             raise ModelRunError(f"hf:{spec.target}: cannot load the model or its tokenizer: {exc}") from exc
         self.model.to(self.device)  # type: ignore[arg-type]  # a device string is accepted
         self.model.eval()

@@ -17,7 +17,7 @@ from genbench.contamination.embedded.ngram_table import HASH_VERSION
 from genbench.contamination.embedded.store import FORMAT_VERSION, MANIFEST, open_manifest, read_manifest, run_build
 from genbench.contamination.embedded.text_index import TextIndex, TextShardBuilder
 from genbench.contamination.embedded.vector_index import VectorIndex, VectorShardBuilder, load_model, resolve_model
-from genbench.contamination.errors import ContaminationError
+from genbench.contamination.errors import ContaminationError, DamagedIndexError
 from genbench.contamination.training_data import LoadedDataset, UnitSpec, index_name, is_local, no_units_error
 from genbench.contamination.training_data import safe_file_name as _safe_name
 from genbench.core.files import prepare_output_dir
@@ -122,6 +122,28 @@ class EmbeddedBackend(IndexBackend):
             return []
         manifests = [read_manifest(path) for path in sorted(self.index_dir.iterdir()) if not path.name.startswith(".")]
         return [m for m in manifests if m is not None]
+
+    def damaged_indexes(self) -> list[dict[str, str]]:
+        """The index folders whose manifest is missing, damaged or of another format version, or whose files do not
+        match it (sizes, and the checksums of small files; every checksum with ``verify``), with the reason and the
+        command that rebuilds each. ``list_indexes`` leaves the first kind out: ``contamination list`` shows these."""
+        if not self.index_dir.is_dir():
+            return []
+        damaged = []
+        for path in sorted(self.index_dir.iterdir()):
+            looks_like_index = path.suffix == ".text" or ".vector-" in path.name or (path / MANIFEST).exists()
+            if path.name.startswith(".") or not looks_like_index or not is_local(path, "dir"):
+                continue
+            manifest = read_manifest(path)
+            guessed = "vector" if ".vector-" in path.name else "text"
+            index_type = str(manifest.get("index_type", guessed)) if manifest is not None else guessed
+            hint = self.rebuild_hint(path, path.name, index_type, None)
+            try:
+                open_manifest(path, hint, verify=self.verify)
+            except DamagedIndexError as exc:
+                reason = str(exc).removesuffix(hint).strip()
+                damaged.append({"name": path.name, "index_type": index_type, "reason": reason, "rebuild": hint})
+        return damaged
 
     def open(self, dataset: str, *, index_type: str = "text", model: str | None = None, **options: Any) -> Index:
         """Open an index by dataset name (as indexed) or by its folder name.
