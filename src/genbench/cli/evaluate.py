@@ -92,7 +92,7 @@ def evaluate_file(task: Task, predictions_path: str | os.PathLike[str], split: s
     return {"task_id": task.task_id, "split": split, "n": len(gold), "metrics": metrics}
 
 
-def write_predictions_results(
+def predictions_task_run(
     task: Task,
     predictions_path: str | os.PathLike[str],
     split: str = "test",
@@ -101,10 +101,8 @@ def write_predictions_results(
     results_dir: str | os.PathLike[str],
     shots: int | None = None,
     seed: int = 42,
-) -> Path:
+) -> Any:
     """Score a predictions file and write a results file in the format of model runs (see ``schema --results``).
-
-    The :class:`genbench.runs.execute.TaskRun` behind it is :func:`predictions_task_run`'s.
 
     Args:
         task: The task (a subtask of a TaskDict is scored on its own).
@@ -116,26 +114,8 @@ def write_predictions_results(
         seed: The few-shot seed of those prompts.
 
     Returns:
-        The results file.
+        Its :class:`genbench.runs.execute.TaskRun`.
     """
-    task_run = predictions_task_run(
-        task, predictions_path, split, model=model, results_dir=results_dir, shots=shots, seed=seed
-    )
-    assert task_run.results_path is not None  # noqa: S101 - written: results_dir is given
-    return task_run.results_path
-
-
-def predictions_task_run(
-    task: Task,
-    predictions_path: str | os.PathLike[str],
-    split: str = "test",
-    *,
-    model: str,
-    results_dir: str | os.PathLike[str],
-    shots: int | None = None,
-    seed: int = 42,
-) -> Any:
-    """:func:`write_predictions_results`, returning its :class:`genbench.runs.execute.TaskRun`."""
     from genbench.runs.offline import predictions_run
 
     predictions = read_predictions(predictions_path)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from genbench.task import Task
 
 
-def predictions_results(
+def predictions_run(
     task: Task,
     predictions: Sequence[Mapping[str, Any]],
     gold: Any,
@@ -32,7 +32,7 @@ def predictions_results(
     shots: int | None = None,
     seed: int = 42,
     bootstrap: BootstrapSettings | None = None,
-) -> Path:
+) -> TaskRun:
     """Write the results file (and per-sample log) of a predictions file scored against ``gold``.
 
     Args:
@@ -47,28 +47,9 @@ def predictions_results(
         bootstrap: Interval settings.
 
     Returns:
-        The results file's path.
+        The :class:`~genbench.runs.execute.TaskRun` (for a subtask, with what the merged result of its TaskDict
+        needs: :func:`genbench.runs.merged_results.write_merged`).
     """
-    task_run = predictions_run(
-        task, predictions, gold, model=model, output_dir=output_dir, shots=shots, seed=seed, bootstrap=bootstrap
-    )
-    assert task_run.results_path is not None  # noqa: S101 - written: output_dir is given
-    return task_run.results_path
-
-
-def predictions_run(
-    task: Task,
-    predictions: Sequence[Mapping[str, Any]],
-    gold: Any,
-    *,
-    model: str,
-    output_dir: str | Path,
-    shots: int | None = None,
-    seed: int = 42,
-    bootstrap: BootstrapSettings | None = None,
-) -> TaskRun:
-    """:func:`predictions_results`, returning the :class:`~genbench.runs.execute.TaskRun` (for a subtask, with
-    what the merged result of its TaskDict needs: :func:`genbench.runs.merged_results.write_merged`)."""
     started = time.perf_counter()
     bootstrap = bootstrap or BootstrapSettings(seed=seed)
     targets = [p["target"] for p in predictions]
@@ -93,16 +74,13 @@ def merged_predictions_results(task_dict: Any, runs: Sequence[TaskRun], output_d
     return write_merged(task_dict, runs, output_dir)
 
 
-def baseline_results(task: Task, output_dir: str | Path, *, shot_list: Sequence[int], random_seed: int = 42) -> Path:
-    """Write the results file of the task type's baseline (see :mod:`genbench.runs.baselines`) on every setting."""
-    task_run = baseline_run(task, output_dir, shot_list=shot_list, random_seed=random_seed)
-    assert task_run.results_path is not None  # noqa: S101 - written: output_dir is given
-    return task_run.results_path
-
-
 def baseline_run(task: Task, output_dir: str | Path, *, shot_list: Sequence[int], random_seed: int = 42) -> TaskRun:
-    """:func:`baseline_results`, returning the :class:`~genbench.runs.execute.TaskRun` (for a subtask, with what the
-    merged result of its TaskDict needs: :func:`genbench.runs.merged_results.write_merged`)."""
+    """Write the results file of the task type's baseline (see :mod:`genbench.runs.baselines`) on every setting.
+
+    Returns:
+        The :class:`~genbench.runs.execute.TaskRun` (for a subtask, with what the merged result of its TaskDict
+        needs: :func:`genbench.runs.merged_results.write_merged`).
+    """
     started = time.perf_counter()
     bootstrap = BootstrapSettings(seed=random_seed)
     pool = training_pool(task)
