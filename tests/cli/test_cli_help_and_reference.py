@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -124,3 +125,19 @@ def test_group_help_imports_no_command_module():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "list-tasks" in result.stdout
     assert result.stderr.strip() == "[]"
+
+
+def test_python_dash_m_genbench_cli_is_the_command(tmp_path):
+    # For an environment whose scripts folder is not on PATH: `python -m genbench.cli` runs the same group.
+    env_path = str(REPO_ROOT / "src")
+    result = subprocess.run(
+        [sys.executable, "-m", "genbench.cli", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": env_path},
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("Usage: genbench-cli [OPTIONS] COMMAND [ARGS]...")
+    assert "list-tasks" in result.stdout

@@ -52,9 +52,35 @@ def test_create_task_from_an_install_writes_into_the_working_directory(runner, t
     assert result.exit_code == 0, result.output
     assert (tmp_path / "evaluation_cafe" / "config.jsonnet").is_file()
     assert "Task id: evaluation_cafe" in result.stdout
-    assert "Task root: . (the current directory (not a genbench checkout" in result.stdout
+    assert "Task root: . (the current directory: not a genbench checkout" in result.stdout
     assert "export GENBENCH_TASKS_PATH=" in result.stdout  # how genbench then finds it
     assert not (REPO_ROOT / "src" / "genbench" / "tasks" / "evaluation_cafe").exists()
+
+
+def test_the_next_steps_printed_outside_a_task_root_work_as_printed(runner, tmp_path, monkeypatch):
+    monkeypatch.delenv("GENBENCH_TASKS_PATH", raising=False)
+    monkeypatch.chdir(tmp_path)
+    created = runner.invoke(cli, ["create-task", "-n", "Café deux", "-a", "Ada"])
+    assert created.exit_code == 0, created.output
+    step = next(line for line in created.stdout.splitlines() if "3. Check the task:" in line)
+    assert step.split(":", 1)[1].split() == [
+        f"GENBENCH_TASKS_PATH={tmp_path}",
+        "genbench-cli",
+        "test-task",
+        "-t",
+        "cafe_deux",
+    ]
+
+    # Forgetting the variable: the error says the task folder is here and how to make this folder a task root.
+    missing = runner.invoke(cli, ["show-task", "-t", "cafe_deux"])
+    assert missing.exit_code != 0
+    assert "A task folder cafe_deux/ is in the current directory" in missing.output
+    assert f"export GENBENCH_TASKS_PATH={tmp_path}" in missing.output
+
+    monkeypatch.setenv("GENBENCH_TASKS_PATH", str(tmp_path))  # the step as printed
+    shown = runner.invoke(cli, ["show-task", "-t", "cafe_deux"])
+    assert shown.exit_code == 0, shown.output
+    assert "Café deux" in shown.stdout
 
 
 @pytest.mark.parametrize(

@@ -172,7 +172,7 @@ def default_tasks_dir(start: str | os.PathLike[str] | None = None) -> tuple[Path
     configured = [path for path in os.environ.get(roots.TASKS_PATH_ENV, "").split(os.pathsep) if path.strip()]
     if configured:
         return Path(configured[0]).expanduser().resolve(), f"the first folder of {roots.TASKS_PATH_ENV}"
-    return here, f"the current directory (not a genbench checkout, and {roots.TASKS_PATH_ENV} is not set)"
+    return here, f"the current directory: not a genbench checkout, and {roots.TASKS_PATH_ENV} is not set"
 
 
 def _is_genbench_project(pyproject: Path) -> bool:

@@ -210,7 +210,8 @@ def _broken_command(name: str, error: UnknownPluginError) -> click.Command:
 def cli(ctx: click.Context, debug: bool, quiet: bool, no_progress: bool) -> None:
     """GenBench: build, test and run generalisation benchmark tasks.
 
-    The options above are accepted before or after the command's name (genbench-cli run ... --debug).
+    --debug, --quiet and --no-progress (below) are accepted before or after the command's name
+    (genbench-cli run ... --debug).
 
     Example: genbench-cli list-tasks
     """

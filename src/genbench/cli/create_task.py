@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -141,17 +142,21 @@ def create_task(
 
     click.echo("Task created successfully.")
     click.echo(f"View the task at {display_path(path)}")
+    # Until the author exports it, the next steps' commands carry the task root themselves, so that each one works
+    # as printed.
+    cli_command = "genbench-cli"
     if path.parent not in task_roots():
         click.echo(
             f"Note: {path.parent} is not a task root yet: add it to GENBENCH_TASKS_PATH so that genbench finds the "
-            f"task (export GENBENCH_TASKS_PATH={path.parent})."
+            f"task (export GENBENCH_TASKS_PATH={shlex.quote(str(path.parent))})."
         )
+        cli_command = f"GENBENCH_TASKS_PATH={shlex.quote(str(path.parent))} genbench-cli"
     of_each = " of each subtask" if subtask_ids else ""
     click.echo("Next steps:")
     click.echo(f"  1. Replace the example data in data/ and edit config.jsonnet{of_each} (data, task type, metrics).")
     click.echo(
         f"  2. Describe the task in doc.md{' (and each subtask)' if subtask_ids else ''}, replacing the template text."
     )
-    click.echo(f"  3. Check the task:  genbench-cli test-task -t {task_id}")
-    click.echo(f"  4. Submit it:       genbench-cli submit-task -t {task_id}")
+    click.echo(f"  3. Check the task:  {cli_command} test-task -t {task_id}")
+    click.echo(f"  4. Submit it:       {cli_command} submit-task -t {task_id}")
     click.echo("Instructions to fill and submit the task: docs/creating_a_task.md")

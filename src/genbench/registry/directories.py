@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import shlex
 import warnings
 from pathlib import Path
 from typing import Any
@@ -120,7 +121,15 @@ def get_task_dir(task_id: str, subtask_id: str | None = None) -> Path:
     if root_id not in tasks:
         close = difflib.get_close_matches(root_id, list(tasks), n=3)
         hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-        roots = ", ".join(str(r) for r in task_roots())
+        searched = task_roots()
+        here = Path.cwd()
+        if not hint and _is_task_dir(here / root_id) and here.resolve() not in {r.resolve() for r in searched}:
+            # The author's usual slip after `create-task` outside a checkout: the task is here, the root is not set.
+            hint = (
+                f" A task folder {root_id}/ is in the current directory: make it a task root with "
+                f"`export {TASKS_PATH_ENV}={shlex.quote(str(here))}`."
+            )
+        roots = ", ".join(str(r) for r in searched)
         raise TaskNotFoundError(f"Task {root_id!r} does not exist (searched {roots}).{hint}")
     task_dir = tasks[root_id]
     if subtask_id is None:
