@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # The test suite and the demo never touch the network.
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HUB_DISABLE_TELEMETRY=1
 
-.PHONY: install demo test test-original check-quality fix-style typecheck bench bench-anchors docs clean
+.PHONY: install demo test test-original check-quality fix-style typecheck bench bench-anchors install-size docs clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -71,6 +71,11 @@ bench: $(STAMP) bench-anchors
 	$(OFFLINE) $(BIN)/python benchmarks/registry.py --json benchmarks/results/registry.json
 	$(OFFLINE) $(BIN)/python benchmarks/results_reading.py
 	$(BIN)/python benchmarks/render_docs.py
+
+## The disk size of each install (core, every extra, the original framework from GENBENCH_ORIG_SRC) in fresh venvs:
+## benchmarks/results/install_size.json and the table of docs/getting_started.md (about 10 minutes).
+install-size: $(STAMP)
+	$(BIN)/python benchmarks/install_size.py
 
 ## Build the documentation site (strict: broken links and missing pages fail).
 docs: $(STAMP)

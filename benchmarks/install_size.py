@@ -150,8 +150,11 @@ def render(result: dict[str, Any]) -> str:
         f"'.[extra]'`, then its disk use in MiB as `du -sm` gives it; an empty venv is {_mib(empty)}, pip and "
         "setuptools). torch is the CPU build pinned by `constraints.txt`; a CUDA build of torch adds several GB.",
         "",
-        "Where the core's size goes (MiB): the `datasets` library and what it requires ("
-        + _largest(core, ["pyarrow", "pandas", "huggingface-hub", "hf-xet", "aiohttp", "datasets"])
+        "Where the core's size goes (MiB): pyarrow "
+        + _largest(core, ["pyarrow"]).removeprefix("pyarrow ")
+        + " (the `datasets` library's storage, also used directly by the contamination code), what else `datasets` "
+        "requires ("
+        + _largest(core, ["pandas", "hf-xet", "huggingface-hub", "aiohttp", "datasets"])
         + "), NumPy "
         + _largest(core, ["numpy"]).removeprefix("numpy ")
         + ", scikit-learn and SciPy for the metrics ("

@@ -1,4 +1,4 @@
-"""The install sizes in docs/getting_started.md are the last measured ones, of the installs pyproject.toml declares now.
+"""The install sizes in docs/getting_started.md are the last measured, of the installs pyproject.toml declares now.
 
 ``python benchmarks/install_size.py`` measures fresh venvs (minutes: not in the test suite) and writes
 ``benchmarks/results/install_size.json`` and the page's table; these tests fail when the page, the measurement and
@@ -10,8 +10,9 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS = ROOT / "benchmarks"
