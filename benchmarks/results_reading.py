@@ -56,7 +56,9 @@ def main() -> None:
     shipped = results.FAST_DEFINITIONS
     timings: dict[str, list[float]] = {"jsonschema": [], "compiled": []}
     with tempfile.TemporaryDirectory() as folder:
-        document = results_document("bench_task", name="Benchmark task", num_examples=args.rows, accuracy=1.0, ci=(1.0, 1.0))
+        document = results_document(
+            "bench_task", name="Benchmark task", num_examples=args.rows, accuracy=1.0, ci=(1.0, 1.0)
+        )
         path = results.write_results(document, Path(folder) / "bench_task.json", samples(args.rows))
         read: dict[str, object] = {}
         for _ in range(args.runs):

@@ -9,7 +9,7 @@ from genbench.runs.results import write_results
 from tests.benchmark_modules import benchmark_module
 
 results_document = benchmark_module("_results_document").results_document
-"""``results_document(task_id="toy_task", accuracy=0.5, ...)``: the one builder (``benchmarks/_results_document.py``)."""
+"""``results_document(task_id="toy_task", accuracy=0.5, ...)``: the builder of ``benchmarks/_results_document.py``."""
 
 
 def samples(scores: list[float]) -> list[dict[str, Any]]:
