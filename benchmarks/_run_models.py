@@ -1,10 +1,13 @@
 """Models and requests of the ``run`` benchmarks (``run_vs_lmeval.py``, ``gpu_run_vs_lmeval.py``): no Hub needed.
 
-Models are GPT-2s initialised at random with a fixed seed, with the word-level tokenizer of the test fixtures
-(``tests/runs/conftest.py``), saved with ``save_pretrained`` so that genbench (``hf:PATH``) and
-lm-evaluation-harness (``--model hf --model_args pretrained=PATH``) load the very same files:
+Models are GPT-2s initialised at random with a fixed seed, with a word-level tokenizer (:data:`WORDS`,
+:data:`SYMBOLS`), saved with ``save_pretrained`` so that genbench (``hf:PATH``) and lm-evaluation-harness
+(``--model hf --model_args pretrained=PATH``) load the very same files. This module is their one definition: the
+tests' ``tiny_gpt2`` fixture (``tests/runs/conftest.py``) is ``tiny``, imported from this file by path, because
+``benchmarks/`` travels without ``tests/`` to the GPU check (``gpu_device_run.sh``).
 
-- ``tiny``: 2 layers, width 32 (the test fixture's shape), no BOS token;
+- ``tiny``: 2 layers, width 32, no BOS token (its vocabulary holds ``<s>`` all the same, at id 3: the ids, and so
+  the random weights, are those of ``tiny-bos``);
 - ``tiny-bos``: the same weights, and a tokenizer that starts every encoding with ``<s>`` (as Llama's does);
 - ``gpt2-small``: GPT-2 small's shape (12 layers, width 768, 1024 positions, 50,257 vocabulary entries: 124M
   parameters); the vocabulary is the fixture's words and symbols, padded with filler words ``w00090`` ... so that

@@ -26,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import row, summary, versions, write_results  # noqa: E402
+from _results_document import results_document  # noqa: E402
 
 import genbench.runs.results as results  # noqa: E402
 
@@ -46,35 +47,6 @@ def samples(count: int) -> list[dict[str, object]]:
     ]
 
 
-def document(count: int) -> dict[str, object]:
-    sha = "a" * 64
-    return {
-        "schema_version": 1,
-        "task": {
-            "id": "bench_task",
-            "name": "Benchmark task",
-            "task_type": "free_form",
-            "fingerprint": {"sha256": sha, "config_sha256": sha, "data_sha256": {"test": sha}},
-        },
-        "genbench_version": "0",
-        "model": {"spec": "python:predict.py:f", "kind": "python", "revision": None},
-        "preparation_strategy": "prompt_based_testing",
-        "seed": 42,
-        "bootstrap": {"confidence": 0.95, "resamples": 10, "statistic_resamples": 10, "seed": 42},
-        "evaluations": [
-            {
-                "shots": 0,
-                "num_examples": count,
-                "prompt_builder_sha256": None,
-                "primary_metric": "exact_match",
-                "metrics": {"exact_match": {"value": 1.0, "ci": [1.0, 1.0]}},
-            }
-        ],
-        "run_seconds": 1.0,
-        "created": "2026-01-01T00:00:00Z",
-    }
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=50_000, help="lines of the per-sample log")
@@ -84,7 +56,10 @@ def main() -> None:
     shipped = results.FAST_DEFINITIONS
     timings: dict[str, list[float]] = {"jsonschema": [], "compiled": []}
     with tempfile.TemporaryDirectory() as folder:
-        path = results.write_results(document(args.rows), Path(folder) / "bench_task.json", samples(args.rows))
+        document = results_document(
+            "bench_task", name="Benchmark task", num_examples=args.rows, accuracy=1.0, ci=(1.0, 1.0)
+        )
+        path = results.write_results(document, Path(folder) / "bench_task.json", samples(args.rows))
         read: dict[str, object] = {}
         for _ in range(args.runs):
             for kind in ("jsonschema", "compiled"):  # alternated, so that a busy spell slows both

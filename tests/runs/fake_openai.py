@@ -4,7 +4,9 @@ Completions answer ``"42\\n\\nQ: more"`` (so the stop string must cut it), or fo
 listed choice. With ``echo`` and ``logprobs`` it returns fake prompt log-probabilities: the text is split into
 tokens by ``\\s*\\S+``, each scoring ``-0.1 * len(token.strip())`` (the first token has none, as real servers).
 Faults are scripted by request number: ``faults={1: 429, 2: 500, 3: "slow"}``; ``mutate`` changes every completion
-body before it is sent (malformed answers).
+body before it is sent (malformed answers). The API is served under ``/v1`` only (any other path answers 404, as a
+URL without the API's path does), ``GET /v1/models`` too unless ``models=False`` (a server that does not list its
+models: 404); ``refuse_key = True`` answers every ``GET`` 401 (a wrong API key).
 """
 
 from __future__ import annotations
@@ -42,12 +44,16 @@ class FakeServer:
         faults: dict[int, Any] | None = None,
         delay: float = 0.0,
         mutate: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+        models: bool = True,
     ):
         self.logprobs = logprobs
+        self.models = models
+        self.refuse_key = False  # answer every request 401 (a wrong API key)
         self.mutate = mutate
         self.faults = dict(faults or {})
         self.delay = delay
         self.requests: list[dict[str, Any]] = []
+        self.gets: list[str] = []
         self.statuses: list[int] = []
         self.lock = threading.Lock()
         server = self
@@ -71,11 +77,22 @@ class FakeServer:
                 except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
                     pass
 
+            def _not_found(self) -> None:
+                self._send(404, {"detail": "Not Found"})  # what FastAPI servers (vLLM) answer
+
             def do_GET(self) -> None:  # noqa: N802
+                with server.lock:
+                    server.gets.append(self.path)
+                if server.refuse_key:
+                    return self._send(401, {"error": {"message": "Incorrect API key provided"}})
+                if self.path != "/v1/models" or not server.models:
+                    return self._not_found()
                 self._send(200, {"object": "list", "data": [{"id": "fake-model", "object": "model"}]})
 
             def do_POST(self) -> None:  # noqa: N802
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                if not self.path.startswith("/v1/"):
+                    return self._not_found()
                 with server.lock:
                     server.requests.append({"path": self.path, **body})
                     number = len(server.requests)

@@ -127,3 +127,53 @@ def test_a_password_in_the_server_url_is_not_written_to_the_results(tmp_path) ->
     for path in written:
         assert "Sup3r-secret" not in str(path) and "Sup3r-secret" not in path.read_text()
     assert any("user:***@" in path.read_text() for path in written)
+
+
+# ------------------------------------------------------------------ servers that do not answer GET /models
+def test_a_server_without_models_runs_with_a_named_model_and_a_warning(tmp_path, caplog) -> None:
+    with fake_openai_server(models=False) as server:
+        spec = parse_model_spec(f"openai:{server.url}", "model=fake-model")
+        with caplog.at_level("WARNING", logger="genbench.runs.openai"):
+            runner = OpenAIRunner(spec)
+        run = run_model_on_task(load_task("arithmetic_length"), runner, limit=2, use_cache=False, bootstrap=FAST)
+    assert server.gets == ["/v1/models"]  # the check was made, and answered 404
+    assert [s["raw_output"] for s in run.samples] == ["42"] * 2
+    assert all(r["model"] == "fake-model" for r in server.requests)
+    assert f"GET {server.url}/models answered HTTP 404" in caplog.text
+    assert "going on with model=fake-model" in caplog.text
+
+
+def test_a_server_without_models_and_no_model_argument_asks_for_one() -> None:
+    from genbench.runs.errors import ModelSpecError
+
+    with fake_openai_server(models=False) as server, pytest.raises(ModelSpecError) as failed:
+        OpenAIRunner(parse_model_spec(f"openai:{server.url}", ""))
+    message = str(failed.value)
+    assert f"openai:{server.url} does not list its models (GET {server.url}/models answered HTTP 404" in message
+    assert "--model-args model=NAME" in message and "http://localhost:8000/v1" in message
+    assert server.requests == []  # nothing was asked of the model
+
+
+def test_a_url_without_the_api_path_fails_at_the_first_request_naming_the_fix() -> None:
+    from genbench.runs.errors import ModelRunError
+
+    with fake_openai_server() as server:
+        base = server.url.removesuffix("/v1")  # the server's root: every path answers 404
+        runner = OpenAIRunner(parse_model_spec(f"openai:{base}", "model=fake-model,max_retries=3"))
+        with pytest.raises(ModelRunError) as failed:
+            runner.generate(["hello"], max_new_tokens=4, stop=None)
+    message = str(failed.value)
+    assert f"openai:{base} answered HTTP 404 to POST /completions" in message
+    assert "OpenAI API base" in message and "e.g. http://localhost:8000/v1" in message
+    assert server.gets == ["/models"] and server.requests == []  # 404 is not retried
+
+
+def test_a_refused_api_key_fails_before_any_work(monkeypatch) -> None:
+    from genbench.runs.errors import ModelRunError
+
+    with fake_openai_server() as server:
+        monkeypatch.setattr(server, "refuse_key", True)
+        with pytest.raises(ModelRunError) as failed:
+            OpenAIRunner(parse_model_spec(f"openai:{server.url}", "model=fake-model"))
+    assert f"GET {server.url}/models answered HTTP 401" in str(failed.value)
+    assert "Set OPENAI_API_KEY" in str(failed.value)

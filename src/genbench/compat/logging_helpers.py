@@ -1,9 +1,16 @@
 """Compatibility module: ``genbench.compat.logging_helpers`` of the original framework.
 
-genbench's own modules log with ``logging.getLogger(__name__)`` and configure nothing. Task code written for the
-original framework calls :func:`get_logger`, which, as there, gives the ``genbench`` library logger a stderr
-handler on first use (level from ``GENBENCH_VERBOSITY``: debug, info, warning, error or critical; default
-warning) and stops it propagating to the root logger, so messages are not printed twice.
+genbench's own modules log with ``logging.getLogger(__name__)`` and configure nothing: the ``genbench`` library
+logger has a ``NullHandler`` and propagates to the root logger, where the application's configuration applies.
+
+Task code written for the original framework calls :func:`get_logger` when its module is imported; that gives the
+logger and, when ``GENBENCH_VERBOSITY`` is set (debug, info, warning, error or critical), the library logger's level,
+and configures nothing else: loading such a task must not change where every genbench message goes for the rest of
+the process (in the original, genbench's own modules had configured the library logger long before). The functions
+that configure (``set_verbosity*``, ``enable_default_handler``/``disable_default_handler``, ``add_handler``/
+``remove_handler``, ``enable_propagation``/``disable_propagation``) do what the original's do: on first use, the
+library logger gets a stderr handler (in place of its ``NullHandler``), its level (``GENBENCH_VERBOSITY``, default
+warning) and stops propagating to the root logger, so messages are not printed twice.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ log_levels = {"debug": DEBUG, "info": INFO, "warning": WARNING, "error": ERROR, 
 
 _lock = threading.Lock()
 _handler: logging.Handler | None = None
+_verbosity_applied = False
 
 
 def _default_level() -> int:
@@ -36,12 +44,25 @@ def _library_logger() -> logging.Logger:
     return logging.getLogger(LIBRARY_LOGGER)
 
 
+def _apply_verbosity_env() -> None:
+    """Set the library logger's level from ``GENBENCH_VERBOSITY``, once, and only when the variable is set."""
+    global _verbosity_applied
+    with _lock:
+        if not _verbosity_applied:
+            _verbosity_applied = True
+            if os.environ.get(VERBOSITY_ENV):
+                _library_logger().setLevel(_default_level())
+
+
 def _configure() -> logging.Handler:
     global _handler
     with _lock:
         if _handler is None:
             _handler = logging.StreamHandler(sys.stderr)
             root = _library_logger()
+            for handler in list(root.handlers):  # the library's own: it only stood in for "no handler"
+                if type(handler) is logging.NullHandler:
+                    root.removeHandler(handler)
             root.addHandler(_handler)
             root.setLevel(_default_level())
             root.propagate = False
@@ -54,14 +75,15 @@ def get_log_levels_dict() -> dict[str, int]:
 
 
 def get_logger(name: str | None = None) -> logging.Logger:
-    """A logger (default: the ``genbench`` library logger), configuring the library logger on first use."""
-    _configure()
+    """A logger (default: the ``genbench`` library logger); the library logger's level from ``GENBENCH_VERBOSITY``
+    when that is set. Adds no handler and leaves propagation to the root logger on (see the module's docstring)."""
+    _apply_verbosity_env()
     return logging.getLogger(name or LIBRARY_LOGGER)
 
 
 def get_verbosity() -> int:
     """The effective level of the ``genbench`` library logger."""
-    _configure()
+    _apply_verbosity_env()
     return _library_logger().getEffectiveLevel()
 
 

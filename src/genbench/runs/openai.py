@@ -3,8 +3,10 @@
 Requests go through the official ``openai`` client, which retries with exponential back-off (honouring
 ``Retry-After``) on 408/409/429/5xx answers, connection errors and timeouts; ``concurrency`` requests are in flight at
 once. Before any work, one ``GET /models`` without retries checks that the server can be reached: one that cannot
-fails the run at once, naming the URL (its password redacted). The API key is read from ``OPENAI_API_KEY`` (local
-servers accept any; ``EMPTY`` is sent when it is unset).
+fails the run at once, naming the URL (its password redacted), and so does one that refuses the API key (HTTP 401 or
+403). A server that answers but does not list its models (some serve ``/completions`` only) is used with the
+``model`` argument and a warning; without that argument it is an error that asks for it. The API key is read from
+``OPENAI_API_KEY`` (local servers accept any; ``EMPTY`` is sent when it is unset).
 
 - Generation: ``/completions`` (``api=completions``, the default) or ``/chat/completions`` (``api=chat``, the
   prompt as one user message), greedy (``temperature=0``), stopped at the task's ``stop_string``.
@@ -36,6 +38,10 @@ logger = logging.getLogger(__name__)
 
 KNOWN_ARGS = ("model", "api", "concurrency", "max_retries", "timeout", "revision")
 CONNECT_TIMEOUT = 10.0  # seconds to open a connection (the `timeout` argument covers the whole request)
+BASE_URL_HINT = (
+    "If the server answers 404 to every request, the URL is not its OpenAI API base: give the scheme, host, port and "
+    "path, e.g. http://localhost:8000/v1."
+)
 
 
 class OpenAIRunner(ModelRunner):
@@ -61,8 +67,17 @@ class OpenAIRunner(ModelRunner):
             timeout=openai.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT)),
         )
         self.shown = redact_url(spec.target)  # the server in messages, without a password given in the URL
+        self._unlisted = ""
         models = self._preflight()
         self.model = spec.args.get("model") or self._only_model(models)
+        if models is None:  # some servers serve completions but no list of models: the run goes on, with a note
+            logger.warning(
+                "openai:%s does not list its models (%s); going on with model=%s. %s",
+                self.shown,
+                self._unlisted,
+                self.model,
+                BASE_URL_HINT,
+            )
         self.revision = spec.args.get("revision")
         self._logprobs_refused: str | None = None
 
@@ -80,15 +95,21 @@ class OpenAIRunner(ModelRunner):
                     "http://localhost:8000/v1)."
                 )
             ) from exc
-        except self._openai.APIStatusError:  # reachable; a server without GET /models
+        except self._openai.APIStatusError as exc:  # reachable, but no list of models
+            answer = f"GET {self.shown.rstrip('/')}/models answered HTTP {exc.status_code}: {exc.message}"
+            if exc.status_code in (401, 403):  # every request would be refused the same way
+                raise ModelRunError(
+                    f"openai:{self.shown} refused the API key ({answer}). Set OPENAI_API_KEY to the server's key."
+                ) from exc
+            self._unlisted = answer
             return None
         return [m.id for m in listed]
 
     def _only_model(self, models: list[str] | None) -> str:
         if models is None:
             raise ModelSpecError(
-                f"openai:{self.shown} does not list its models (GET /models failed): name the model with "
-                "--model-args model=NAME."
+                f"openai:{self.shown} does not list its models ({self._unlisted}): name the model with "
+                f"--model-args model=NAME. {BASE_URL_HINT}"
             )
         if len(models) != 1:
             raise ModelSpecError(
@@ -104,6 +125,13 @@ class OpenAIRunner(ModelRunner):
         try:
             return request()
         except self._openai.APIStatusError as exc:
+            if exc.status_code == 404:  # not retried: a wrong URL or an API the server does not have
+                path = "/chat/completions" if self.api == "chat" else "/completions"
+                raise ModelRunError(
+                    f"openai:{self.shown} answered HTTP 404 to POST {path}: {exc.message}. Check that the URL is the "
+                    "server's OpenAI API base (scheme, host, port and path, e.g. http://localhost:8000/v1) and that "
+                    "it serves this API (--model-args api=completions or api=chat)."
+                ) from exc
             raise ModelRunError(
                 f"openai:{self.shown} answered HTTP {exc.status_code} after its retries: {exc.message}"
             ) from exc
