@@ -30,15 +30,6 @@ def first_run(tmp_path_factory: pytest.TempPathFactory) -> TaskRun:
     return task_run
 
 
-class _Records(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.INFO)
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-
-
 DAMAGE = {
     "cut short": (lambda path: path.write_text('{"schema_version": 1, "task": {"id": "categ'), "not valid JSON"),
     "NaN": (lambda path: path.write_text('{"schema_version": NaN}'), "NaN is not a JSON number"),
@@ -58,7 +49,9 @@ def test_a_damaged_results_file_is_replaced_with_a_warning_naming_the_damage(
     path.parent.mkdir(parents=True)
     damage_file, reason = DAMAGE[damage]
     damage_file(path)
-    handler = _Records()  # genbench's loggers do not propagate, so no caplog
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(logging.INFO)  # genbench's loggers do not propagate, so no caplog
+    handler.emit = records.append  # type: ignore[method-assign]
     logger = logging.getLogger("genbench.runs.results")
     logger.addHandler(handler)
     try:
@@ -70,7 +63,7 @@ def test_a_damaged_results_file_is_replaced_with_a_warning_naming_the_damage(
         "replaced a damaged results file with results of category_membership by"
     )
     assert reason in saved.replaced and str(path) in saved.replaced
-    assert [(r.levelno, r.getMessage()) for r in handler.records] == [
+    assert [(r.levelno, r.getMessage()) for r in records] == [
         (logging.WARNING, saved.replaced[:1].upper() + saved.replaced[1:])
     ]
     document, _ = read_results(path)  # the replacement is whole
