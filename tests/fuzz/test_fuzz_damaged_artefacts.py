@@ -71,7 +71,7 @@ def test_damaged_request_cache(data: bytes) -> None:
 
 
 def _open_and_read(folder: str, new_entry_read_as: list[dict]) -> None:
-    """Open the cache, check every answer it gives, write an entry and read it back (as one of ``new_entry_read_as``)."""
+    """Open the cache, check every answer it gives, write an entry and read it back (as one of the allowed)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cache = RequestCache(folder)
