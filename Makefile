@@ -70,6 +70,7 @@ bench: $(STAMP) bench-anchors
 	$(OFFLINE) $(BIN)/python benchmarks/contamination.py
 	$(OFFLINE) $(BIN)/python benchmarks/registry.py --json benchmarks/results/registry.json
 	$(OFFLINE) $(BIN)/python benchmarks/results_reading.py
+	$(OFFLINE) $(BIN)/python benchmarks/request_cache_open.py
 	$(BIN)/python benchmarks/render_docs.py
 
 ## Build the documentation site (strict: broken links and missing pages fail).

@@ -129,8 +129,10 @@ class RequestCache:
         except BaseException:
             db.close()
             raise
-        # The state just checked (or found recorded): a WAL write does not change the database file itself.
-        self._trusted_state = _file_state(self.path) if state == _file_state(self.path) else None
+        # The state just checked (or found recorded), unless the file changed meanwhile (another run's checkpoint):
+        # the statements above wrote only to the write-ahead log, never to the database file itself.
+        after = _file_state(self.path)
+        self._trusted_state = after if after == state else None
         if checked and self._trusted_state is not None:
             self._record_state()
         return db
@@ -164,8 +166,10 @@ class RequestCache:
         """Move the write-ahead log into the database file, keeping the trusted state when only this changed it.
 
         The state is compared just before: when the file changed since it was trusted (another process's
-        checkpoint, anything else), it is no longer trusted, and the next open checks it. ``PASSIVE``: never waits
-        for another run's readers (what they still read stays in the log, for a later checkpoint).
+        checkpoint, anything else), it is no longer trusted, and the next open checks it (only a change in the
+        instant between that comparison and the checkpoint's own writes would pass unseen: then the entries'
+        checksums still stand). ``PASSIVE``: never waits for another run's readers (what they still read stays in
+        the log, for a later checkpoint).
         """
         before = _file_state(self.path)
         self._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
