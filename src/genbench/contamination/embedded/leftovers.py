@@ -96,9 +96,7 @@ def remove_stale_index_leftovers(index_dir: Path, held: str | None) -> list[Path
     them).
     """
     removed: list[Path] = []
-    if not index_dir.is_dir():
-        return removed
-    for path in sorted(index_dir.iterdir()):
+    for path in _listing(index_dir):
         match = _STAGING.match(path.name) or _OLD.match(path.name)
         if match is None or not path.is_dir():
             continue
@@ -122,12 +120,15 @@ def sweep_index_dir(index_dir: Path, held: str | None = None) -> list[Path]:
     Args:
         index_dir: The folder of indexes.
         held: The index whose lock the caller holds (its leftovers need no lock), if any.
+
+    A folder that cannot be listed (another user's) is left as it is: the open or build that follows says why it
+    cannot read it.
     """
-    if not index_dir.is_dir():
+    if not _listing(index_dir):
         return []
     removed = _restore_replaced(index_dir, held)
     removed += remove_stale_index_leftovers(index_dir, held)
-    for index in sorted(index_dir.iterdir()):
+    for index in _listing(index_dir):  # again: an index put back above has its tables too
         tables = index / "tables"
         if index.name.startswith(".") or index.is_symlink() or not tables.is_dir():
             continue
@@ -137,6 +138,13 @@ def sweep_index_dir(index_dir: Path, held: str | None = None) -> list[Path]:
                 _remove(path)
                 removed.append(path)
     return removed
+
+
+def _listing(folder: Path) -> list[Path]:
+    try:
+        return sorted(folder.iterdir())
+    except OSError:
+        return []
 
 
 def _restore_replaced(index_dir: Path, held: str | None) -> list[Path]:
