@@ -137,6 +137,15 @@ def rows() -> list[str]:
             f"{_s(figures['jsonschema'])} | {reading['ratio']:.1f}x | |"
         )
         notes.append(f"results reading: {_machine(reading)}")
+    cache = _load("request_cache_open")
+    if cache:  # written by benchmarks/request_cache_open.py: opening with and without the whole-file check
+        figures = cache["figures"]
+        lines.append(
+            f"| opening a {cache['cache_bytes'] / 2**20:,.0f} MiB request cache ({cache['entries']:,} answers), "
+            f"unchanged since genbench wrote it | {_s(figures['unchanged file'])} | `PRAGMA quick_check` on every "
+            f"open (before): {_s(figures['check every open'])} | {cache['ratio']:.0f}x | |"
+        )
+        notes.append(f"request cache opening: {_machine(cache)}")
     return [*lines, "", "Measured on:", "", *[f"- {note}" for note in notes]]
 
 

@@ -19,7 +19,7 @@ from genbench.core.json_files import iter_json_lines, loads_strict, read_json_fi
         ('{"a": -Infinity}', "-Infinity is not a JSON number"),
         ('{"a": 1', "not valid JSON"),
         ("[" * 5000 + "]" * 5000, "nested deeper than the 200 levels allowed"),
-        ("[" * 100_000, "nested too deeply to read"),
+        ("[" * 100_000, "nested deeper than the 200 levels allowed"),  # never closed: counted all the same
     ],
 )
 def test_refusals_name_the_file(tmp_path: Path, text: str, message: str) -> None:
@@ -36,6 +36,11 @@ def test_depth_up_to_the_limit_and_brackets_in_strings_are_fine() -> None:
     assert loads_strict(text, source="x")["s"].startswith("[[[{{{")
     with pytest.raises(DamagedFileError):
         loads_strict("[" * 201 + "]" * 201, source="x")
+
+
+def test_a_limit_above_the_recursion_limit_still_ends_in_a_genbench_error() -> None:
+    with pytest.raises(DamagedFileError, match="x: nested too deeply to read"):
+        loads_strict("[" * 100_000, source="x", max_depth=1_000_000)
 
 
 def test_invalid_utf8_and_size_limit(tmp_path: Path) -> None:

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from genbench.core.errors import DamagedFileError
+from genbench.core.json_depth import nests_deeper_than
 
 MAX_DEPTH = 200
 """Nesting deeper than this is refused (genbench's own files nest fewer than 10 levels)."""
@@ -66,7 +66,7 @@ def loads_strict(
             data = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise raise_as(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start}).{suffix}") from None
-    if data.count("[") + data.count("{") > max_depth and _too_deep(data, max_depth):
+    if nests_deeper_than(data, max_depth):
         raise raise_as(f"{source}: nested deeper than the {max_depth} levels allowed.{suffix}")
     try:
         return json.loads(data, parse_constant=_refuse_constant)
@@ -74,29 +74,6 @@ def loads_strict(
         raise raise_as(f"{source}: nested too deeply to read.{suffix}") from None
     except ValueError as exc:
         raise raise_as(f"{source}: not valid JSON: {exc}.{suffix}") from None
-
-
-def _too_deep(text: str, max_depth: int) -> bool:
-    """Whether ``[``/``{`` outside strings nest deeper than ``max_depth``, found without recursion.
-
-    Strings are cut out and everything but brackets dropped, then innermost pairs removed one level per pass:
-    all by regular expressions (C speed), at most ``max_depth + 1`` passes over a shrinking string of brackets.
-    Malformed nesting (``[}``) stops the passes early; the parser then says what is wrong.
-    """
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
-    for _ in range(max_depth):
-        if not brackets:
-            return False
-        inner_removed = _INNERMOST_PAIR.sub("", brackets)
-        if inner_removed == brackets:
-            return False
-        brackets = inner_removed
-    return bool(_INNERMOST_PAIR.search(brackets))
-
-
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_INNERMOST_PAIR = re.compile(r"\[\]|\{\}")
 
 
 def open_regular(path: str | os.PathLike[str], *, what: str = "file", error: type[Exception] | None = None) -> int:

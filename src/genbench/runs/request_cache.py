@@ -6,6 +6,9 @@ transaction, so a run killed half-way loses at most the chunk in flight and neve
 Each entry also stores the SHA-256 of its key and value, checked on read: an entry that fails the check, or that is
 not valid JSON, is ignored (and answered again), never trusted. A ``-inf`` answer (a log-likelihood of an impossible
 continuation) is stored as ``-Infinity`` and read back as ``-inf``; NaN is never stored.
+
+The whole file is checked (``PRAGMA quick_check``) when it is opened, unless it is unchanged since genbench last
+checked or wrote it, which a sidecar records (see :class:`RequestCache`).
 """
 
 from __future__ import annotations
@@ -24,11 +27,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from genbench.core.errors import OutputError
+from genbench.core.errors import DamagedFileError, OutputError
+from genbench.core.files import write_json_atomic
+from genbench.core.json_files import read_json_file
 
 logger = logging.getLogger(__name__)
 
 CACHE_FILE = "requests.sqlite"
+CHECKED_SUFFIX = ".checked"
+"""``requests.sqlite.checked``: the state of ``requests.sqlite`` that genbench checked or wrote last (see
+:class:`RequestCache`)."""
+CHECKPOINT_BYTES = 16 << 20
+"""Answers written are moved from SQLite's write-ahead log into the database file once the log is this large."""
 
 
 def request_key(identity: dict[str, Any], kind: str, request: Any, settings: dict[str, Any]) -> str:
@@ -54,18 +64,33 @@ class CacheStats:
 class RequestCache:
     """A SQLite file of answers, keyed by :func:`request_key`.
 
-    Opening it checks the database (``PRAGMA quick_check``, linear in its size: seconds for gigabytes): a damaged
-    file (cut short, overwritten) is moved aside to ``requests.sqlite.damaged-<time>`` with a warning and an empty
-    cache is built in its place, so the run answers those requests again instead of failing. The same happens when
-    damage shows up later, in a read or a write. An entry whose value or checksum is missing (NULL) or wrong is a
-    miss: it is deleted and answered again.
+    Opening it checks the database (``PRAGMA quick_check``, linear in its size: about a second per gigabyte) unless
+    the file is in the state genbench last left it in: a damaged file (cut short, overwritten) is moved aside to
+    ``requests.sqlite.damaged-<time>`` with a warning and an empty cache is built in its place, so the run answers
+    those requests again instead of failing. The same happens when damage shows up later, in a read or a write. An
+    entry whose value or checksum is missing (NULL) or wrong is a miss: it is deleted and answered again.
+
+    Why skipping the check of an unchanged file is safe: the sidecar ``requests.sqlite.checked`` records the file's
+    size, modification and change times (nanoseconds), inode and device, and is written only (a) right after a
+    check passed, and (b) after this process's own checkpoints, when the file was in the recorded state just before
+    them (automatic checkpoints are off: this class moves the write-ahead log into the file itself, so it knows every
+    change it made). Any other change (cut short, overwritten, copied back, a concurrent run's checkpoint, even
+    with its modification time restored: the change time cannot be set) gives another state, so the next open
+    checks the whole file again. What a state cannot show is damage that changes no metadata (a failing disk's
+    flipped bits): it is caught where it matters, as before the check existed: every entry carries a checksum of its
+    key and value (a damaged one is a miss, never a wrong answer), and a ``sqlite3.DatabaseError`` raised by a read
+    or a write moves the file aside like a failed check. A sidecar that is missing, damaged or unwritable (a
+    read-only folder) only means the check runs.
 
     Args:
         directory: Where ``requests.sqlite`` lives (created if missing).
+        verify: Check the whole file on open even when it is unchanged.
     """
 
-    def __init__(self, directory: str | Path):
+    def __init__(self, directory: str | Path, *, verify: bool = False):
         self.path = Path(directory) / CACHE_FILE
+        self.verify = verify
+        self._trusted_state: dict[str, int] | None = None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._db = self._open()
@@ -88,10 +113,14 @@ class RequestCache:
         db.text_factory = bytes  # decoded here: a flipped byte in a value must be a miss, not a decoding error
         try:
             db.execute("PRAGMA journal_mode=WAL")
-            verdict = db.execute("PRAGMA quick_check").fetchone()
-            if verdict is None or verdict[0] != b"ok":
-                found = verdict[0].decode("utf-8", "replace") if verdict else "no answer"
-                raise sqlite3.DatabaseError(f"integrity check failed: {found}")
+            db.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints are this class's own: see _checkpoint
+            state = _file_state(self.path)
+            checked = self.verify or state is None or state != self._recorded_state()
+            if checked:
+                verdict = db.execute("PRAGMA quick_check").fetchone()
+                if verdict is None or verdict[0] != b"ok":
+                    found = verdict[0].decode("utf-8", "replace") if verdict else "no answer"
+                    raise sqlite3.DatabaseError(f"integrity check failed: {found}")
             db.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, value TEXT, sha256 TEXT)")
             columns = [row[1].decode("utf-8", "replace") for row in db.execute("PRAGMA table_info(answers)")]
             if columns[:3] != ["key", "value", "sha256"]:
@@ -100,10 +129,69 @@ class RequestCache:
         except BaseException:
             db.close()
             raise
+        # The state just checked (or found recorded), unless the file changed meanwhile (another run's checkpoint):
+        # the statements above wrote only to the write-ahead log, never to the database file itself.
+        after = _file_state(self.path)
+        self._trusted_state = after if after == state else None
+        if checked and self._trusted_state is not None:
+            self._record_state()
         return db
+
+    def _recorded_state(self) -> dict[str, int] | None:
+        """The state the sidecar records (None: no readable sidecar)."""
+        try:
+            recorded = read_json_file(self._sidecar, what="request cache sidecar", max_bytes=4096, max_depth=2)
+        except (OSError, DamagedFileError):
+            return None
+        return recorded.get("state") if isinstance(recorded, dict) else None
+
+    @property
+    def _sidecar(self) -> Path:
+        return self.path.with_name(CACHE_FILE + CHECKED_SUFFIX)
+
+    def _record_state(self) -> None:
+        """Record the trusted state in the sidecar; where it cannot be written the next open checks the file."""
+        try:
+            write_json_atomic(self._sidecar, {"file": CACHE_FILE, "state": self._trusted_state})
+        except OSError as exc:
+            logger.debug("Request cache %s: the sidecar cannot be written (%s); the next open checks the file.",
+                         self.path, exc)  # fmt: skip
+
+    def _forget_state(self) -> None:
+        self._trusted_state = None
+        with contextlib.suppress(OSError):
+            self._sidecar.unlink()
+
+    def _checkpoint(self) -> None:
+        """Move the write-ahead log into the database file, keeping the trusted state when only this changed it.
+
+        The state is compared just before: when the file changed since it was trusted (another process's
+        checkpoint, anything else), it is no longer trusted, and the next open checks it (only a change in the
+        instant between that comparison and the checkpoint's own writes would pass unseen: then the entries'
+        checksums still stand). ``PASSIVE``: never waits for another run's readers (what they still read stays in
+        the log, for a later checkpoint).
+        """
+        before = _file_state(self.path)
+        self._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        if self._trusted_state is not None:
+            self._trusted_state = _file_state(self.path) if before == self._trusted_state else None
+
+    def _checkpoint_when_large(self) -> None:
+        try:
+            wal_bytes = os.stat(f"{self.path}-wal").st_size
+        except OSError:
+            return
+        if wal_bytes >= CHECKPOINT_BYTES:
+            try:
+                self._checkpoint()
+            except sqlite3.OperationalError as exc:
+                if _is_damage(exc):
+                    raise
+                self._trusted_state = None  # busy: a later checkpoint (or SQLite's, at close) moves the log
 
     def _move_aside(self, exc: Exception) -> None:
         """Move the damaged database (and its WAL files) aside, keeping it for inspection, and warn."""
+        self._forget_state()
         aside = self.path.with_name(f"{CACHE_FILE}.damaged-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
         for suffix in ("", "-wal", "-shm"):
             part = Path(f"{self.path}{suffix}")
@@ -169,6 +257,7 @@ class RequestCache:
         try:
             with self._db:
                 self._db.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?, ?)", rows)
+            self._checkpoint_when_large()
         except _DAMAGE_ERRORS as exc:
             if not _is_damage(exc):
                 raise _unusable(self.path, exc) from exc
@@ -181,7 +270,14 @@ class RequestCache:
         return int(self._db.execute("SELECT COUNT(*) FROM answers").fetchone()[0])
 
     def close(self) -> None:
+        """Write the answers into the database file, record its state (see the class) and close it."""
+        try:
+            self._checkpoint()
+        except sqlite3.Error:  # busy (another run reads it) or damaged: the next open checks the file
+            self._trusted_state = None
         self._db.close()
+        if self._trusted_state is not None and _file_state(self.path) == self._trusted_state:
+            self._record_state()
 
 
 class DamagedCacheWarning(UserWarning):
@@ -211,6 +307,21 @@ def _checked_answer(key: Any, value: Any, checksum: Any) -> Any:
         return json.loads(value.decode("utf-8"))
     except (ValueError, RecursionError):
         return _BROKEN
+
+
+def _file_state(path: Path) -> dict[str, int] | None:
+    """What tells one state of a file from another without reading it (None: there is no file)."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return {
+        "size": found.st_size,
+        "mtime_ns": found.st_mtime_ns,
+        "ctime_ns": found.st_ctime_ns,
+        "inode": found.st_ino,
+        "device": found.st_dev,
+    }
 
 
 def _check_header(path: Path) -> None:

@@ -417,25 +417,54 @@ def save_results(
 
     The same identity replaces the earlier file (logged at INFO); a file of a different identity at that place (a
     new model revision or task version, or a file written before run identities) is replaced with a WARNING naming
-    what changed. The message is returned too, for the command line to print.
+    what changed. A damaged file there (unreadable by the strict reader: cut short, ``NaN``, too deep or large, not a
+    regular file) is replaced too, with a WARNING saying what was wrong with it. The message is returned too, for
+    the command line to print.
+
+    Raises:
+        ResultsFileError: the document does not follow the schema, or a folder is where the file goes.
     """
     identity = document["run_identity"]
     path = results_path(output_dir, identity)
     previous: dict[str, Any] | None = None
-    if path.is_file():
-        try:
-            previous = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            previous = {}
-        if not isinstance(previous, dict):
-            previous = {}
+    damage: str | None = None
+    if path.is_dir():
+        raise ResultsFileError(
+            f"{path} is a folder, where the results file of this run goes: move it away and run again."
+        )
+    if os.path.lexists(path):
+        previous, damage = _previous_document(path)
     written = write_results(document, path, samples)
     stale_samples = path.with_name(path.name.removesuffix(".json") + ".samples.jsonl")
     if samples is None and stale_samples.is_file():  # the replaced file's log would be taken for this run's
         stale_samples.unlink()
     if previous is None:
         return SavedResults(written)
+    if damage is not None:
+        message = f"replaced a damaged results file with results of {_describe(identity)} in {written} ({damage})"
+        logger.warning("%s", message[:1].upper() + message[1:])
+        return SavedResults(written, message)
     message = replacement_message(previous, identity, written)
     same = changed_fields(previous, identity) == []
     logger.log(logging.INFO if same else logging.WARNING, "%s", message[:1].upper() + message[1:])
     return SavedResults(written, message)
+
+
+def _previous_document(path: Path) -> tuple[dict[str, Any], str | None]:
+    """The results document ``path`` holds before it is replaced, and what is wrong with it (None: nothing).
+
+    Read with the strict reader, so a damaged file (cut short, ``NaN``, nested 100,000 deep, larger than the limit,
+    a FIFO) is described instead of raising. It is then replaced, not refused: the run that replaces it is what every
+    error about the damaged file asks for ("run the command again"), and the damaged file holds nothing that could be
+    read back. Only its description is kept, for the warning.
+    """
+    try:
+        previous = read_json_file(path, what="results file", error=ResultsFileError)
+    except FileNotFoundError:  # removed meanwhile, or a dangling link
+        return {}, "it could not be found any more"
+    except (ResultsFileError, OSError) as exc:
+        reason = str(exc).removeprefix(f"{path}: ").rstrip(".")
+        return {}, reason
+    if not isinstance(previous, dict):
+        return {}, "its JSON is not a results object"
+    return previous, None

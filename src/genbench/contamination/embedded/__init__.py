@@ -13,6 +13,7 @@ from typing import Any
 
 from genbench.contamination.analysis import ANALYZER_VERSION
 from genbench.contamination.backend import INDEX_TYPES, Index, IndexBackend, default_index_dir
+from genbench.contamination.embedded.leftovers import sweep_index_dir
 from genbench.contamination.embedded.ngram_table import HASH_VERSION
 from genbench.contamination.embedded.store import FORMAT_VERSION, MANIFEST, open_manifest, read_manifest, run_build
 from genbench.contamination.embedded.text_index import TextIndex, TextShardBuilder
@@ -154,6 +155,7 @@ class EmbeddedBackend(IndexBackend):
             DamagedIndexError: a file of the index is missing or does not match the manifest (the message names
                 the file and the command that rebuilds the index).
         """
+        sweep_index_dir(self.index_dir)  # what killed builds left, of any index here (see .leftovers)
         path = self._find(dataset, index_type, model)
         hint = self.rebuild_hint(path, dataset, index_type, model)
         manifest = open_manifest(path, hint, verify=self.verify)

@@ -14,12 +14,23 @@ makes two concurrent builds of one index take turns: the second waits, then find
 
 The lock files themselves stay (empty, hidden): deleting a lock file that another process may have opened to wait
 on it would let two processes hold "the" lock, which is why ``filelock`` keeps them too.
+
+:func:`sweep_index_dir` runs whenever an index of a folder is opened or built: it removes every stopped build's
+temporaries in that folder, those of every index's n-gram tables included, and puts back an index that a build
+killed between its two renames left only as ``.<name>.old``.
+
+Why not :mod:`genbench.core.temporaries` (the sweep of ``atomic_open``'s temporaries): there each temporary is
+locked by its own writer and counts as stale only once a minute old, since it exists before its lock does; here
+one lock, taken before any temporary exists, covers a whole build (its shards, staging folder, ``.old`` and tables)
+and also makes concurrent builds take turns, so a free lock proves at once that the temporaries are stale. The two
+share the principle (the kernel drops a dead process's lock), not the bookkeeping.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import re
 import shutil
 from collections.abc import Iterator
@@ -31,6 +42,7 @@ logger = logging.getLogger(__name__)
 _RANDOM = r"[a-z0-9_]{8}"
 _STAGING = re.compile(rf"^\.(?P<name>.+)\.{_RANDOM}\.staging$")
 _OLD = re.compile(r"^\.(?P<name>.+)\.old$")
+_TABLE_TMP = re.compile(rf"^\.ngram-(?P<n>[0-9]+)\.{_RANDOM}\.tmp$")
 
 
 def lock_path(folder: Path, name: str) -> Path:
@@ -56,13 +68,16 @@ def build_lock(folder: Path, name: str) -> Iterator[None]:
 
 
 def _free(folder: Path, name: str) -> bool:
-    """Whether no live process holds the build lock of ``name`` (taking and releasing it at once)."""
+    """Whether no live process holds the build lock of ``name`` (taking and releasing it at once).
+
+    A lock that cannot be taken at all (another user's folder, read-only) counts as held: nothing is removed.
+    """
     from filelock import FileLock, Timeout
 
     lock = FileLock(lock_path(folder, name))
     try:
         lock.acquire(timeout=0)
-    except Timeout:
+    except (Timeout, OSError):
         return False
     lock.release()
     return True
@@ -73,7 +88,7 @@ def _remove(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-def remove_stale_index_leftovers(index_dir: Path, held: str) -> list[Path]:
+def remove_stale_index_leftovers(index_dir: Path, held: str | None) -> list[Path]:
     """Remove the staging and ``.old`` folders of stopped builds in ``index_dir``; returns what was removed.
 
     Those of ``held`` (whose lock the caller holds) are removed; those of another index only when its lock is free.
@@ -81,9 +96,7 @@ def remove_stale_index_leftovers(index_dir: Path, held: str) -> list[Path]:
     them).
     """
     removed: list[Path] = []
-    if not index_dir.is_dir():
-        return removed
-    for path in sorted(index_dir.iterdir()):
+    for path in _listing(index_dir):
         match = _STAGING.match(path.name) or _OLD.match(path.name)
         if match is None or not path.is_dir():
             continue
@@ -92,12 +105,67 @@ def remove_stale_index_leftovers(index_dir: Path, held: str) -> list[Path]:
             _remove(path)
             removed.append(path)
     partial = index_dir / f".{held}.partial"
-    if partial.is_dir():
+    if held is not None and partial.is_dir():
         for path in sorted(partial.glob(".shard-*")):
             if path.is_dir():
                 _remove(path)
                 removed.append(path)
     return removed
+
+
+def sweep_index_dir(index_dir: Path, held: str | None = None) -> list[Path]:
+    """Remove what stopped builds left in ``index_dir`` and in its indexes' ``tables/`` folders; returns what was
+    removed (or put back).
+
+    Args:
+        index_dir: The folder of indexes.
+        held: The index whose lock the caller holds (its leftovers need no lock), if any.
+
+    A folder that cannot be listed (another user's) is left as it is: the open or build that follows says why it
+    cannot read it.
+    """
+    if not _listing(index_dir):
+        return []
+    removed = _restore_replaced(index_dir, held)
+    removed += remove_stale_index_leftovers(index_dir, held)
+    for index in _listing(index_dir):  # again: an index put back above has its tables too
+        tables = index / "tables"
+        if index.name.startswith(".") or index.is_symlink() or not tables.is_dir():
+            continue
+        for path in sorted(tables.glob(".ngram-*.tmp")):
+            match = _TABLE_TMP.match(path.name)
+            if match is not None and path.is_dir() and _free(tables, f"ngram-{match.group('n')}"):
+                _remove(path)
+                removed.append(path)
+    return removed
+
+
+def _listing(folder: Path) -> list[Path]:
+    try:
+        return sorted(folder.iterdir())
+    except OSError:
+        return []
+
+
+def _restore_replaced(index_dir: Path, held: str | None) -> list[Path]:
+    """Put back ``.<name>.old`` where a build was killed after moving ``<name>`` aside and before renaming the new
+    index into place: readers then find the index as it was before that build, not none."""
+    restored = []
+    for path in sorted(index_dir.glob(".*.old")):
+        match = _OLD.match(path.name)
+        if match is None or not path.is_dir() or path.is_symlink():
+            continue
+        name = match.group("name")
+        final = index_dir / name
+        if os.path.lexists(final) or not (name == held or _free(index_dir, name)):
+            continue
+        try:
+            os.replace(path, final)
+        except OSError:
+            continue
+        logger.info("Put %s back as %s: the build that was replacing it was stopped.", path, final)
+        restored.append(path)
+    return restored
 
 
 def remove_stale_table_leftovers(tables_dir: Path, n: int) -> list[Path]:

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from genbench.contamination.embedded.integrity import check_files, file_records, is_sealed, seal
-from genbench.contamination.embedded.leftovers import build_lock, remove_stale_index_leftovers
+from genbench.contamination.embedded.leftovers import build_lock, sweep_index_dir
 from genbench.contamination.embedded.npy_file import npy_header
 from genbench.contamination.errors import ContaminationError, DamagedIndexError
 from genbench.contamination.memory import give_back_free_memory
@@ -122,10 +122,10 @@ def run_build(
     """Build the index ``name`` (or return the manifest of an up-to-date one); returns its manifest.
 
     ``check`` sees the counts before the index is put in place; an error it raises discards the build. The build
-    holds the index's lock and first removes what stopped builds left behind (see :mod:`.leftovers`).
+    holds the index's lock and first removes what stopped builds left behind in the folder (see :mod:`.leftovers`).
     """
     with build_lock(index_dir, name):
-        remove_stale_index_leftovers(index_dir, name)
+        sweep_index_dir(index_dir, name)
         return _build_locked(
             index_dir,
             name,
@@ -165,14 +165,17 @@ def _build_locked(
                 f"{_describe_units(settings['units_from'])}. Replace it by running the same command with --rebuild, "
                 "or keep both by building this one into another folder (--index_dir)."
             )
-        if existing.get("build_settings") == settings:
-            try:
-                check_files(final, existing.get("files"), "")
-            except DamagedIndexError:
-                pass  # damaged: built again below
-            else:
-                return existing
     partial = index_dir / f".{name}.partial"
+    if existing is not None and not rebuild and existing.get("build_settings") == settings:
+        try:
+            check_files(final, existing.get("files"), "")
+        except DamagedIndexError:
+            pass  # damaged: built again below
+        else:
+            # A stopped build's shards are of no more use: the index they were for is here (a rebuild, whose
+            # shards these may be, never resumes: it starts over).
+            shutil.rmtree(partial, ignore_errors=True)
+            return existing
     state = partial / "build.json"
     if partial.exists():
         try:
