@@ -15,7 +15,8 @@ from genbench.leaderboard.assets import SITE_CSS, SITE_JS
 from genbench.leaderboard.chart import score_vs_shots_svg, shots_label
 from genbench.leaderboard.collect import Leaderboard, ModelEntry, TaskEntry
 from genbench.leaderboard.names import metric_label
-from genbench.leaderboard.standings import RESAMPLES, Headline, SampleLogs, Standing, cell_score
+from genbench.leaderboard.sample_logs import SampleLogs
+from genbench.leaderboard.standings import RESAMPLES, Headline, Standing, cell_score
 
 
 def page(title: str, body: str, *, root: str) -> str:
@@ -65,7 +66,7 @@ def task_page(
 ) -> str:
     """A task's page; ``headline``: the metric the overview ranks it by (else the results' primary metric). The
     chart's points are means over a model's seeds (:func:`cell_score`, which reads per-sample ``logs``)."""
-    logs = logs or SampleLogs()
+    logs = logs or board.logs
     cells = [(board.models[m], cell) for (m, t), cell in board.cells.items() if t == task.task_id]
     cells.sort(key=lambda item: item[0].label)
     metric_names: list[str] = []

@@ -14,7 +14,7 @@ from genbench.display.html import escape
 from genbench.leaderboard.collect import Leaderboard, OnStale, StaleFile, TaskEntry, collect
 from genbench.leaderboard.overview import overview_body
 from genbench.leaderboard.pages import model_page, page, task_page
-from genbench.leaderboard.standings import RESAMPLES, GroupScore, SampleLogs, Score, Standing, Standings, rank_models
+from genbench.leaderboard.standings import RESAMPLES, GroupScore, Score, Standing, Standings, rank_models
 from genbench.runs.results import canonical_sha256
 
 
@@ -59,7 +59,7 @@ def build_leaderboard(
     """
     installed = InstalledTasks()
     board = collect(results_dirs, on_stale=on_stale, current_config=installed.config_sha256)
-    logs = SampleLogs()
+    logs = board.logs
     standings = rank_models(board, shots, resamples=resamples, logs=logs)
     site = Path(site_dir)
     (site / "tasks").mkdir(parents=True, exist_ok=True)
