@@ -46,6 +46,7 @@ cursor:pointer;font:inherit}
 .gb-axis-button[aria-pressed=true]{background:#1a55a6;color:#fff;border-color:#1a55a6}
 .gb-tag{display:inline-block;background:#eef;border-radius:3px;padding:0 4px;margin-left:4px;font-size:11px}
 .gb-metric{color:#556}
+.gb-direction{color:#a65e00;font-size:12px}
 """
     + CARD_CSS
 )

@@ -77,6 +77,8 @@ class TaskEntry:
     """The task's own headline metric (``task.primary_metric`` of the results), when it declares one."""
     subtasks: list[str] = field(default_factory=list)
     """A task with subtasks: the ids merged into its results (``task.subtasks``)."""
+    metric_directions: dict[str, str] = field(default_factory=dict)
+    """Result keys or patterns -> ``higher``/``lower``, as the task declares them (``task.metric_directions``)."""
 
     @property
     def slug(self) -> str:
@@ -331,6 +333,7 @@ def _task_entry(board: Leaderboard, document: dict[str, Any], path: Path) -> Tas
     entry.taxonomy = taxonomy_of(task.get("taxonomy")) or entry.taxonomy
     entry.declared_primary = task.get("primary_metric") or entry.declared_primary
     entry.subtasks = list(task.get("subtasks") or entry.subtasks)
+    entry.metric_directions = dict(task.get("metric_directions") or entry.metric_directions)
     entry.file_fingerprints[path] = task["fingerprint"]["sha256"]
     return entry
 

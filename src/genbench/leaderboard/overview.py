@@ -149,7 +149,10 @@ def tasks_table(board: Leaderboard, standings: Standings) -> str:
         task = headline.task
         taxonomy = " ".join(v for values in task.taxonomy.values() for v in values)
         keywords = " ".join([task_id, task.name, *task.keywords, taxonomy])
-        note = "" if headline.counts else ' <span class="gb-note">(lower is better: not in the means)</span>'
+        note = ""
+        if not headline.counts and headline.metric is not None:
+            source = escape(headline.direction_source)
+            note = f' <span class="gb-note">(lower is better, {source}: not in the means)</span>'
         subtasks = standings.subtasks.get(task_id)
         detail = f'<br><small class="gb-ci">subtasks: {escape(", ".join(subtasks))}</small>' if subtasks else ""
         tags = "".join(

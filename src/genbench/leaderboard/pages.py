@@ -7,6 +7,7 @@ the site works opened from ``file://`` and copied anywhere.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from numbers import Real
 from typing import Any
 
@@ -14,7 +15,7 @@ from genbench.display.html import escape
 from genbench.leaderboard.assets import SITE_CSS, SITE_JS
 from genbench.leaderboard.chart import score_vs_shots_svg, shots_label
 from genbench.leaderboard.collect import Leaderboard, ModelEntry, TaskEntry
-from genbench.leaderboard.names import metric_label
+from genbench.leaderboard.names import direction_note, metric_direction, metric_label
 from genbench.leaderboard.sample_logs import SampleLogs
 from genbench.leaderboard.standings import RESAMPLES, Headline, Standing, cell_score
 
@@ -51,9 +52,13 @@ def td(html: str, sort: str) -> str:
     return f'<td data-sort="{escape(sort)}">{html}</td>'
 
 
-def metric_header(key: str) -> str:
-    """A sortable header naming a metric for a reader, its raw key on hover."""
-    return f'<th class="sortable" data-type="number" title="{escape(key)}">{escape(metric_label(key))}</th>'
+def metric_header(key: str, declared: Mapping[str, str] | None = None) -> str:
+    """A sortable header naming a metric for a reader; on hover its raw key and which way it is better, declared by
+    the task (``metric_directions``) or guessed from its name; a lower-is-better metric is marked ``↓``."""
+    lower, _ = metric_direction(key, declared)
+    mark = ' <span class="gb-direction">↓</span>' if lower else ""
+    title = f"{key}: {direction_note(key, declared)}"
+    return f'<th class="sortable" data-type="number" title="{escape(title)}">{escape(metric_label(key))}{mark}</th>'
 
 
 def task_page(
@@ -83,7 +88,7 @@ def task_page(
         metric_names.insert(0, primary)
     header = '<th class="sortable" data-type="text">Model</th><th class="sortable" data-type="number">Shots</th>'
     header += '<th class="sortable" data-type="number">n</th>'
-    header += "".join(metric_header(name) for name in metric_names)
+    header += "".join(metric_header(name, task.metric_directions) for name in metric_names)
     rows = []
     series: dict[str, dict[int | None, tuple[float, tuple[float, float] | None]]] = {}
     for model, cell in cells:

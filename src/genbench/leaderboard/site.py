@@ -157,6 +157,7 @@ def standings_document(board: Leaderboard, standings: Standings) -> dict[str, An
                 "shots": headline.shots,
                 "declared": headline.declared,
                 "lower_is_better": headline.lower_is_better,
+                "direction_source": headline.direction_source,
                 "in_means": headline.counts,
                 "taxonomy": headline.task.taxonomy,
                 "subtasks": standings.subtasks.get(task_id, []),

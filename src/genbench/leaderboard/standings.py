@@ -26,7 +26,7 @@ from statistics import NormalDist
 import numpy as np
 
 from genbench.leaderboard.collect import TAXONOMY_AXES, Cell, Leaderboard, ModelEntry, Run, TaskEntry
-from genbench.leaderboard.names import lower_is_better, metric_label
+from genbench.leaderboard.names import metric_direction, metric_label
 from genbench.leaderboard.sample_logs import SampleLogs, number
 
 RESAMPLES = 1000
@@ -50,7 +50,13 @@ class Headline:
 
     @property
     def lower_is_better(self) -> bool:
-        return self.metric is not None and lower_is_better(self.metric)
+        """The task's declared direction of the metric, else the one its name suggests (:func:`metric_direction`)."""
+        return self.metric is not None and metric_direction(self.metric, self.task.metric_directions)[0]
+
+    @property
+    def direction_source(self) -> str | None:
+        """Where :attr:`lower_is_better` comes from: declared by the task, or guessed from the metric's name."""
+        return metric_direction(self.metric, self.task.metric_directions)[1] if self.metric else None
 
     @property
     def counts(self) -> bool:
