@@ -8,6 +8,10 @@ the full name on hover.
 
 from __future__ import annotations
 
+import json
+
+import numpy as np
+
 from genbench.display.html import escape
 from genbench.leaderboard.chart import shots_label
 from genbench.leaderboard.collect import Leaderboard, StaleFile
@@ -63,6 +67,8 @@ def ranking_table(standings: Standings) -> str:
         ]
     )
 
+    index = {id(s): n for n, s in enumerate(standings.models + standings.baselines)}
+
     def row(standing: Standing, css: str) -> str:
         overall = standing.overall
         partial = not overall.complete
@@ -74,7 +80,7 @@ def ranking_table(standings: Standings) -> str:
         if partial:
             coverage = f'<span class="gb-partial-mark" title="not ranked: misses a task">{coverage}</span>'
         return (
-            f'<tr class="{css}{" gb-partial" if partial else ""}">'
+            f'<tr class="{css}{" gb-partial" if partial else ""}" data-model="{index[id(standing)]}">'
             + td(rank, str(standing.rank or ""))
             + td(model_link(standing), standing.model.label, "gb-model")
             + td(*score_html(overall.score))
@@ -104,6 +110,7 @@ def axes_view(standings: Standings) -> str:
     """One table per taxonomy axis (models x values of the axis); buttons show one axis at a time."""
     buttons, tables = [], []
     rows = standings.models + standings.baselines
+    index = {id(s): n for n, s in enumerate(rows)}
     for number, (axis, values) in enumerate(standings.groups.items()):
         hidden = "" if number == 0 else " gb-hidden"
         pressed = "true" if number == 0 else "false"
@@ -112,12 +119,13 @@ def axes_view(standings: Standings) -> str:
             f"{escape(axis_label(axis))}</button>"
         )
         header = '<th class="sortable gb-left" data-type="text">Model</th>' + "".join(
-            f'<th class="sortable" data-type="number" title="{escape(", ".join(ids))}">{escape(value)}'
+            f'<th class="sortable" data-type="number" title="{escape(", ".join(ids))}" '
+            f'data-tasks="{escape(" ".join(ids))}">{escape(value)}'
             f'<br><small class="gb-ci">{len(ids)} task{"s" * (len(ids) != 1)}</small></th>'
             for value, ids in values.items()
         )
         body = "".join(
-            f'<tr class="{"gb-baseline" if s.model.is_baseline else ""}">'
+            f'<tr class="{"gb-baseline" if s.model.is_baseline else ""}" data-model="{index[id(s)]}">'
             + td(model_link(s), s.model.label, "gb-model")
             + "".join(td(*group_html(s.axes[axis][value])) for value in values)
             + "</tr>"
@@ -170,7 +178,9 @@ def tasks_table(board: Leaderboard, standings: Standings) -> str:
             best = (min if headline.lower_is_better else max)(scored, key=lambda p: p[0].value) if scored else None
             html, sort = score_html(best[0] if best else None)
             cells.append(td(html, sort, title=best[1].model.label if best else ""))
-        rows.append(f'<tr data-keywords="{escape(keywords)}">' + "".join(cells) + "</tr>")
+        rows.append(
+            f'<tr data-keywords="{escape(keywords)}" data-task="{escape(task_id)}">' + "".join(cells) + "</tr>"
+        )
     return (
         '<div class="gb-scroll"><table class="gb-board gb-filterable" id="gb-tasks"><thead><tr>'
         + header
@@ -178,6 +188,31 @@ def tasks_table(board: Leaderboard, standings: Standings) -> str:
         + "".join(rows)
         + "</tbody></table></div>"
     )
+
+
+def ranking_data(standings: Standings) -> str:
+    """What the page's script needs to rank again over the tasks a filter leaves (``SITE_JS``'s ``rerank``): the
+    counted tasks, and per model (in the order of the rows' ``data-model``) each task's score and the standard
+    deviation of its bootstrap replicates. A filtered mean's interval is the normal approximation from those (tasks
+    are independent: the variance of a mean of k tasks is the sum of their variances over k²); the unfiltered page
+    keeps the intervals of the full bootstrap."""
+    models = [
+        {
+            "label": s.model.label,
+            "baseline": s.model.is_baseline,
+            "scores": {
+                task_id: [score.value, float(np.std(score.replicates)) if score.ci_source != "none" else None]
+                for task_id, score in s.tasks.items()
+            },
+        }
+        for s in standings.models + standings.baselines
+    ]
+    counted = [task_id for task_id, headline in standings.headlines.items() if headline.counts]
+    # Inside <script>, "</script" would end the element and "<!--" change how the rest is parsed: JSON's escaped
+    # forms of <, > and & keep any label inert.
+    text = json.dumps({"counted": counted, "models": models}, separators=(",", ":"))
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return f'<script type="application/json" id="gb-ranking-data">{text}</script>'
 
 
 def skipped_list(stale: list[StaleFile], not_results: int) -> str:
@@ -198,10 +233,12 @@ def overview_body(board: Leaderboard, standings: Standings) -> str:
         f' <a href="#gb-skipped" class="gb-note">{len(board.stale)} stale file(s) left out.</a>' if board.stale else ""
     )
     return (
-        f"<h1>Leaderboard: {ranked} ranked model{'s' * (ranked != 1)} over {counted} task{'s' * (counted != 1)}</h1>"
+        f'<h1 id="gb-title">Leaderboard: {ranked} ranked model{"s" * (ranked != 1)} over {counted} '
+        f"task{'s' * (counted != 1)}</h1>"
         '<p class="gb-summary">Each task counts once, by its headline score (hover a metric for its key); a model\'s '
         "mean is over the tasks, with a 95% bootstrap interval from the per-sample scores. Only models covering "
-        f"every task are ranked; the others are marked with their coverage.{stale_note}</p>"
+        "every task are ranked; the others are marked with their coverage. Filtering the tasks ranks the models again "
+        f"over the tasks shown.{stale_note}</p>"
         '<div class="gb-top"><section><h2>Ranking</h2>'
         + ranking_table(standings)
         + "</section><section><h2>By taxonomy axis</h2>"
@@ -211,5 +248,6 @@ def overview_body(board: Leaderboard, standings: Standings) -> str:
         'keyword, taxonomy value" aria-label="filter tasks">'
         + tasks_table(board, standings)
         + "</section>"
+        + ranking_data(standings)
         + skipped_list(board.stale, len(board.skipped))
     )
