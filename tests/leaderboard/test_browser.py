@@ -259,3 +259,22 @@ def test_the_filter_ranks_the_models_again_over_the_tasks_shown(ranked_site: Pat
     assert visible_rows(browser, "#gb-ranking") == before
     assert browser.evaluate("document.getElementById('gb-title').textContent").startswith("Leaderboard: 2 ranked")
     assert browser.evaluate(hidden) == []
+
+
+def test_a_baselines_only_page_fits_and_its_filter_keeps_it_unranked(
+    results_root: Path, browser: Browser, tmp_path: Path
+) -> None:
+    site = build_leaderboard([results_root / "demo"], tmp_path / "site")
+    browser.open(site.index.as_uri())
+    assert browser.evaluate("document.documentElement.scrollWidth") <= 1400
+    rows = browser.evaluate("Array.from(document.querySelectorAll('#gb-ranking tr.gb-baseline')).length")
+    assert rows == len(site.standings.baselines) >= 2
+    browser.click("#gb-filter")
+    browser.type("arithmetic")
+    assert [row[0] for row in visible_rows(browser, "#gb-tasks")] == ["arithmetic_length"]
+    assert browser.evaluate("document.getElementById('gb-title').textContent") == (
+        "Baselines on 1 of 2 tasks (filtered; no model results yet)"
+    )
+    ranks = browser.evaluate("Array.from(document.querySelectorAll('#gb-ranking tr.gb-baseline td:first-child'))"
+                             ".map(td => td.dataset.sort)")  # fmt: skip
+    assert set(ranks) == {""}

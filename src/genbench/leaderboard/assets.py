@@ -199,10 +199,13 @@ SITE_JS = """
       });
     });
     var ranked = table.querySelectorAll("tbody tr.gb-ranked").length, title = document.getElementById("gb-title");
-    if (title) {
-      title.textContent = "Leaderboard: " + ranked + " ranked model" + (ranked === 1 ? "" : "s") + " over " +
-        counted.length + " of " + DATA.counted.length + " task" + (DATA.counted.length === 1 ? "" : "s") +
+    var models = DATA.models.filter(function (model) { return !model.baseline; }).length;
+    var tasks = counted.length + " of " + DATA.counted.length + " task" + (DATA.counted.length === 1 ? "" : "s");
+    if (title && models) {
+      title.textContent = "Leaderboard: " + ranked + " ranked model" + (ranked === 1 ? "" : "s") + " over " + tasks +
         " (filtered)";
+    } else if (title) {
+      title.textContent = "Baselines on " + tasks + " (filtered; no model results yet)";
     }
   }
   function showAxis(axis) {

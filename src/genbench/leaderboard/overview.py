@@ -91,7 +91,10 @@ def ranking_table(standings: Standings) -> str:
 
     body = "".join(row(s, "gb-ranked" if s.rank else "") for s in standings.models)
     if not standings.models:
-        body = '<tr><td colspan="5" class="gb-note">No model results (only baselines).</td></tr>'
+        body = (
+            '<tr><td colspan="5" class="gb-note gb-no-models">No model ranked yet: these results hold baselines '
+            'only (listed below). <a href="#gb-add-models">How to add a model</a>.</td></tr>'
+        )
     baselines = ""
     if standings.baselines:
         baselines = (
@@ -143,14 +146,17 @@ def axes_view(standings: Standings) -> str:
 
 def tasks_table(board: Leaderboard, standings: Standings) -> str:
     """Tasks as rows (headline metric, setting, taxonomy), models as columns in ranked order, then the best
-    baseline."""
-    models = standings.models
+    baseline; with no model results, a column per baseline (marked as one)."""
+    models = standings.models or standings.baselines
+    best_baseline = bool(standings.models and standings.baselines)
     header = '<th class="sortable gb-left" data-type="text">Task</th>' + "".join(
         f'<th class="sortable gb-model-col" data-type="number" title="{escape(s.model.label)}">'
-        f'<span class="gb-name">{escape(s.model.label)}</span></th>'
+        f'<span class="gb-name">{escape(s.model.label.removeprefix("baseline:"))}</span>'
+        + ('<br><small class="gb-ci">baseline</small>' if s.model.is_baseline else "")
+        + "</th>"
         for s in models
     )
-    if standings.baselines:
+    if best_baseline:
         header += '<th class="sortable" data-type="number" title="the best baseline on the task">Best baseline</th>'
     rows = []
     for task_id, headline in standings.headlines.items():
@@ -173,7 +179,7 @@ def tasks_table(board: Leaderboard, standings: Standings) -> str:
         )
         cells = [td(title_cell, task_id, "gb-task")]
         cells += [td(*score_html(s.tasks.get(task_id))) for s in models]
-        if standings.baselines:
+        if best_baseline:
             scored = [(s.tasks[task_id], s) for s in standings.baselines if task_id in s.tasks]
             best = (min if headline.lower_is_better else max)(scored, key=lambda p: p[0].value) if scored else None
             html, sort = score_html(best[0] if best else None)
@@ -226,12 +232,50 @@ def skipped_list(stale: list[StaleFile], not_results: int) -> str:
     )
 
 
+ADD_MODELS = (
+    '<section id="gb-add-models"><h2>Adding model results</h2><p>A model is ranked once its results files are in '
+    "the folders this leaderboard is built from. Run it on the tasks (any model <code>genbench-cli run</code> takes: "
+    "<code>hf:</code>, <code>openai:</code>, <code>python:</code>), then build the leaderboard from its results and "
+    "these baselines' together:</p><pre>genbench-cli run --model hf:/path/to/model --task all --shots 0 -o results\n"
+    "genbench-cli demo --results-dir baselines\n"
+    "genbench-cli leaderboard results baselines -o site</pre><p>Predictions made elsewhere count too: "
+    "<code>genbench-cli evaluate --results-dir results --model NAME</code> scores them into a results file. Only "
+    "models that cover every task are ranked; the baselines stay a block of their own, never ranked. See "
+    "<code>docs/leaderboard.md</code> and <code>docs/running_models.md</code>.</p></section>"
+)
+"""Shown when the results hold baselines only (as the docs site's leaderboard of the shipped tasks): how to add a
+model."""
+
+
 def overview_body(board: Leaderboard, standings: Standings) -> str:
     ranked = sum(1 for s in standings.models if s.rank)
     counted = sum(1 for h in standings.headlines.values() if h.counts)
     stale_note = (
         f' <a href="#gb-skipped" class="gb-note">{len(board.stale)} stale file(s) left out.</a>' if board.stale else ""
     )
+    if not standings.models:
+        baselines = len(standings.baselines)
+        return (
+            f'<h1 id="gb-title">Baselines on {len(standings.headlines)} task{"s" * (len(standings.headlines) != 1)}'
+            " (no model results yet)</h1>"
+            f'<p class="gb-summary">These results hold {baselines} baseline{"s" * (baselines != 1)} only: the simple '
+            "predictors of <code>genbench-cli demo</code> (a majority option, the most frequent target, ...), each "
+            "run on the tasks it fits. They are what a model should beat, not a ranking: each covers its own tasks, "
+            "so their means are not comparable, and no rank is given. Scores per task show every baseline, hover a "
+            f'metric for its key. <a href="#gb-add-models">Add a model</a> to rank it.{stale_note}</p>'
+            '<div class="gb-top"><section><h2>Baselines</h2>'
+            + ranking_table(standings)
+            + "</section><section><h2>By taxonomy axis</h2>"
+            + axes_view(standings)
+            + "</section></div>"
+            + '<section><h2>Scores per task</h2><input id="gb-filter" type="search" placeholder="filter tasks: id, '
+            'keyword, taxonomy value" aria-label="filter tasks">'
+            + tasks_table(board, standings)
+            + "</section>"
+            + ADD_MODELS
+            + ranking_data(standings)
+            + skipped_list(board.stale, len(board.skipped))
+        )
     return (
         f'<h1 id="gb-title">Leaderboard: {ranked} ranked model{"s" * (ranked != 1)} over {counted} '
         f"task{'s' * (counted != 1)}</h1>"
