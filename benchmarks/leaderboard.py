@@ -12,7 +12,7 @@ log, ranking with 1000 bootstrap rounds, writing every page).
 Each timed build runs in a child process that has already imported genbench (only the build is timed). With several
 ``--src`` folders (e.g. ``--src /work/main/src --src src``) the children import genbench from each in turn,
 alternating run by run, so that a busy spell of the machine slows all of them: the way to compare two versions of the
-code in one run. Every build's ``leaderboard.json`` is checked equal to the first tree's. Reports the minimum and
+code in one run. Every build's ranking (``leaderboard.json``'s ``models``) is checked equal to the first tree's. Reports the minimum and
 median per tree; ``benchmarks/results/leaderboard.json`` records them unless ``--no-write``.
 """
 
@@ -31,16 +31,18 @@ from _common import REPO_ROOT, row, summary, write_results  # noqa: E402
 
 METRIC = "hf_accuracy__accuracy"
 
-# The child: import genbench from the tree it is given, build once, print the seconds and the ranking's digest.
+# The child: import genbench from the tree it is given, build once, print the seconds and the digest of the ranking
+# (``leaderboard.json``'s models: ranks, means, intervals, per-task scores), which every tree must agree on.
 CHILD = """
-import hashlib, sys, time
+import hashlib, json, sys, time
 from pathlib import Path
 from genbench.leaderboard import build_leaderboard
 results, site = Path(sys.argv[1]), Path(sys.argv[2])
 start = time.perf_counter()
 built = build_leaderboard([results], site)
 seconds = time.perf_counter() - start
-print(seconds, hashlib.sha256(built.data.read_bytes()).hexdigest(), len(built.standings.models))
+ranking = json.dumps(json.loads(built.data.read_text())["models"], sort_keys=True).encode()
+print(seconds, hashlib.sha256(ranking).hexdigest(), len(built.standings.models))
 """
 
 
@@ -149,7 +151,7 @@ def main() -> None:
                 digests.add(digest)
                 timings[tree].append(float(seconds))
         if len(digests) != 1:
-            raise SystemExit("the builds' leaderboard.json differ between runs or trees")
+            raise SystemExit("the builds' rankings (leaderboard.json models) differ between runs or trees")
     figures = {tree: summary(seconds) for tree, seconds in timings.items()}
     print(f"build_leaderboard, {args.models} models x {args.tasks} tasks x {args.rows}-row logs, {args.runs} runs:")
     for tree, figure in figures.items():

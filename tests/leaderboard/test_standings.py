@@ -268,3 +268,24 @@ def test_a_broken_per_sample_log_is_named_with_its_line(tmp_path: Path) -> None:
     log.unlink()
     with pytest.raises(ResultsFileError, match=r"t1\.samples\.jsonl: the per-sample log named by its results file"):
         build(tmp_path)
+
+
+def test_task_pages_reuse_the_rankings_bootstrap_at_the_headline_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import genbench.leaderboard.pages as pages
+
+    write_document(tmp_path / "results/a/t1.json", "t1", "hf:a", T1)
+    write_document(tmp_path / "results/a/t1-5.json", "t1", "hf:a", T2, shots=5, created="2026-01-02T00:00:00+00:00")
+    computed: list[int | None] = []
+    real = pages.cell_score
+
+    def counting(cell, headline, *args, **kwargs):  # type: ignore[no-untyped-def]
+        computed.append(headline.shots)
+        return real(cell, headline, *args, **kwargs)
+
+    monkeypatch.setattr(pages, "cell_score", counting)
+    site = build(tmp_path)
+    assert computed == [5]  # 0 shots (the headline) came from the ranking
+    (standing,) = site.standings.models
+    assert site.standings.cell_scores[(standing.model.key, "t1", 0, "hf_accuracy__accuracy")] is standing.tasks["t1"]

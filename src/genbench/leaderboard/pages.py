@@ -17,7 +17,7 @@ from genbench.leaderboard.chart import score_vs_shots_svg, shots_label
 from genbench.leaderboard.collect import Leaderboard, ModelEntry, TaskEntry
 from genbench.leaderboard.names import direction_note, metric_direction, metric_label
 from genbench.leaderboard.sample_logs import SampleLogs
-from genbench.leaderboard.standings import RESAMPLES, Headline, Standing, cell_score
+from genbench.leaderboard.standings import RESAMPLES, Headline, Score, Standing, cell_score
 
 
 def page(title: str, body: str, *, root: str) -> str:
@@ -68,9 +68,11 @@ def task_page(
     headline: str | None = None,
     logs: SampleLogs | None = None,
     resamples: int = RESAMPLES,
+    known: Mapping[tuple[str, str, int | None, str | None], Score | None] | None = None,
 ) -> str:
     """A task's page; ``headline``: the metric the overview ranks it by (else the results' primary metric). The
-    chart's points are means over a model's seeds (:func:`cell_score`, which reads per-sample ``logs``)."""
+    chart's points are means over a model's seeds (:func:`cell_score`, which reads per-sample ``logs``; ``known``:
+    the ones the ranking computed already, :attr:`Standings.cell_scores`)."""
     logs = logs or board.logs
     cells = [(board.models[m], cell) for (m, t), cell in board.cells.items() if t == task.task_id]
     cells.sort(key=lambda item: item[0].label)
@@ -107,7 +109,11 @@ def task_page(
                 row += [td(*metric_cell(run_evaluation["metrics"].get(name))) for name in metric_names]
                 rows.append("<tr>" + "".join(row) + "</tr>")
         for shots in sorted(cell.evaluations, key=lambda s: -1 if s is None else s):
-            point = cell_score(cell, Headline(task, primary, shots, declared=False), model, logs, resamples)
+            key = (model.key, task.task_id, shots, primary)
+            if known is not None and key in known:
+                point = known[key]
+            else:
+                point = cell_score(cell, Headline(task, primary, shots, declared=False), model, logs, resamples)
             if point is not None:
                 series.setdefault(model.label, {})[shots] = (point.value, point.ci)
     chart = score_vs_shots_svg(series, metric_label(primary) if primary else "primary metric")

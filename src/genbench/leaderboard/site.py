@@ -70,7 +70,15 @@ def build_leaderboard(
         headline = standings.headlines.get(task.task_id)
         write_text_atomic(
             path,
-            task_page(board, task, task_card(task, installed), headline.metric if headline else None, logs, resamples),
+            task_page(
+                board,
+                task,
+                task_card(task, installed),
+                headline.metric if headline else None,
+                logs,
+                resamples,
+                standings.cell_scores,
+            ),
         )
         task_pages.append(path)
     model_pages = []

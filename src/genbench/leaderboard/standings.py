@@ -117,6 +117,10 @@ class Standings:
     """axis -> value -> the counted task ids that have it (:data:`NOT_DECLARED` for the tasks that declare none)."""
     subtasks: dict[str, list[str]]
     """A task with subtasks -> the subtask ids on the board (shown as detail, not ranked)."""
+    cell_scores: dict[tuple[str, str, int | None, str | None], Score | None] = field(default_factory=dict)
+    """``(model key, task id, shots, metric)`` -> the :func:`cell_score` computed for the ranking, for the task pages
+    to reuse (their chart's point at the headline setting is the same bootstrap: computing it twice took a quarter of
+    a build)."""
 
 
 def headline_tasks(board: Leaderboard) -> tuple[list[TaskEntry], dict[str, list[str]]]:
@@ -295,11 +299,15 @@ def rank_models(
     counted = [t for t, h in headlines.items() if h.counts]
     groups = taxonomy_groups(headlines.values())
     standings = []
+    computed: dict[tuple[str, str, int | None, str | None], Score | None] = {}
     for model in board.models.values():
         cells = {t: c for (m, t), c in board.cells.items() if m == model.key and t in headlines}
         scores = {}
         for task_id, cell in cells.items():
-            if (score := cell_score(cell, headlines[task_id], model, logs, resamples)) is not None:
+            headline = headlines[task_id]
+            score = cell_score(cell, headline, model, logs, resamples)
+            computed[(model.key, task_id, headline.shots, headline.metric)] = score
+            if score is not None:
                 scores[task_id] = score
         seeds, spread = seed_spread(cells, counted, headlines)
         axes = {axis: {v: group_score(scores, ids) for v, ids in values.items()} for axis, values in groups.items()}
@@ -313,4 +321,4 @@ def rank_models(
     for rank, standing in enumerate((s for s in models if s.overall.complete and s.overall.of), 1):
         standing.rank = rank
     baselines = sorted((s for s in standings if s.model.is_baseline), key=order)
-    return Standings(headlines, models, baselines, groups, detail)
+    return Standings(headlines, models, baselines, groups, detail, computed)
