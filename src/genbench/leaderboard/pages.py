@@ -129,11 +129,13 @@ def task_page(
         f'<p class="gb-ci">Task fingerprint {escape(fingerprint[:16])}… (all results on this page share it).</p>'
         f"{links}"
         f"<h2>{escape(metric_label(primary) if primary else 'Primary metric')} by number of shots</h2>{chart}"
-        '<h2>Metrics per model and setting</h2><table class="gb-board" id="gb-task-metrics"><thead><tr>'
+        # Many metrics (a task with subtasks has each subtask's and the merged ones) scroll in their own box.
+        '<h2>Metrics per model and setting</h2><div class="gb-scroll"><table class="gb-board" id="gb-task-metrics">'
+        "<thead><tr>"
         + header
         + "</tr></thead><tbody>"
         + "".join(rows)
-        + f"</tbody></table><h2>The task</h2>{card_html}"
+        + f"</tbody></table></div><h2>The task</h2>{card_html}"
     )
     return page(f"{task.task_id} · genbench leaderboard", body, root="../")
 
