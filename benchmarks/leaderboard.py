@@ -12,8 +12,8 @@ log, ranking with 1000 bootstrap rounds, writing every page).
 Each timed build runs in a child process that has already imported genbench (only the build is timed). With several
 ``--src`` folders (e.g. ``--src /work/main/src --src src``) the children import genbench from each in turn,
 alternating run by run, so that a busy spell of the machine slows all of them: the way to compare two versions of the
-code in one run. Every build's ranking (``leaderboard.json``'s ``models``) is checked equal to the first tree's. Reports the minimum and
-median per tree; ``benchmarks/results/leaderboard.json`` records them unless ``--no-write``.
+code in one run. Every build's ranking (``leaderboard.json``'s ``models``) is checked equal to the first tree's.
+Reports the minimum and median per tree; ``benchmarks/results/leaderboard.json`` records them unless ``--no-write``.
 """
 
 from __future__ import annotations
