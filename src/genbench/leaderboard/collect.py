@@ -241,8 +241,12 @@ def _read_logs(logs: SampleLogs, documents: list[tuple[dict[str, Any], Path]], s
     checked (hashed), not kept. Logs of files written before logs were tied to results are read when first used."""
     for document, path in documents:
         log = SampleLog.of(document, path)
-        if log is not None and log.tied:
-            logs.check(log) if path in stale else logs.rows(log)
+        if log is None or not log.tied:
+            continue
+        if path in stale:
+            logs.check(log)
+        else:
+            logs.rows(log)
 
 
 def _current_versions(
