@@ -156,6 +156,7 @@ def write_document(
     shots: int | None = 0,
     taxonomy: Mapping[str, list[str]] | None = None,
     primary_metric: str | None = None,
+    metric_directions: Mapping[str, str] | None = None,
     fingerprint: str = "a",
     created: str = "2026-01-01T00:00:00+00:00",
     run_identity: bool = False,
@@ -179,6 +180,8 @@ def write_document(
         task["taxonomy"] = {axis: list(values) for axis, values in taxonomy.items()}
     if primary_metric is not None:
         task["primary_metric"] = primary_metric
+    if metric_directions is not None:
+        task["metric_directions"] = dict(metric_directions)
     document: dict[str, Any] = {
         "schema_version": 1,
         "task": task,

@@ -210,3 +210,71 @@ def test_taxonomy_axis_buttons_and_the_filter(ranked_site: Path, browser: Browse
     browser.evaluate("document.getElementById('gb-filter').select()")
     browser.type("cross-domain")
     assert sorted(row[0] for row in visible_rows(browser, "#gb-tasks")) == ["t_ner", "t_rerank"]
+
+
+def test_the_filter_ranks_the_models_again_over_the_tasks_shown(ranked_site: Path, browser: Browser) -> None:
+    data = json.loads((ranked_site / "leaderboard.json").read_text())
+    scores = {m["label"]: {t: s["value"] for t, s in m["tasks"].items()} for m in data["models"]}
+    browser.open((ranked_site / "index.html").as_uri())
+    before = visible_rows(browser, "#gb-ranking")
+    assert [row[0] for row in before] == ["1", "2", ""] and before[2][1] == "hf:partial-model"
+    browser.click("#gb-filter")
+    browser.type("compositional")  # t_arith and t_cat: both covered by the partial model, the best on them
+    assert sorted(row[0] for row in visible_rows(browser, "#gb-tasks")) == ["t_arith", "t_cat"]
+    after = visible_rows(browser, "#gb-ranking")
+    shown = ["t_arith", "t_cat"]
+    expected = sorted(scores, key=lambda label: -sum(scores[label][t] for t in shown))
+    assert [row[1] for row in after] == expected and expected[0] == "hf:partial-model"
+    assert [row[0] for row in after] == ["1", "2", "3"]  # every model covers every task shown: all ranked
+    for row in after:
+        assert float(row[2]) == pytest.approx(sum(scores[row[1]][t] for t in shown) / 2)
+        assert row[3] == "2"  # tasks covered
+    interval = browser.evaluate("document.querySelector('#gb-ranking tbody tr .gb-ci').title")
+    assert "over the tasks shown" in interval
+    assert browser.evaluate("document.getElementById('gb-title').textContent") == (
+        "Leaderboard: 3 ranked models over 2 of 7 tasks (filtered)"
+    )
+    # The per-axis means follow: motivation "intrinsic" (t_arith, t_neg) is now t_arith alone.
+    intrinsic = browser.evaluate(
+        "(() => { const t = document.getElementById('gb-axis-motivation');"
+        " const i = Array.from(t.tHead.rows[0].cells).findIndex(c => c.firstChild.textContent === 'intrinsic');"
+        " return Array.from(t.tBodies[0].rows).map(r => [r.cells[0].dataset.sort, r.cells[i].dataset.sort,"
+        " t.tHead.rows[0].cells[i].querySelector('small').textContent]); })()"
+    )
+    for label, value, count in intrinsic:
+        assert count == "1 of 2 shown"
+        if label in scores:
+            assert float(value) == pytest.approx(scores[label]["t_arith"])
+    hidden = (
+        "Array.from(document.querySelectorAll('#gb-axis-motivation thead th.gb-hidden'))"
+        ".map(th => th.firstChild.textContent)"
+    )
+    assert browser.evaluate(hidden) == ["fairness", "practical"]  # values of no task shown
+    # Baselines are not ranked, whatever the filter.
+    assert browser.evaluate("Array.from(document.querySelectorAll('#gb-ranking tr.gb-baseline'))"
+                            ".map(r => r.cells[0].dataset.sort)") == ["", ""]  # fmt: skip
+    # An empty filter puts the page's own numbers back (the full bootstrap intervals).
+    browser.evaluate("document.getElementById('gb-filter').select()")
+    browser.call("Input.dispatchKeyEvent", type="keyDown", key="Backspace", code="Backspace", windowsVirtualKeyCode=8)
+    assert visible_rows(browser, "#gb-ranking") == before
+    assert browser.evaluate("document.getElementById('gb-title').textContent").startswith("Leaderboard: 2 ranked")
+    assert browser.evaluate(hidden) == []
+
+
+def test_a_baselines_only_page_fits_and_its_filter_keeps_it_unranked(
+    results_root: Path, browser: Browser, tmp_path: Path
+) -> None:
+    site = build_leaderboard([results_root / "demo"], tmp_path / "site")
+    browser.open(site.index.as_uri())
+    assert browser.evaluate("document.documentElement.scrollWidth") <= 1400
+    rows = browser.evaluate("Array.from(document.querySelectorAll('#gb-ranking tr.gb-baseline')).length")
+    assert rows == len(site.standings.baselines) >= 2
+    browser.click("#gb-filter")
+    browser.type("arithmetic")
+    assert [row[0] for row in visible_rows(browser, "#gb-tasks")] == ["arithmetic_length"]
+    assert browser.evaluate("document.getElementById('gb-title').textContent") == (
+        "Baselines on 1 of 2 tasks (filtered; no model results yet)"
+    )
+    ranks = browser.evaluate("Array.from(document.querySelectorAll('#gb-ranking tr.gb-baseline td:first-child'))"
+                             ".map(td => td.dataset.sort)")  # fmt: skip
+    assert set(ranks) == {""}

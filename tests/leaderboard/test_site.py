@@ -199,3 +199,7 @@ def test_text_from_results_files_is_escaped(results_root: Path, tmp_path: Path) 
         assert "<script>alert" not in html and "<img" not in html, page_path
         assert Page(page_path).resources == []
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in site.index.read_text()
+    # The filter's ranking data carries the label inert (JSON escapes), and the same label back when parsed.
+    data = re.search(r'<script type="application/json" id="gb-ranking-data">(.*?)</script>', site.index.read_text())
+    assert data is not None and "<" not in data.group(1)
+    assert [m["label"] for m in json.loads(data.group(1))["models"]] == ["python:<script>alert(1)</script>"]

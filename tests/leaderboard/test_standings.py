@@ -138,8 +138,43 @@ def test_a_declared_primary_metric_is_the_headline_and_lower_is_better_stays_out
     assert standing.overall.of == 1 and standing.overall.score.value == pytest.approx(np.mean(T2))
     assert standing.tasks["t1"].value == 0.2 and standing.tasks["t1"].ci_source == "interval"
     html = site.index.read_text()
-    assert "lower is better: not in the means" in html
+    assert "lower is better, guessed from its name: not in the means" in html
     assert 'title="negation_gap__hf_accuracy__accuracy">Accuracy (negation gap)' in html
+
+
+def test_a_declared_direction_comes_before_the_name_rule_and_the_pages_say_which(tmp_path: Path) -> None:
+    # "error" in the name would make it lower-is-better; the task says higher (an F1 of detecting errors).
+    detect = "hf_error_detection__f1"
+    write_document(
+        tmp_path / "results/a/t1.json", "t1", "hf:a", T1, metric=detect, metric_directions={detect: "higher"}
+    )
+    # Nothing in the name says lower; the task declares it with a pattern.
+    write_document(
+        tmp_path / "results/a/t2.json", "t2", "hf:a", T2, metric="hf_cost__cost", metric_directions={"*cost": "lower"}
+    )
+    write_document(tmp_path / "results/a/t3.json", "t3", "hf:a", T3, metric="hf_wer__wer")  # declares nothing
+    site = build(tmp_path)
+    t1, t2, t3 = (site.standings.headlines[t] for t in ("t1", "t2", "t3"))
+    assert (t1.lower_is_better, t1.direction_source, t1.counts) == (False, "declared by the task", True)
+    assert (t2.lower_is_better, t2.direction_source, t2.counts) == (True, "declared by the task", False)
+    assert (t3.lower_is_better, t3.direction_source, t3.counts) == (True, "guessed from its name", False)
+    (standing,) = site.standings.models
+    assert standing.overall.of == 1 and standing.overall.score.value == pytest.approx(np.mean(T1))
+    html = site.index.read_text()
+    assert "lower is better, declared by the task: not in the means" in html
+    assert "lower is better, guessed from its name: not in the means" in html
+    data = json.loads(site.data.read_text())
+    sources = {t["id"]: (t["lower_is_better"], t["direction_source"]) for t in data["tasks"]}
+    assert sources == {
+        "t1": (False, "declared by the task"),
+        "t2": (True, "declared by the task"),
+        "t3": (True, "guessed from its name"),
+    }
+    t1_page = (tmp_path / "site/tasks/t1.html").read_text()
+    assert f'title="{detect}: higher is better (declared by the task)"' in t1_page
+    t2_page = (tmp_path / "site/tasks/t2.html").read_text()
+    assert 'title="hf_cost__cost: lower is better (declared by the task)">' in t2_page
+    assert '<span class="gb-direction">↓</span>' in t2_page
 
 
 def test_a_task_with_subtasks_is_ranked_by_its_merged_results(tmp_path: Path) -> None:
@@ -233,3 +268,24 @@ def test_a_broken_per_sample_log_is_named_with_its_line(tmp_path: Path) -> None:
     log.unlink()
     with pytest.raises(ResultsFileError, match=r"t1\.samples\.jsonl: the per-sample log named by its results file"):
         build(tmp_path)
+
+
+def test_task_pages_reuse_the_rankings_bootstrap_at_the_headline_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import genbench.leaderboard.pages as pages
+
+    write_document(tmp_path / "results/a/t1.json", "t1", "hf:a", T1)
+    write_document(tmp_path / "results/a/t1-5.json", "t1", "hf:a", T2, shots=5, created="2026-01-02T00:00:00+00:00")
+    computed: list[int | None] = []
+    real = pages.cell_score
+
+    def counting(cell, headline, *args, **kwargs):  # type: ignore[no-untyped-def]
+        computed.append(headline.shots)
+        return real(cell, headline, *args, **kwargs)
+
+    monkeypatch.setattr(pages, "cell_score", counting)
+    site = build(tmp_path)
+    assert computed == [5]  # 0 shots (the headline) came from the ranking
+    (standing,) = site.standings.models
+    assert site.standings.cell_scores[(standing.model.key, "t1", 0, "hf_accuracy__accuracy")] is standing.tasks["t1"]

@@ -54,3 +54,13 @@ def test_the_schema_refuses_a_malformed_taxonomy_or_primary_metric() -> None:
     problems = schema_problems({"task": {**base, "taxonomy": {"shift_locus": "train-test"}, "primary_metric": ""}})
     assert "task.taxonomy.shift_locus: 'train-test' is not of type 'array'" in problems
     assert "task.primary_metric: '' should be non-empty" in problems
+
+
+def test_a_results_file_records_the_declared_metric_directions() -> None:
+    task = load_task("negation_consistency")
+    record = task_metadata(task.task_id, task.config)
+    assert record["metric_directions"] == {"negation_gap__*": "lower"}
+    base = {"id": "t", "name": "T", "task_type": "free_form", "fingerprint": {}}
+    assert not [p for p in schema_problems({"task": {**base, **record}}) if p.startswith("task.metric_directions")]
+    problems = schema_problems({"task": {**base, "metric_directions": {"hf_wer__wer": "down"}}})
+    assert "task.metric_directions.hf_wer__wer: 'down' is not one of ['higher', 'lower']" in problems

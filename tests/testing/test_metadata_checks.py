@@ -9,7 +9,13 @@ import pytest
 
 from genbench import load_task
 from genbench.review.base import TaskCheckFailure, TaskCheckSkipped, TaskCheckWarning
-from genbench.review.metadata_checks import check_primary_metric, check_task_dict_primary_metric, check_taxonomy
+from genbench.review.metadata_checks import (
+    check_metric_directions,
+    check_primary_metric,
+    check_task_dict_metric_directions,
+    check_task_dict_primary_metric,
+    check_taxonomy,
+)
 from genbench.review.plan import run_checks
 from genbench.review.prompt_checks import check_prompt_lint
 
@@ -101,6 +107,37 @@ def test_a_task_dicts_wrong_primary_metric_fails(make_task_dict):
     make_task_dict(config={"name": "Tiny dict", "primary_metric": "hf_accuracy__accuracy"})
     with pytest.raises(TaskCheckFailure, match="is not a key of the merged results"):
         check_task_dict_primary_metric(load_task("tiny_dict"))
+
+
+def test_metric_directions_must_match_result_keys(make_task, task_config):
+    make_task(config=task_config(metric_directions={"hf_exact_match__exactmatch": "lower", "hf_exact_*": "higher"}))
+    with pytest.raises(TaskCheckFailure) as failure:
+        check_metric_directions(load_task("tiny"))
+    message = str(failure.value)
+    assert message.startswith("config.jsonnet: metric_directions: 'hf_exact_match__exactmatch' (did you mean ")
+    assert "'hf_exact_*'" not in message  # the pattern matches a key
+    assert "'hf_exact_match__exact_match'" in message and "glob pattern" in message
+
+
+def test_right_metric_directions_pass_and_none_is_skipped(make_task, task_config):
+    make_task(config=task_config(metric_directions={"hf_exact_match__*": "higher"}))
+    check_metric_directions(load_task("tiny"))
+    make_task("other")
+    with pytest.raises(TaskCheckSkipped, match="declares no metric_directions"):
+        check_metric_directions(load_task("other"))
+
+
+def test_a_task_dicts_metric_directions_match_its_merged_results(make_task_dict):
+    directions = {"first.*": "higher", "negation_gap__*": "lower"}
+    make_task_dict(config={"name": "Tiny dict", "metric_directions": directions})
+    with pytest.raises(TaskCheckFailure, match=r"'negation_gap__\*' matches no key of the merged results"):
+        check_task_dict_metric_directions(load_task("tiny_dict"))
+
+
+def test_the_shipped_negation_gap_is_declared_lower_is_better():
+    task = load_task("negation_consistency")
+    assert task.config.metric_directions == {"negation_gap__*": "lower"}
+    check_task_dict_metric_directions(task)  # the pattern matches the merged negation_gap__ keys
 
 
 def test_the_prompt_lint_check_warns_with_line_and_field(make_task, task_config):

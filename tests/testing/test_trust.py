@@ -20,7 +20,9 @@ from genbench.review import plan_checks, run_task_tests
 from genbench.review.isolation import run_child
 
 GENBENCH_CLI = Path(sys.executable).with_name("genbench-cli")
-TASK_CODE_CHECKS = ["task_loads", "method_names", "gold_scores", "primary_metric", "prompts", "finetuning"]
+TASK_CODE_CHECKS = [
+    "task_loads", "method_names", "gold_scores", "primary_metric", "metric_directions", "prompts", "finetuning"
+]  # fmt: skip
 
 # An attacker's task.py: its gold_scores check fails (best_score 2.0), and it tries every way to report a pass.
 FORGING_TASK_PY = textwrap.dedent(

@@ -30,6 +30,7 @@ from genbench.config.regex_guard import compile_config_regex
 from genbench.config.taxonomy_block import TaxonomyConfig
 from genbench.config.unknown_fields import compute_kwargs_hint, unknown_field_message
 from genbench.core.errors import ConfigProblem, GenbenchConfigWarning, UnknownPluginError
+from genbench.core.metric_direction import Direction
 from genbench.core.plugins import CONTAMINATION_BACKENDS
 from genbench.core.vocabulary import TaskType
 
@@ -41,6 +42,8 @@ SPLIT_NAMES = ("train", "validation", "test")
 UNKNOWN_KEYS_REPORTED = "genbench_unknown_keys_reported"
 
 NonEmptyStr = Annotated[StrictStr, Field(min_length=1)]
+MetricDirections = dict[NonEmptyStr, Direction]
+"""Result keys or glob patterns of keys -> ``'higher'`` or ``'lower'`` (:mod:`genbench.core.metric_direction`)."""
 Number = StrictFloat | StrictInt
 
 
@@ -378,6 +381,12 @@ class TaskConfig(_Strict):
         description="The result key of the task's headline score, e.g. 'hf_exact_match__exact_match' (checked by "
         "`genbench-cli test-task` against the keys the task's evaluation gives); the leaderboard ranks by it.",
     )
+    metric_directions: MetricDirections | None = Field(
+        default=None,
+        description="Which way a metric is better: result keys or glob patterns of keys -> 'higher' or 'lower', "
+        "e.g. {'hf_wer__wer': 'lower'} (each checked by `genbench-cli test-task` to match a key of the results). "
+        "The leaderboard uses it before guessing from the metric's name.",
+    )
 
     @field_validator("free_form_output_regex")
     @classmethod
@@ -434,6 +443,11 @@ class TaskDictConfig(_KeepsExtras):
         default=None,
         description="The key of the headline score in the merged results, e.g. the mean over subtasks "
         "'hf_accuracy__accuracy' or a key the TaskDict's own merge_evaluation_results adds.",
+    )
+    metric_directions: MetricDirections | None = Field(
+        default=None,
+        description="Which way a metric of the merged results is better: keys or glob patterns of keys -> "
+        "'higher' or 'lower', e.g. {'negation_gap__*': 'lower'}.",
     )
 
 

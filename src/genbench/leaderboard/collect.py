@@ -16,7 +16,8 @@ from typing import Any, Literal
 
 from genbench.core.errors import GenBenchError
 from genbench.core.json_files import is_regular_file, read_json_file
-from genbench.runs.results import read_results
+from genbench.leaderboard.sample_logs import SampleLog, SampleLogs
+from genbench.runs.results import read_results_document
 
 OnStale = Literal["skip", "latest", "fail"]
 ON_STALE: tuple[OnStale, ...] = ("skip", "latest", "fail")
@@ -76,6 +77,8 @@ class TaskEntry:
     """The task's own headline metric (``task.primary_metric`` of the results), when it declares one."""
     subtasks: list[str] = field(default_factory=list)
     """A task with subtasks: the ids merged into its results (``task.subtasks``)."""
+    metric_directions: dict[str, str] = field(default_factory=dict)
+    """Result keys or patterns -> ``higher``/``lower``, as the task declares them (``task.metric_directions``)."""
 
     @property
     def slug(self) -> str:
@@ -94,7 +97,7 @@ class Run:
     seed: int
     evaluations: dict[int | None, dict[str, Any]] = field(default_factory=dict)
     sources: dict[int | None, Path] = field(default_factory=dict)
-    sample_logs: dict[int | None, Path | None] = field(default_factory=dict)
+    sample_logs: dict[int | None, SampleLog | None] = field(default_factory=dict)
     """The per-sample log of each setting's file (None: the file has none)."""
     identity: Any = None
     """The results' ``run_identity`` when they record one."""
@@ -132,6 +135,8 @@ class Leaderboard:
     skipped: list[Path]
     """JSON files that are not results files."""
     stale: list[StaleFile] = field(default_factory=list)
+    logs: SampleLogs = field(default_factory=SampleLogs)
+    """The per-sample logs of the files shown, read (and checked against their results files) by :func:`collect`."""
 
 
 def find_results_files(directories: Iterable[str | Path]) -> tuple[list[Path], list[Path]]:
@@ -191,7 +196,9 @@ def collect(
     Raises:
         LeaderboardError: no results file found, an unknown ``on_stale``, or (``on_stale="fail"``) one task's files
             have different fingerprints; the message names the files.
-        ResultsFileError: a results file breaks the schema.
+        ResultsFileError: a results file breaks the schema, or a per-sample log is not the one its results file
+            records (read here once, hashed and parsed in the same pass; the rows are kept in :attr:`Leaderboard.logs`
+            for the ranking).
     """
     if on_stale not in ON_STALE:
         raise LeaderboardError(f"on_stale must be one of {', '.join(ON_STALE)}, not {on_stale!r}.")
@@ -202,13 +209,14 @@ def collect(
             f"No results files under {', '.join(map(str, directories))}: write them with `genbench-cli run`, "
             "`genbench-cli evaluate --results-dir` or `genbench-cli demo --results-dir`."
         )
-    documents = sorted(((read_results(p, with_samples=False)[0], p) for p in paths), key=lambda d: d[0]["created"])
+    documents = sorted(((read_results_document(p), p) for p in paths), key=lambda d: d[0]["created"])
     if on_stale == "fail":
         _check_fingerprints(documents)
         kept, stale = documents, list[StaleFile]()
     else:
         kept, stale = _current_versions(documents, current_config if on_stale == "skip" else None)
     board = Leaderboard(models={}, tasks={}, cells={}, skipped=skipped, stale=stale)
+    _read_logs(board.logs, documents, {s.path for s in stale})
     for document, path in kept:
         task = _task_entry(board, document, path)
         model = _model_entry(board, document)
@@ -220,12 +228,25 @@ def collect(
             cell.evaluations[evaluation["shots"]] = evaluation
             run.evaluations[evaluation["shots"]] = evaluation
             run.sources[evaluation["shots"]] = path
-            log = document.get("samples_file")
-            run.sample_logs[evaluation["shots"]] = path.parent / Path(log).name if log else None
+            run.sample_logs[evaluation["shots"]] = SampleLog.of(document, path)
         cell.files.append(path)
         cell.created = document["created"]
     label_models(board.models.values())
     return board
+
+
+def _read_logs(logs: SampleLogs, documents: list[tuple[dict[str, Any], Path]], stale: set[Path]) -> None:
+    """Read every log tied to its results file (``samples_sha256``), hashing and parsing it in one pass: a log of
+    another run is an error before anything is ranked, as a damaged results file is. A stale file's log is only
+    checked (hashed), not kept. Logs of files written before logs were tied to results are read when first used."""
+    for document, path in documents:
+        log = SampleLog.of(document, path)
+        if log is None or not log.tied:
+            continue
+        if path in stale:
+            logs.check(log)
+        else:
+            logs.rows(log)
 
 
 def _current_versions(
@@ -316,6 +337,7 @@ def _task_entry(board: Leaderboard, document: dict[str, Any], path: Path) -> Tas
     entry.taxonomy = taxonomy_of(task.get("taxonomy")) or entry.taxonomy
     entry.declared_primary = task.get("primary_metric") or entry.declared_primary
     entry.subtasks = list(task.get("subtasks") or entry.subtasks)
+    entry.metric_directions = dict(task.get("metric_directions") or entry.metric_directions)
     entry.file_fingerprints[path] = task["fingerprint"]["sha256"]
     return entry
 

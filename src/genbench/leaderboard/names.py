@@ -8,6 +8,9 @@ words before it qualify it (``overall``, an entity class); the source says where
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+
+from genbench.core.metric_direction import declared_direction
 
 MEASURES = {
     "f1": "F1",
@@ -88,9 +91,37 @@ def axis_label(axis: str) -> str:
 
 
 def lower_is_better(key: str) -> bool:
-    """Whether a smaller value of the metric is better (a gap, a loss, an error rate), by its name.
+    """Whether a smaller value of the metric is better (a gap, a loss, an error rate), guessed from its name: the
+    fallback of :func:`metric_direction` for a task that does not declare the metric's direction.
 
     >>> lower_is_better("negation_gap__hf_accuracy__accuracy"), lower_is_better("hf_accuracy__accuracy")
     (True, False)
     """
     return bool(LOWER_IS_BETTER.search(key.lower()))
+
+
+DECLARED = "declared by the task"
+BY_NAME = "guessed from its name"
+
+
+def metric_direction(key: str, declared: Mapping[str, str] | None = None) -> tuple[bool, str]:
+    """``(lower is better, where that comes from)``: the task's own ``metric_directions`` first (:data:`DECLARED`),
+    else the name rule of :func:`lower_is_better` (:data:`BY_NAME`).
+
+    >>> metric_direction("negation_gap__hf_accuracy__accuracy", {"negation_gap__*": "lower"})
+    (True, 'declared by the task')
+    >>> metric_direction("error_detection__f1", {"error_detection__*": "higher"})
+    (False, 'declared by the task')
+    >>> metric_direction("hf_wer__wer")
+    (True, 'guessed from its name')
+    """
+    direction = declared_direction(key, declared)
+    if direction is not None:
+        return direction == "lower", DECLARED
+    return lower_is_better(key), BY_NAME
+
+
+def direction_note(key: str, declared: Mapping[str, str] | None = None) -> str:
+    """``lower is better (declared by the task)``, ``higher is better (guessed from its name)``, ..."""
+    lower, source = metric_direction(key, declared)
+    return f"{'lower' if lower else 'higher'} is better ({source})"

@@ -8,6 +8,10 @@ the full name on hover.
 
 from __future__ import annotations
 
+import json
+
+import numpy as np
+
 from genbench.display.html import escape
 from genbench.leaderboard.chart import shots_label
 from genbench.leaderboard.collect import Leaderboard, StaleFile
@@ -63,6 +67,8 @@ def ranking_table(standings: Standings) -> str:
         ]
     )
 
+    index = {id(s): n for n, s in enumerate(standings.models + standings.baselines)}
+
     def row(standing: Standing, css: str) -> str:
         overall = standing.overall
         partial = not overall.complete
@@ -74,7 +80,7 @@ def ranking_table(standings: Standings) -> str:
         if partial:
             coverage = f'<span class="gb-partial-mark" title="not ranked: misses a task">{coverage}</span>'
         return (
-            f'<tr class="{css}{" gb-partial" if partial else ""}">'
+            f'<tr class="{css}{" gb-partial" if partial else ""}" data-model="{index[id(standing)]}">'
             + td(rank, str(standing.rank or ""))
             + td(model_link(standing), standing.model.label, "gb-model")
             + td(*score_html(overall.score))
@@ -85,7 +91,10 @@ def ranking_table(standings: Standings) -> str:
 
     body = "".join(row(s, "gb-ranked" if s.rank else "") for s in standings.models)
     if not standings.models:
-        body = '<tr><td colspan="5" class="gb-note">No model results (only baselines).</td></tr>'
+        body = (
+            '<tr><td colspan="5" class="gb-note gb-no-models">No model ranked yet: these results hold baselines '
+            'only (listed below). <a href="#gb-add-models">How to add a model</a>.</td></tr>'
+        )
     baselines = ""
     if standings.baselines:
         baselines = (
@@ -104,6 +113,7 @@ def axes_view(standings: Standings) -> str:
     """One table per taxonomy axis (models x values of the axis); buttons show one axis at a time."""
     buttons, tables = [], []
     rows = standings.models + standings.baselines
+    index = {id(s): n for n, s in enumerate(rows)}
     for number, (axis, values) in enumerate(standings.groups.items()):
         hidden = "" if number == 0 else " gb-hidden"
         pressed = "true" if number == 0 else "false"
@@ -112,12 +122,13 @@ def axes_view(standings: Standings) -> str:
             f"{escape(axis_label(axis))}</button>"
         )
         header = '<th class="sortable gb-left" data-type="text">Model</th>' + "".join(
-            f'<th class="sortable" data-type="number" title="{escape(", ".join(ids))}">{escape(value)}'
+            f'<th class="sortable" data-type="number" title="{escape(", ".join(ids))}" '
+            f'data-tasks="{escape(" ".join(ids))}">{escape(value)}'
             f'<br><small class="gb-ci">{len(ids)} task{"s" * (len(ids) != 1)}</small></th>'
             for value, ids in values.items()
         )
         body = "".join(
-            f'<tr class="{"gb-baseline" if s.model.is_baseline else ""}">'
+            f'<tr class="{"gb-baseline" if s.model.is_baseline else ""}" data-model="{index[id(s)]}">'
             + td(model_link(s), s.model.label, "gb-model")
             + "".join(td(*group_html(s.axes[axis][value])) for value in values)
             + "</tr>"
@@ -135,21 +146,27 @@ def axes_view(standings: Standings) -> str:
 
 def tasks_table(board: Leaderboard, standings: Standings) -> str:
     """Tasks as rows (headline metric, setting, taxonomy), models as columns in ranked order, then the best
-    baseline."""
-    models = standings.models
+    baseline; with no model results, a column per baseline (marked as one)."""
+    models = standings.models or standings.baselines
+    best_baseline = bool(standings.models and standings.baselines)
     header = '<th class="sortable gb-left" data-type="text">Task</th>' + "".join(
         f'<th class="sortable gb-model-col" data-type="number" title="{escape(s.model.label)}">'
-        f'<span class="gb-name">{escape(s.model.label)}</span></th>'
+        f'<span class="gb-name">{escape(s.model.label.removeprefix("baseline:"))}</span>'
+        + ('<br><small class="gb-ci">baseline</small>' if s.model.is_baseline else "")
+        + "</th>"
         for s in models
     )
-    if standings.baselines:
+    if best_baseline:
         header += '<th class="sortable" data-type="number" title="the best baseline on the task">Best baseline</th>'
     rows = []
     for task_id, headline in standings.headlines.items():
         task = headline.task
         taxonomy = " ".join(v for values in task.taxonomy.values() for v in values)
         keywords = " ".join([task_id, task.name, *task.keywords, taxonomy])
-        note = "" if headline.counts else ' <span class="gb-note">(lower is better: not in the means)</span>'
+        note = ""
+        if not headline.counts and headline.metric is not None:
+            source = escape(headline.direction_source)
+            note = f' <span class="gb-note">(lower is better, {source}: not in the means)</span>'
         subtasks = standings.subtasks.get(task_id)
         detail = f'<br><small class="gb-ci">subtasks: {escape(", ".join(subtasks))}</small>' if subtasks else ""
         tags = "".join(
@@ -162,12 +179,14 @@ def tasks_table(board: Leaderboard, standings: Standings) -> str:
         )
         cells = [td(title_cell, task_id, "gb-task")]
         cells += [td(*score_html(s.tasks.get(task_id))) for s in models]
-        if standings.baselines:
+        if best_baseline:
             scored = [(s.tasks[task_id], s) for s in standings.baselines if task_id in s.tasks]
             best = (min if headline.lower_is_better else max)(scored, key=lambda p: p[0].value) if scored else None
             html, sort = score_html(best[0] if best else None)
             cells.append(td(html, sort, title=best[1].model.label if best else ""))
-        rows.append(f'<tr data-keywords="{escape(keywords)}">' + "".join(cells) + "</tr>")
+        rows.append(
+            f'<tr data-keywords="{escape(keywords)}" data-task="{escape(task_id)}">' + "".join(cells) + "</tr>"
+        )
     return (
         '<div class="gb-scroll"><table class="gb-board gb-filterable" id="gb-tasks"><thead><tr>'
         + header
@@ -175,6 +194,31 @@ def tasks_table(board: Leaderboard, standings: Standings) -> str:
         + "".join(rows)
         + "</tbody></table></div>"
     )
+
+
+def ranking_data(standings: Standings) -> str:
+    """What the page's script needs to rank again over the tasks a filter leaves (``SITE_JS``'s ``rerank``): the
+    counted tasks, and per model (in the order of the rows' ``data-model``) each task's score and the standard
+    deviation of its bootstrap replicates. A filtered mean's interval is the normal approximation from those (tasks
+    are independent: the variance of a mean of k tasks is the sum of their variances over k²); the unfiltered page
+    keeps the intervals of the full bootstrap."""
+    models = [
+        {
+            "label": s.model.label,
+            "baseline": s.model.is_baseline,
+            "scores": {
+                task_id: [score.value, float(np.std(score.replicates)) if score.ci_source != "none" else None]
+                for task_id, score in s.tasks.items()
+            },
+        }
+        for s in standings.models + standings.baselines
+    ]
+    counted = [task_id for task_id, headline in standings.headlines.items() if headline.counts]
+    # Inside <script>, "</script" would end the element and "<!--" change how the rest is parsed: JSON's escaped
+    # forms of <, > and & keep any label inert.
+    text = json.dumps({"counted": counted, "models": models}, separators=(",", ":"))
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return f'<script type="application/json" id="gb-ranking-data">{text}</script>'
 
 
 def skipped_list(stale: list[StaleFile], not_results: int) -> str:
@@ -188,17 +232,57 @@ def skipped_list(stale: list[StaleFile], not_results: int) -> str:
     )
 
 
+ADD_MODELS = (
+    '<section id="gb-add-models"><h2>Adding model results</h2><p>A model is ranked once its results files are in '
+    "the folders this leaderboard is built from. Run it on the tasks (any model <code>genbench-cli run</code> takes: "
+    "<code>hf:</code>, <code>openai:</code>, <code>python:</code>), then build the leaderboard from its results and "
+    "these baselines' together:</p><pre>genbench-cli run --model hf:/path/to/model --task all --shots 0 -o results\n"
+    "genbench-cli demo --results-dir baselines\n"
+    "genbench-cli leaderboard results baselines -o site</pre><p>Predictions made elsewhere count too: "
+    "<code>genbench-cli evaluate --results-dir results --model NAME</code> scores them into a results file. Only "
+    "models that cover every task are ranked; the baselines stay a block of their own, never ranked. See "
+    "<code>docs/leaderboard.md</code> and <code>docs/running_models.md</code>.</p></section>"
+)
+"""Shown when the results hold baselines only (as the docs site's leaderboard of the shipped tasks): how to add a
+model."""
+
+
 def overview_body(board: Leaderboard, standings: Standings) -> str:
     ranked = sum(1 for s in standings.models if s.rank)
     counted = sum(1 for h in standings.headlines.values() if h.counts)
     stale_note = (
         f' <a href="#gb-skipped" class="gb-note">{len(board.stale)} stale file(s) left out.</a>' if board.stale else ""
     )
+    if not standings.models:
+        baselines = len(standings.baselines)
+        return (
+            f'<h1 id="gb-title">Baselines on {len(standings.headlines)} task{"s" * (len(standings.headlines) != 1)}'
+            " (no model results yet)</h1>"
+            f'<p class="gb-summary">These results hold {baselines} baseline{"s" * (baselines != 1)} only: the simple '
+            "predictors of <code>genbench-cli demo</code> (a majority option, the most frequent target, ...), each "
+            "run on the tasks it fits. They are what a model should beat, not a ranking: each covers its own tasks, "
+            "so their means are not comparable, and no rank is given. Scores per task show every baseline, hover a "
+            f'metric for its key. <a href="#gb-add-models">Add a model</a> to rank it.{stale_note}</p>'
+            '<div class="gb-top"><section><h2>Baselines</h2>'
+            + ranking_table(standings)
+            + "</section><section><h2>By taxonomy axis</h2>"
+            + axes_view(standings)
+            + "</section></div>"
+            + '<section><h2>Scores per task</h2><input id="gb-filter" type="search" placeholder="filter tasks: id, '
+            'keyword, taxonomy value" aria-label="filter tasks">'
+            + tasks_table(board, standings)
+            + "</section>"
+            + ADD_MODELS
+            + ranking_data(standings)
+            + skipped_list(board.stale, len(board.skipped))
+        )
     return (
-        f"<h1>Leaderboard: {ranked} ranked model{'s' * (ranked != 1)} over {counted} task{'s' * (counted != 1)}</h1>"
+        f'<h1 id="gb-title">Leaderboard: {ranked} ranked model{"s" * (ranked != 1)} over {counted} '
+        f"task{'s' * (counted != 1)}</h1>"
         '<p class="gb-summary">Each task counts once, by its headline score (hover a metric for its key); a model\'s '
         "mean is over the tasks, with a 95% bootstrap interval from the per-sample scores. Only models covering "
-        f"every task are ranked; the others are marked with their coverage.{stale_note}</p>"
+        "every task are ranked; the others are marked with their coverage. Filtering the tasks ranks the models again "
+        f"over the tasks shown.{stale_note}</p>"
         '<div class="gb-top"><section><h2>Ranking</h2>'
         + ranking_table(standings)
         + "</section><section><h2>By taxonomy axis</h2>"
@@ -208,5 +292,6 @@ def overview_body(board: Leaderboard, standings: Standings) -> str:
         'keyword, taxonomy value" aria-label="filter tasks">'
         + tasks_table(board, standings)
         + "</section>"
+        + ranking_data(standings)
         + skipped_list(board.stale, len(board.skipped))
     )

@@ -7,6 +7,7 @@ the site works opened from ``file://`` and copied anywhere.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from numbers import Real
 from typing import Any
 
@@ -14,8 +15,9 @@ from genbench.display.html import escape
 from genbench.leaderboard.assets import SITE_CSS, SITE_JS
 from genbench.leaderboard.chart import score_vs_shots_svg, shots_label
 from genbench.leaderboard.collect import Leaderboard, ModelEntry, TaskEntry
-from genbench.leaderboard.names import metric_label
-from genbench.leaderboard.standings import RESAMPLES, Headline, SampleLogs, Standing, cell_score
+from genbench.leaderboard.names import direction_note, metric_direction, metric_label
+from genbench.leaderboard.sample_logs import SampleLogs
+from genbench.leaderboard.standings import RESAMPLES, Headline, Score, Standing, cell_score
 
 
 def page(title: str, body: str, *, root: str) -> str:
@@ -50,9 +52,13 @@ def td(html: str, sort: str) -> str:
     return f'<td data-sort="{escape(sort)}">{html}</td>'
 
 
-def metric_header(key: str) -> str:
-    """A sortable header naming a metric for a reader, its raw key on hover."""
-    return f'<th class="sortable" data-type="number" title="{escape(key)}">{escape(metric_label(key))}</th>'
+def metric_header(key: str, declared: Mapping[str, str] | None = None) -> str:
+    """A sortable header naming a metric for a reader; on hover its raw key and which way it is better, declared by
+    the task (``metric_directions``) or guessed from its name; a lower-is-better metric is marked ``↓``."""
+    lower, _ = metric_direction(key, declared)
+    mark = ' <span class="gb-direction">↓</span>' if lower else ""
+    title = f"{key}: {direction_note(key, declared)}"
+    return f'<th class="sortable" data-type="number" title="{escape(title)}">{escape(metric_label(key))}{mark}</th>'
 
 
 def task_page(
@@ -62,10 +68,12 @@ def task_page(
     headline: str | None = None,
     logs: SampleLogs | None = None,
     resamples: int = RESAMPLES,
+    known: Mapping[tuple[str, str, int | None, str | None], Score | None] | None = None,
 ) -> str:
     """A task's page; ``headline``: the metric the overview ranks it by (else the results' primary metric). The
-    chart's points are means over a model's seeds (:func:`cell_score`, which reads per-sample ``logs``)."""
-    logs = logs or SampleLogs()
+    chart's points are means over a model's seeds (:func:`cell_score`, which reads per-sample ``logs``; ``known``:
+    the ones the ranking computed already, :attr:`Standings.cell_scores`)."""
+    logs = logs or board.logs
     cells = [(board.models[m], cell) for (m, t), cell in board.cells.items() if t == task.task_id]
     cells.sort(key=lambda item: item[0].label)
     metric_names: list[str] = []
@@ -82,7 +90,7 @@ def task_page(
         metric_names.insert(0, primary)
     header = '<th class="sortable" data-type="text">Model</th><th class="sortable" data-type="number">Shots</th>'
     header += '<th class="sortable" data-type="number">n</th>'
-    header += "".join(metric_header(name) for name in metric_names)
+    header += "".join(metric_header(name, task.metric_directions) for name in metric_names)
     rows = []
     series: dict[str, dict[int | None, tuple[float, tuple[float, float] | None]]] = {}
     for model, cell in cells:
@@ -101,7 +109,11 @@ def task_page(
                 row += [td(*metric_cell(run_evaluation["metrics"].get(name))) for name in metric_names]
                 rows.append("<tr>" + "".join(row) + "</tr>")
         for shots in sorted(cell.evaluations, key=lambda s: -1 if s is None else s):
-            point = cell_score(cell, Headline(task, primary, shots, declared=False), model, logs, resamples)
+            key = (model.key, task.task_id, shots, primary)
+            if known is not None and key in known:
+                point = known[key]
+            else:
+                point = cell_score(cell, Headline(task, primary, shots, declared=False), model, logs, resamples)
             if point is not None:
                 series.setdefault(model.label, {})[shots] = (point.value, point.ci)
     chart = score_vs_shots_svg(series, metric_label(primary) if primary else "primary metric")
@@ -117,11 +129,13 @@ def task_page(
         f'<p class="gb-ci">Task fingerprint {escape(fingerprint[:16])}… (all results on this page share it).</p>'
         f"{links}"
         f"<h2>{escape(metric_label(primary) if primary else 'Primary metric')} by number of shots</h2>{chart}"
-        '<h2>Metrics per model and setting</h2><table class="gb-board" id="gb-task-metrics"><thead><tr>'
+        # Many metrics (a task with subtasks has each subtask's and the merged ones) scroll in their own box.
+        '<h2>Metrics per model and setting</h2><div class="gb-scroll"><table class="gb-board" id="gb-task-metrics">'
+        "<thead><tr>"
         + header
         + "</tr></thead><tbody>"
         + "".join(rows)
-        + f"</tbody></table><h2>The task</h2>{card_html}"
+        + f"</tbody></table></div><h2>The task</h2>{card_html}"
     )
     return page(f"{task.task_id} · genbench leaderboard", body, root="../")
 

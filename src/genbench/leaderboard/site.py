@@ -14,7 +14,7 @@ from genbench.display.html import escape
 from genbench.leaderboard.collect import Leaderboard, OnStale, StaleFile, TaskEntry, collect
 from genbench.leaderboard.overview import overview_body
 from genbench.leaderboard.pages import model_page, page, task_page
-from genbench.leaderboard.standings import RESAMPLES, GroupScore, SampleLogs, Score, Standing, Standings, rank_models
+from genbench.leaderboard.standings import RESAMPLES, GroupScore, Score, Standing, Standings, rank_models
 from genbench.runs.results import canonical_sha256
 
 
@@ -59,7 +59,7 @@ def build_leaderboard(
     """
     installed = InstalledTasks()
     board = collect(results_dirs, on_stale=on_stale, current_config=installed.config_sha256)
-    logs = SampleLogs()
+    logs = board.logs
     standings = rank_models(board, shots, resamples=resamples, logs=logs)
     site = Path(site_dir)
     (site / "tasks").mkdir(parents=True, exist_ok=True)
@@ -70,7 +70,15 @@ def build_leaderboard(
         headline = standings.headlines.get(task.task_id)
         write_text_atomic(
             path,
-            task_page(board, task, task_card(task, installed), headline.metric if headline else None, logs, resamples),
+            task_page(
+                board,
+                task,
+                task_card(task, installed),
+                headline.metric if headline else None,
+                logs,
+                resamples,
+                standings.cell_scores,
+            ),
         )
         task_pages.append(path)
     model_pages = []
@@ -157,6 +165,7 @@ def standings_document(board: Leaderboard, standings: Standings) -> dict[str, An
                 "shots": headline.shots,
                 "declared": headline.declared,
                 "lower_is_better": headline.lower_is_better,
+                "direction_source": headline.direction_source,
                 "in_means": headline.counts,
                 "taxonomy": headline.task.taxonomy,
                 "subtasks": standings.subtasks.get(task_id, []),

@@ -17,20 +17,17 @@ never ranked: they form their own block.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from statistics import NormalDist
-from typing import Any
 
 import numpy as np
 
 from genbench.leaderboard.collect import TAXONOMY_AXES, Cell, Leaderboard, ModelEntry, Run, TaskEntry
-from genbench.leaderboard.names import lower_is_better, metric_label
-from genbench.runs.errors import ResultsFileError
+from genbench.leaderboard.names import metric_direction, metric_label
+from genbench.leaderboard.sample_logs import SampleLogs, number
 
 RESAMPLES = 1000
 CONFIDENCE = 0.95
@@ -53,7 +50,13 @@ class Headline:
 
     @property
     def lower_is_better(self) -> bool:
-        return self.metric is not None and lower_is_better(self.metric)
+        """The task's declared direction of the metric, else the one its name suggests (:func:`metric_direction`)."""
+        return self.metric is not None and metric_direction(self.metric, self.task.metric_directions)[0]
+
+    @property
+    def direction_source(self) -> str | None:
+        """Where :attr:`lower_is_better` comes from: declared by the task, or guessed from the metric's name."""
+        return metric_direction(self.metric, self.task.metric_directions)[1] if self.metric else None
 
     @property
     def counts(self) -> bool:
@@ -114,6 +117,10 @@ class Standings:
     """axis -> value -> the counted task ids that have it (:data:`NOT_DECLARED` for the tasks that declare none)."""
     subtasks: dict[str, list[str]]
     """A task with subtasks -> the subtask ids on the board (shown as detail, not ranked)."""
+    cell_scores: dict[tuple[str, str, int | None, str | None], Score | None] = field(default_factory=dict)
+    """``(model key, task id, shots, metric)`` -> the :func:`cell_score` computed for the ranking, for the task pages
+    to reuse (their chart's point at the headline setting is the same bootstrap: computing it twice took a quarter of
+    a build)."""
 
 
 def headline_tasks(board: Leaderboard) -> tuple[list[TaskEntry], dict[str, list[str]]]:
@@ -171,55 +178,6 @@ def choose_headline(board: Leaderboard, task: TaskEntry, preferred_shots: int) -
     if task.declared_primary and (metric := resolve_metric(task.declared_primary, keys, default)):
         return Headline(task, metric, shots, declared=True)
     return Headline(task, default, shots, declared=False)
-
-
-def number(value: Any) -> float | None:
-    """A metric value as a finite float, else None (booleans, lists, null and NaN are not scores)."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(float(value)):
-        return float(value)
-    return None
-
-
-class SampleLogs:
-    """Per-sample logs, read once each.
-
-    Only what the ranking uses is checked on each line (an object with ``shots`` and a ``metrics`` object), where
-    ``read_results`` checks every line against the whole sample schema: that took 90% of a 100-file build (jsonschema
-    per line), and the results files themselves are validated in full when collected.
-    """
-
-    def __init__(self) -> None:
-        self._samples: dict[Path, list[tuple[Any, dict[str, Any]]]] = {}
-
-    def _read(self, path: Path) -> list[tuple[Any, dict[str, Any]]]:
-        if path not in self._samples:
-            rows = []
-            try:
-                with path.open(encoding="utf-8") as handle:
-                    for number, line in enumerate(handle, 1):
-                        if not line.strip():
-                            continue
-                        try:
-                            record = json.loads(line)
-                        except ValueError as exc:
-                            raise ResultsFileError(f"{path}:{number}: not valid JSON: {exc}") from None
-                        if not isinstance(record, dict) or not isinstance(record.get("metrics"), dict):
-                            raise ResultsFileError(f"{path}:{number}: a sample must be an object with 'metrics'.")
-                        rows.append((record.get("shots"), record["metrics"]))
-            except FileNotFoundError:
-                raise ResultsFileError(f"{path}: the per-sample log named by its results file is missing.") from None
-            self._samples[path] = rows
-        return self._samples[path]
-
-    def scores(self, path: Path | None, shots: int | None, metric: str) -> list[float] | None:
-        """The per-sample values of ``metric`` at ``shots`` in the log ``path``; None when there is no log or a
-        value is missing."""
-        if path is None:
-            return None
-        numbers = [number(metrics.get(metric)) for row_shots, metrics in self._read(path) if row_shots == shots]
-        if not numbers or any(v is None for v in numbers):
-            return None
-        return [v for v in numbers if v is not None]
 
 
 def _rng(*parts: object) -> np.random.Generator:
@@ -333,18 +291,23 @@ def rank_models(
     logs: SampleLogs | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> Standings:
-    """Rank the board's models (see the module's docstring for the rule and the intervals)."""
-    logs = logs or SampleLogs()
+    """Rank the board's models (see the module's docstring for the rule and the intervals); the per-sample scores
+    come from ``logs`` (default: the board's own, read by :func:`~genbench.leaderboard.collect.collect`)."""
+    logs = logs or board.logs
     columns, detail = headline_tasks(board)
     headlines = {task.task_id: choose_headline(board, task, preferred_shots) for task in columns}
     counted = [t for t, h in headlines.items() if h.counts]
     groups = taxonomy_groups(headlines.values())
     standings = []
+    computed: dict[tuple[str, str, int | None, str | None], Score | None] = {}
     for model in board.models.values():
         cells = {t: c for (m, t), c in board.cells.items() if m == model.key and t in headlines}
         scores = {}
         for task_id, cell in cells.items():
-            if (score := cell_score(cell, headlines[task_id], model, logs, resamples)) is not None:
+            headline = headlines[task_id]
+            score = cell_score(cell, headline, model, logs, resamples)
+            computed[(model.key, task_id, headline.shots, headline.metric)] = score
+            if score is not None:
                 scores[task_id] = score
         seeds, spread = seed_spread(cells, counted, headlines)
         axes = {axis: {v: group_score(scores, ids) for v, ids in values.items()} for axis, values in groups.items()}
@@ -358,4 +321,4 @@ def rank_models(
     for rank, standing in enumerate((s for s in models if s.overall.complete and s.overall.of), 1):
         standing.rank = rank
     baselines = sorted((s for s in standings if s.model.is_baseline), key=order)
-    return Standings(headlines, models, baselines, groups, detail)
+    return Standings(headlines, models, baselines, groups, detail, computed)

@@ -29,7 +29,13 @@ from genbench.review.data_checks import (
     check_test_overlap,
     is_overridden,
 )
-from genbench.review.metadata_checks import check_primary_metric, check_task_dict_primary_metric, check_taxonomy
+from genbench.review.metadata_checks import (
+    check_metric_directions,
+    check_primary_metric,
+    check_task_dict_metric_directions,
+    check_task_dict_primary_metric,
+    check_taxonomy,
+)
 from genbench.review.preparation_checks import (
     check_finetuning,
     check_gold_scores,
@@ -83,6 +89,8 @@ TASK_CHECKS: tuple[Check, ...] = (
           placement="data"),
     Check("gold_scores", "Gold predictions reach best_score", check_gold_scores, "task", _EXAMPLES),
     Check("primary_metric", "primary_metric is a key of the results", check_primary_metric, "task", _EXAMPLES),
+    Check("metric_directions", "metric_directions match keys of the results", check_metric_directions, "task",
+          _EXAMPLES),
     Check("prompts", "Prompts render with exactly k shots", check_prompts, "task", _EXAMPLES),
     Check("finetuning", "Finetuning datasets prepare", check_finetuning, "task", _DATASETS),
 )  # fmt: skip
@@ -100,6 +108,8 @@ TASK_DICT_CHECKS: tuple[Check, ...] = (
     Check("merge", "Subtask results merge", check_task_dict_merge, "task_dict", _LOADED),
     Check("primary_metric", "primary_metric is a key of the merged results", check_task_dict_primary_metric,
           "task_dict", _LOADED),
+    Check("metric_directions", "metric_directions match keys of the merged results",
+          check_task_dict_metric_directions, "task_dict", _LOADED),
 )  # fmt: skip
 
 __all__ = [
@@ -118,6 +128,7 @@ __all__ = [
     "check_example_types",
     "check_finetuning",
     "check_gold_scores",
+    "check_metric_directions",
     "check_method_names",
     "check_ngram_overlap",
     "check_no_duplicates",
@@ -129,6 +140,7 @@ __all__ = [
     "check_split_file",
     "check_subtasks",
     "check_task_dict_merge",
+    "check_task_dict_metric_directions",
     "check_task_dict_primary_metric",
     "check_task_files",
     "check_task_loads",

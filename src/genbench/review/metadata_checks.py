@@ -1,8 +1,10 @@
-"""Checks of what a task says about itself: its GenBench taxonomy and its headline metric (``primary_metric``).
+"""Checks of what a task says about itself: its GenBench taxonomy, its headline metric (``primary_metric``) and
+which way its metrics are better (``metric_directions``).
 
 The taxonomy block is optional, so tasks written before it stay valid; a task without one gets a warning that names
 the fields to add, with the values its ``keywords`` suggest (never filled in silently). ``primary_metric`` must be a
-key of the results the task's evaluation gives, which only scoring tells: the check scores the gold test targets.
+key of the results the task's evaluation gives, and each key or pattern of ``metric_directions`` must match one,
+which only scoring tells: the checks score the gold test targets. (Loading checks only their form.)
 
 >>> from genbench.registry.directories import get_task_dir
 >>> check_taxonomy(get_task_dir("arithmetic_length"))
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from genbench.core.errors import GenBenchError
+from genbench.core.metric_direction import unmatched_patterns
 from genbench.core.taxonomy import AXES, AXIS_NAMES, mentions_generalisation, suggest_from_keywords
 from genbench.registry.directories import subtask_dirs
 from genbench.review.base import TaskCheckFailure, TaskCheckSkipped, TaskCheckWarning
@@ -157,6 +160,60 @@ def check_task_dict_primary_metric(task_dict: Any) -> None:
     primary = task_dict.config.primary_metric
     if primary is None:
         raise TaskCheckSkipped("the task declares no primary_metric")
+    problem = _key_problem(primary, _merged_gold_result(task_dict), "the merged results")
+    if problem:
+        raise TaskCheckFailure(problem)
+
+
+def _directions_problem(declared: Mapping[str, str], keys: Iterable[str], where: str) -> str | None:
+    keys = list(keys)
+    unmatched = unmatched_patterns(declared, keys)
+    if not unmatched:
+        return None
+    problems = []
+    for pattern in unmatched:
+        close = difflib.get_close_matches(pattern, keys, n=1, cutoff=0.6)
+        problems.append(f"{pattern!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    listed = ", ".join(repr(k) for k in keys[:12]) + (", ..." if len(keys) > 12 else "")
+    return (
+        f"config.jsonnet: metric_directions: {', '.join(problems)} match{'es' * (len(unmatched) == 1)} no key of "
+        f"{where}; the keys are: {listed}. Name a key, or a glob pattern of keys such as 'negation_gap__*', or "
+        "remove the entry."
+    )
+
+
+def check_metric_directions(task: Any) -> None:
+    """Every key or glob pattern of ``metric_directions`` matches a key of the results the task's evaluation gives
+    (scored on the gold test targets): a direction that matches nothing is a typo, and the leaderboard would guess.
+
+    Raises:
+        TaskCheckFailure: an entry matches no key (with a did-you-mean and the keys there are).
+        TaskCheckSkipped: the task declares no ``metric_directions``, or its gold targets cannot be scored.
+    """
+    declared = task.config.metric_directions
+    if not declared:
+        raise TaskCheckSkipped("the task declares no metric_directions (the leaderboard guesses from metric names)")
+    problem = _directions_problem(declared, _gold_result(task), "the results of the task's evaluation")
+    if problem:
+        raise TaskCheckFailure(problem)
+
+
+def check_task_dict_metric_directions(task_dict: Any) -> None:
+    """Every key or glob pattern of a TaskDict's ``metric_directions`` matches a key of its merged results.
+
+    Raises:
+        TaskCheckFailure: an entry matches no key.
+        TaskCheckSkipped: no ``metric_directions``, or the gold results do not merge (reported by the merge check).
+    """
+    declared = task_dict.config.metric_directions
+    if not declared:
+        raise TaskCheckSkipped("the task declares no metric_directions")
+    problem = _directions_problem(declared, _merged_gold_result(task_dict), "the merged results")
+    if problem:
+        raise TaskCheckFailure(problem)
+
+
+def _merged_gold_result(task_dict: Any) -> Mapping[str, Any]:
     results: OrderedDict[str, Any] = OrderedDict((sid, _gold_result(sub)) for sid, sub in task_dict.items())
     try:
         merged = task_dict.merge_evaluation_results(results)
@@ -164,9 +221,7 @@ def check_task_dict_primary_metric(task_dict: Any) -> None:
         raise TaskCheckSkipped(
             f"the subtasks' results do not merge ({describe_error(error)}; see the merge check)"
         ) from None
-    problem = _key_problem(primary, merged if isinstance(merged, Mapping) else {}, "the merged results")
-    if problem:
-        raise TaskCheckFailure(problem)
+    return merged if isinstance(merged, Mapping) else {}
 
 
 def _gold_result(task: Any) -> Mapping[str, Any]:

@@ -241,6 +241,53 @@ def rewrite_hint(document: Mapping[str, Any]) -> str:
     return "Run the command that wrote them (`genbench-cli run`, `evaluate` or `demo`) again to rewrite both."
 
 
+def read_results_document(path: str | Path) -> dict[str, Any]:
+    """Read and validate a results file alone (its per-sample log neither read nor checked against it).
+
+    For a reader that reads the log itself and checks it with :func:`check_samples_digest` in the same pass;
+    :func:`read_results` does both.
+
+    Raises:
+        ResultsFileError: unreadable JSON or a schema violation (the file named).
+    """
+    path = Path(path)
+    try:
+        document: dict[str, Any] = read_json_file(path, what="results file", error=ResultsFileError)
+    except FileNotFoundError:
+        raise ResultsFileError(f"{path}: no such results file.") from None
+    if isinstance(document, dict):
+        explain_null_metrics(document)  # files written before null values needed a reason stay readable
+    check_task_id(document, path)
+    check_document(document, path)
+    return document
+
+
+def check_samples_digest(document: Mapping[str, Any], path: str | Path, sha256: str, rows: int | None = None) -> None:
+    """Refuse a per-sample log whose SHA-256 is not the one its results file ``path`` records (``samples_sha256``;
+    nothing to check in a file written before logs were tied to results).
+
+    Args:
+        document: The results document (as read from ``path``).
+        path: The results file.
+        sha256: The hex SHA-256 of every byte of the log.
+        rows: The log's rows, when they were counted (named in the message).
+
+    Raises:
+        ResultsFileError: the log is not the one the results file was written with (both files and the command that
+            rewrites them named).
+    """
+    expected = document.get("samples_sha256")
+    if expected is None or sha256 == expected:
+        return
+    samples_path = Path(path).parent / Path(str(document.get("samples_file"))).name
+    counted = f"{rows} rows, " if rows is not None else ""
+    raise ResultsFileError(
+        f"{path} and its per-sample log {samples_path} are not from the same run: the log has {counted}SHA-256 "
+        f"{sha256}, the results file records {document.get('samples_count')} rows with SHA-256 {expected} "
+        f"(a run killed between writing the two, or two runs writing one folder at once). {rewrite_hint(document)}"
+    )
+
+
 def read_results(path: str | Path, *, with_samples: bool = True) -> tuple[dict[str, Any], list[dict[str, Any]] | None]:
     """Read and validate a results file and (if it names one and ``with_samples``) its per-sample log.
 
@@ -254,14 +301,7 @@ def read_results(path: str | Path, *, with_samples: bool = True) -> tuple[dict[s
             named).
     """
     path = Path(path)
-    try:
-        document = read_json_file(path, what="results file", error=ResultsFileError)
-    except FileNotFoundError:
-        raise ResultsFileError(f"{path}: no such results file.") from None
-    if isinstance(document, dict):
-        explain_null_metrics(document)  # files written before null values needed a reason stay readable
-    check_task_id(document, path)
-    check_document(document, path)
+    document = read_results_document(path)
     if not document.get("samples_file"):
         return document, None
     samples_path = path.parent / Path(document["samples_file"]).name
@@ -289,13 +329,7 @@ def read_results(path: str | Path, *, with_samples: bool = True) -> tuple[dict[s
                     digest.update(chunk)
     except FileNotFoundError:
         raise ResultsFileError(f"{path} names the per-sample log {samples_path.name}, which is missing.") from None
-    if expected_sha256 is not None and digest.hexdigest() != expected_sha256:
-        rows = f"{len(samples)} rows, " if with_samples else ""
-        raise ResultsFileError(
-            f"{path} and its per-sample log {samples_path} are not from the same run: the log has {rows}SHA-256 "
-            f"{digest.hexdigest()}, the results file records {expected_count} rows with SHA-256 {expected_sha256} "
-            f"(a run killed between writing the two, or two runs writing one folder at once). {hint}"
-        )
+    check_samples_digest(document, path, digest.hexdigest(), len(samples) if with_samples else None)
     if with_samples and expected_count is not None and len(samples) != expected_count:  # equal hashes, so never
         raise ResultsFileError(f"{samples_path}: {len(samples)} rows, {path} records {expected_count}. {hint}")
     return document, samples if with_samples else None

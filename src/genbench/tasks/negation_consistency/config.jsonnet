@@ -25,9 +25,12 @@
     shift_source: 'fully_generated_data',
     shift_locus: 'train-test',
   },
-  // The mean accuracy over the subtasks (merge_evaluation_results also reports negation_gap__*, where lower is
-  // better).
+  // The mean accuracy over the subtasks (merge_evaluation_results also reports negation_gap__*, declared
+  // lower-is-better below).
   primary_metric: 'hf_accuracy__accuracy',
+  // negation_gap__<metric> is the affirmative score minus the negated one: the smaller, the better the model
+  // carries what it learnt over to negation. Declared here so that no tool has to guess it from the name.
+  metric_directions: { 'negation_gap__*': 'lower' },
   // Report and merge results in this order.
   subtasks_order: ['affirmative', 'negated'],
 }

@@ -1,0 +1,48 @@
+"""Which way a metric is better, as a task declares it (``metric_directions`` in its config).
+
+A task maps result keys, or glob patterns of result keys (``*``, ``?``, ``[...]``, matched case-sensitively by
+:func:`fnmatch.fnmatchcase`), to ``"higher"`` or ``"lower"``: ``{'negation_gap__*': 'lower'}``. A key named
+exactly wins over patterns; of several patterns that match a key, the longest (the most specific) wins. Kept here,
+free of pydantic, because the config schema, the task checks and the leaderboard all read it.
+
+>>> declared = {"negation_gap__*": "lower", "negation_gap__hf_f1__f1": "higher"}
+>>> declared_direction("negation_gap__hf_accuracy__accuracy", declared)
+'lower'
+>>> declared_direction("negation_gap__hf_f1__f1", declared), declared_direction("hf_f1__f1", declared)
+('higher', None)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from fnmatch import fnmatchcase
+from typing import Literal
+
+Direction = Literal["higher", "lower"]
+DIRECTIONS: tuple[Direction, ...] = ("higher", "lower")
+
+
+def declared_direction(key: str, declared: Mapping[str, str] | None) -> Direction | None:
+    """The direction ``declared`` gives the result key ``key`` (None: it says nothing about it)."""
+    if not declared:
+        return None
+    if key in declared:
+        return _direction(declared[key])
+    matching = [pattern for pattern in declared if fnmatchcase(key, pattern)]
+    if not matching:
+        return None
+    return _direction(declared[max(matching, key=lambda pattern: (len(pattern), pattern))])
+
+
+def unmatched_patterns(declared: Mapping[str, str] | None, keys: Iterable[str]) -> list[str]:
+    """The declared keys and patterns that match none of ``keys`` (a typo, or a metric the task no longer has).
+
+    >>> unmatched_patterns({"negation_gap__*": "lower", "hf_wer__wer": "lower"}, ["negation_gap__hf_accuracy__x"])
+    ['hf_wer__wer']
+    """
+    keys = list(keys)
+    return [pattern for pattern in declared or {} if not any(fnmatchcase(key, pattern) for key in keys)]
+
+
+def _direction(value: str) -> Direction | None:
+    return "lower" if value == "lower" else "higher" if value == "higher" else None
