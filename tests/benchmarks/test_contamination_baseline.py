@@ -6,23 +6,13 @@ runs of ``make bench``.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.benchmark_modules import benchmark_module
 
 
 def _load_benchmark():
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        spec = importlib.util.spec_from_file_location("contamination_benchmark", BENCHMARKS / "contamination.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    return benchmark_module("contamination")
 
 
 def test_streaming_baseline_matches_the_embedded_search(tmp_path):

@@ -7,12 +7,12 @@ the declared dependencies and extras drift apart, and say what to rerun.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import tomllib
+
+from tests.benchmark_modules import benchmark_module
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS = ROOT / "benchmarks"
@@ -20,14 +20,7 @@ RERUN = "rerun `python benchmarks/install_size.py` (or `--installs core,floor` f
 
 
 def _load_benchmark():
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        spec = importlib.util.spec_from_file_location("install_size_benchmark", BENCHMARKS / "install_size.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    return benchmark_module("install_size")
 
 
 def _measured() -> dict:

@@ -255,7 +255,7 @@ def overview_body(board: Leaderboard, standings: Standings) -> str:
     )
     if not standings.models:
         baselines = len(standings.baselines)
-        return (
+        heading = (
             f'<h1 id="gb-title">Baselines on {len(standings.headlines)} task{"s" * (len(standings.headlines) != 1)}'
             " (no model results yet)</h1>"
             f'<p class="gb-summary">These results hold {baselines} baseline{"s" * (baselines != 1)} only: the simple '
@@ -263,27 +263,21 @@ def overview_body(board: Leaderboard, standings: Standings) -> str:
             "run on the tasks it fits. They are what a model should beat, not a ranking: each covers its own tasks, "
             "so their means are not comparable, and no rank is given. Scores per task show every baseline, hover a "
             f'metric for its key. <a href="#gb-add-models">Add a model</a> to rank it.{stale_note}</p>'
-            '<div class="gb-top"><section><h2>Baselines</h2>'
-            + ranking_table(standings)
-            + "</section><section><h2>By taxonomy axis</h2>"
-            + axes_view(standings)
-            + "</section></div>"
-            + '<section><h2>Scores per task</h2><input id="gb-filter" type="search" placeholder="filter tasks: id, '
-            'keyword, taxonomy value" aria-label="filter tasks">'
-            + tasks_table(board, standings)
-            + "</section>"
-            + ADD_MODELS
-            + ranking_data(standings)
-            + skipped_list(board.stale, len(board.skipped))
         )
+        ranking_title, closing = "Baselines", ADD_MODELS
+    else:
+        heading = (
+            f'<h1 id="gb-title">Leaderboard: {ranked} ranked model{"s" * (ranked != 1)} over {counted} '
+            f"task{'s' * (counted != 1)}</h1>"
+            '<p class="gb-summary">Each task counts once, by its headline score (hover a metric for its key); a '
+            "model's mean is over the tasks, with a 95% bootstrap interval from the per-sample scores. Only models "
+            "covering every task are ranked; the others are marked with their coverage. Filtering the tasks ranks the "
+            f"models again over the tasks shown.{stale_note}</p>"
+        )
+        ranking_title, closing = "Ranking", ""
     return (
-        f'<h1 id="gb-title">Leaderboard: {ranked} ranked model{"s" * (ranked != 1)} over {counted} '
-        f"task{'s' * (counted != 1)}</h1>"
-        '<p class="gb-summary">Each task counts once, by its headline score (hover a metric for its key); a model\'s '
-        "mean is over the tasks, with a 95% bootstrap interval from the per-sample scores. Only models covering "
-        "every task are ranked; the others are marked with their coverage. Filtering the tasks ranks the models again "
-        f"over the tasks shown.{stale_note}</p>"
-        '<div class="gb-top"><section><h2>Ranking</h2>'
+        heading
+        + f'<div class="gb-top"><section><h2>{ranking_title}</h2>'
         + ranking_table(standings)
         + "</section><section><h2>By taxonomy axis</h2>"
         + axes_view(standings)
@@ -292,6 +286,7 @@ def overview_body(board: Leaderboard, standings: Standings) -> str:
         'keyword, taxonomy value" aria-label="filter tasks">'
         + tasks_table(board, standings)
         + "</section>"
+        + closing
         + ranking_data(standings)
         + skipped_list(board.stale, len(board.skipped))
     )

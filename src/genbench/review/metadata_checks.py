@@ -15,7 +15,7 @@ from __future__ import annotations
 import difflib
 import warnings
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -190,12 +190,12 @@ def check_metric_directions(task: Any) -> None:
         TaskCheckFailure: an entry matches no key (with a did-you-mean and the keys there are).
         TaskCheckSkipped: the task declares no ``metric_directions``, or its gold targets cannot be scored.
     """
-    declared = task.config.metric_directions
-    if not declared:
-        raise TaskCheckSkipped("the task declares no metric_directions (the leaderboard guesses from metric names)")
-    problem = _directions_problem(declared, _gold_result(task), "the results of the task's evaluation")
-    if problem:
-        raise TaskCheckFailure(problem)
+    _check_directions(
+        task.config.metric_directions,
+        lambda: _gold_result(task),
+        "the results of the task's evaluation",
+        "the task declares no metric_directions (the leaderboard guesses from metric names)",
+    )
 
 
 def check_task_dict_metric_directions(task_dict: Any) -> None:
@@ -205,10 +205,20 @@ def check_task_dict_metric_directions(task_dict: Any) -> None:
         TaskCheckFailure: an entry matches no key.
         TaskCheckSkipped: no ``metric_directions``, or the gold results do not merge (reported by the merge check).
     """
-    declared = task_dict.config.metric_directions
+    _check_directions(
+        task_dict.config.metric_directions,
+        lambda: _merged_gold_result(task_dict),
+        "the merged results",
+        "the task declares no metric_directions",
+    )
+
+
+def _check_directions(
+    declared: Mapping[str, str] | None, results: Callable[[], Mapping[str, Any]], where: str, undeclared: str
+) -> None:
     if not declared:
-        raise TaskCheckSkipped("the task declares no metric_directions")
-    problem = _directions_problem(declared, _merged_gold_result(task_dict), "the merged results")
+        raise TaskCheckSkipped(undeclared)
+    problem = _directions_problem(declared, results(), where)
     if problem:
         raise TaskCheckFailure(problem)
 
