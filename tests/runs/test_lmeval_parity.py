@@ -27,7 +27,10 @@ continuation, for one, is off by 6.4 on ``tiny-bpe``'s options. Chosen options a
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.metadata
+import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -159,13 +162,12 @@ def tiny_gpt2_bpe(path: Path) -> Path:
     return path
 
 
-@pytest.fixture(scope="module")
-def parity(tiny_gpt2: Path, tiny_gpt2_bos: Path, tmp_path_factory: pytest.TempPathFactory) -> Parity:
+def _both_sides(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Parity:
     python = reference_python()
     scratch = tmp_path_factory.mktemp("lmeval-parity")
     mc_prompts, gen_prompts = _write_tasks(scratch / "tasks")
-    bpe = tiny_gpt2_bpe(tmp_path_factory.mktemp("tiny-gpt2-bpe"))
-    paths = dict(zip(MODELS, (tiny_gpt2, tiny_gpt2_bos, bpe), strict=True))
+    words, words_bos = request.getfixturevalue("tiny_gpt2"), request.getfixturevalue("tiny_gpt2_bos")
+    paths = dict(zip(MODELS, (words, words_bos, tiny_gpt2_bpe(tmp_path_factory.mktemp("tiny-gpt2-bpe"))), strict=True))
     raw = [{"prompts": GEN_PROMPTS, "stop": stop, "max_new_tokens": RAW_NEW_TOKENS} for stop in STOPS]
     answers = lmeval_answers(
         python, scratch, paths, tasks=["gb_mc", "gb_gen"], pairs=EDGE_PAIRS, generations=raw, batch_size=BATCH_SIZE
@@ -183,6 +185,29 @@ def parity(tiny_gpt2: Path, tiny_gpt2_bos: Path, tmp_path_factory: pytest.TempPa
         for label, model in answers["models"].items()
     }
     return Parity(genbench, lmeval, {k: v for k, v in answers.items() if k != "models"})
+
+
+@pytest.fixture(scope="module")
+def parity(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Parity:
+    """Both sides' answers, computed once per test run: under pytest-xdist (``make test``) the first worker to get
+    here computes them and the other reads its file (pytest-xdist's recipe for a fixture that must run once), as the
+    tests of one module may go to both workers."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return _both_sides(request, tmp_path_factory)
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp().parent / "lmeval-parity.json"  # this run's, shared by its workers
+    with FileLock(f"{shared}.lock"):
+        if shared.is_file():
+            data = json.loads(shared.read_text(encoding="utf-8"))
+            return Parity(
+                {k: Side(**v) for k, v in data["genbench"].items()},
+                {k: Side(**v) for k, v in data["lmeval"].items()},
+                data["versions"],
+            )
+        computed = _both_sides(request, tmp_path_factory)
+        shared.write_text(json.dumps(dataclasses.asdict(computed)), encoding="utf-8")
+        return computed
 
 
 def test_the_reference_is_lmeval_with_this_venvs_torch_and_transformers(parity: Parity) -> None:
