@@ -100,7 +100,11 @@ def lmeval_answers(
     work.write_text(json.dumps(request), encoding="utf-8")
     # the reference venv's own packages only: no PYTHONPATH into this checkout
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    env.update({"TOKENIZERS_PARALLELISM": "false", "HF_DATASETS_CACHE": str(scratch / "hf_datasets")})
+    # one thread: the models are tiny, and under `make test` two workers share two cores: two threads a process
+    # spin against each other (the whole parity module took 56 s instead of 22 s on a busy 2-core machine)
+    env.update(
+        {"TOKENIZERS_PARALLELISM": "false", "HF_DATASETS_CACHE": str(scratch / "hf_datasets"), "OMP_NUM_THREADS": "1"}
+    )
     completed = subprocess.run(
         [str(python), str(REFERENCE_SCRIPT), str(work), str(answers)],
         env=env, capture_output=True, text=True, timeout=600,

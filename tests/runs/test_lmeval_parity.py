@@ -43,6 +43,7 @@ from genbench.runs.hf import HFCausalLMRunner
 from genbench.runs.scoring import BootstrapSettings
 from genbench.runs.specs import parse_model_spec
 from genbench.task.factory import load_task
+from genbench.task.task import Task
 from tests.runs.lmeval_parity import LMEVAL_VERSION, SETUP, lmeval_answers, reference_python, write_lmeval_task
 
 MC_TASK, GEN_TASK = "category_membership", "arithmetic_length"
@@ -84,6 +85,12 @@ class Parity:
     versions: dict[str, str]
 
 
+def _task(task_id: str) -> Task:
+    task = load_task(task_id)
+    assert isinstance(task, Task), f"{task_id} has subtasks"
+    return task
+
+
 def _genbench_side(path: Path) -> Side:
     runs = {
         r.task_id: r
@@ -119,13 +126,13 @@ def _genbench_side(path: Path) -> Side:
 def _write_tasks(folder: Path) -> tuple[list[str], list[str]]:
     """The two tasks' prompts, as ``run`` builds them, as lm-evaluation-harness tasks; returns the prompts."""
     mc_rows, gen_rows = [], []
-    for _, dataset, _ in prompt_settings(load_task(MC_TASK), SHOTS, SEED, LIMIT):
+    for _, dataset, _ in prompt_settings(_task(MC_TASK), SHOTS, SEED, LIMIT):
         for prompt, options, target in zip(
             dataset["input"], dataset["target_options"], dataset["target"], strict=True
         ):
             options = [str(o) for o in options]
             mc_rows.append({"prompt": prompt, "options": options, "answer": options.index(str(target).strip())})
-    gen_task = load_task(GEN_TASK)
+    gen_task = _task(GEN_TASK)
     for _, dataset, _ in prompt_settings(gen_task, SHOTS, SEED, LIMIT):
         gen_rows += [{"prompt": prompt, "target": str(target)} for prompt, target in
                      zip(dataset["input"], dataset["target"], strict=True)]  # fmt: skip
@@ -143,7 +150,7 @@ def tiny_gpt2_bpe(path: Path) -> Path:
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
-    questions = prompt_settings(load_task(MC_TASK), [2], SEED, 40)[0][1]["input"]
+    questions = prompt_settings(_task(MC_TASK), [2], SEED, 40)[0][1]["input"]
     corpus = list(questions) + [f"Q: {a} + {b}\nA: {a + b}\n\n" for a in range(0, 1000, 7) for b in (6, 40)]
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -172,7 +179,14 @@ def _both_sides(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     answers = lmeval_answers(
         python, scratch, paths, tasks=["gb_mc", "gb_gen"], pairs=EDGE_PAIRS, generations=raw, batch_size=BATCH_SIZE
     )
-    genbench = {label: _genbench_side(path) for label, path in paths.items()}
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as the reference side (lmeval_answers): see there
+    try:
+        genbench = {label: _genbench_side(path) for label, path in paths.items()}
+    finally:
+        torch.set_num_threads(threads)
     for side in genbench.values():  # the lm-eval tasks hold the very prompts that `run` asked
         assert [q["prompt"] for q in side.questions] == mc_prompts and len(side.generations) == len(gen_prompts)
     lmeval = {
