@@ -23,7 +23,8 @@ LMEVAL_STAMP := $(LMEVAL_VENV)/.installed
 LMEVAL_PINS := "lm-eval[hf]==0.4.13"
 $(LMEVAL_STAMP): $(STAMP) constraints.txt
 	test -x $(LMEVAL_VENV)/bin/python || $(PYTHON) -m venv $(LMEVAL_VENV)
-	$(LMEVAL_VENV)/bin/python -m pip install --quiet -c constraints.txt torch==2.13.0 $(LMEVAL_PINS) \
+	$(LMEVAL_VENV)/bin/python -m pip install --upgrade --quiet pip
+	$(LMEVAL_VENV)/bin/python -m pip install --quiet -c constraints.txt $(LMEVAL_PINS) \
 		$$($(BIN)/python -c 'import importlib.metadata as m; print(*(f"{n}=={m.version(n)}" for n in ("torch", "transformers", "tokenizers")))')
 	touch $(LMEVAL_STAMP)
 
@@ -37,7 +38,7 @@ demo: $(STAMP)
 ## Run the whole test suite (offline), on two worker processes (pytest-xdist). GENBENCH_LMEVAL_PYTHON makes the
 ## lm-evaluation-harness parity test fail, not skip, if its venv is missing.
 test: $(STAMP) $(LMEVAL_STAMP)
-	$(OFFLINE) GENBENCH_LMEVAL_PYTHON=$(CURDIR)/$(LMEVAL_VENV)/bin/python $(BIN)/python -m pytest -q -n 2
+	$(OFFLINE) GENBENCH_LMEVAL_PYTHON=$(abspath $(LMEVAL_VENV))/bin/python $(BIN)/python -m pytest -q -n 2
 
 ## The original GenBench framework's own suites against this package: ORIGINAL_REPOS names local checkouts of
 ## github.com/GenBench/genbench_cbt and genbench_cbt_2023, separated by ':' (the tests skip, saying so, without them).

@@ -51,7 +51,8 @@ SHOTS, SEED, LIMIT, MAX_NEW_TOKENS, BATCH_SIZE = [0, 2], 42, 8, 12, 4
 RTOL = ATOL = 1e-6
 MODEL_ARGS = f"batch_size={BATCH_SIZE},dtype=float32,device=cpu"
 FAST = BootstrapSettings(resamples=20, statistic_resamples=5)
-# requests the two shipped tasks do not make (their options are one token each, their prompts short)
+# requests the two shipped tasks do not make (their prompts are short; with the word-level tokenizers every option is
+# one token)
 EDGE_PAIRS = [
     ("Q: Which of these is a part of the body?\nA:", " elbow, finger and the moon"),  # several tokens
     ("Q: 612 + 6\nA: ", "618"),  # trailing space: it moves to the continuation
@@ -104,13 +105,12 @@ def _genbench_side(path: Path) -> Side:
             max_new_tokens=MAX_NEW_TOKENS,
             use_cache=False,
             bootstrap=FAST,
-        )  # fmt: skip
+        )
     }
     questions = [
         {
             "loglikelihoods": s["raw_output"]["loglikelihoods"],
             "prediction": s["prediction"],
-            "prediction_length_normalised": s["prediction_length_normalised"],
             "accuracy": s["metrics"]["hf_accuracy__accuracy"],
             "accuracy_length_normalised": s["metrics"]["length_normalised.hf_accuracy__accuracy"],
             "prompt": s["prompt"],
@@ -170,6 +170,8 @@ def tiny_gpt2_bpe(path: Path) -> Path:
 
 
 def _both_sides(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Parity:
+    import torch
+
     python = reference_python()
     scratch = tmp_path_factory.mktemp("lmeval-parity")
     mc_prompts, gen_prompts = _write_tasks(scratch / "tasks")
@@ -179,8 +181,6 @@ def _both_sides(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     answers = lmeval_answers(
         python, scratch, paths, tasks=["gb_mc", "gb_gen"], pairs=EDGE_PAIRS, generations=raw, batch_size=BATCH_SIZE
     )
-    import torch
-
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # as the reference side (lmeval_answers): see there
     try:
