@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # The test suite and the demo never touch the network.
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HUB_DISABLE_TELEMETRY=1
 
-.PHONY: install demo test test-original check-quality fix-style typecheck bench bench-anchors install-size docs clean
+.PHONY: install lmeval-venv demo test test-original check-quality fix-style typecheck bench bench-anchors install-size docs clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,14 +16,29 @@ $(STAMP): pyproject.toml constraints.txt
 
 install: $(STAMP)
 
+## The reference for tests/runs/test_lmeval_parity.py: lm-evaluation-harness in its own venv (.venvs/lmeval), with
+## the torch, transformers and tokenizers of .venv (so that the two sides differ only in their own code).
+LMEVAL_VENV := .venvs/lmeval
+LMEVAL_STAMP := $(LMEVAL_VENV)/.installed
+LMEVAL_PINS := "lm-eval[hf]==0.4.13"
+$(LMEVAL_STAMP): $(STAMP) constraints.txt
+	test -x $(LMEVAL_VENV)/bin/python || $(PYTHON) -m venv $(LMEVAL_VENV)
+	$(LMEVAL_VENV)/bin/python -m pip install --upgrade --quiet pip
+	$(LMEVAL_VENV)/bin/python -m pip install --quiet -c constraints.txt $(LMEVAL_PINS) \
+		$$($(BIN)/python -c 'import importlib.metadata as m; print(*(f"{n}=={m.version(n)}" for n in ("torch", "transformers", "tokenizers")))')
+	touch $(LMEVAL_STAMP)
+
+lmeval-venv: $(LMEVAL_STAMP)
+
 ## Run the main job on embedded defaults: every registry task, zero- and few-shot, baseline predictors
 ## (also as results files in the format of `genbench-cli run`, under demo_results/results).
 demo: $(STAMP)
 	$(OFFLINE) $(BIN)/genbench-cli demo --output-dir demo_results --results-dir demo_results/results
 
-## Run the whole test suite (offline), on two worker processes (pytest-xdist).
-test: $(STAMP)
-	$(OFFLINE) $(BIN)/python -m pytest -q -n 2
+## Run the whole test suite (offline), on two worker processes (pytest-xdist). GENBENCH_LMEVAL_PYTHON makes the
+## lm-evaluation-harness parity test fail, not skip, if its venv is missing.
+test: $(STAMP) $(LMEVAL_STAMP)
+	$(OFFLINE) GENBENCH_LMEVAL_PYTHON=$(abspath $(LMEVAL_VENV))/bin/python $(BIN)/python -m pytest -q -n 2
 
 ## The original GenBench framework's own suites against this package: ORIGINAL_REPOS names local checkouts of
 ## github.com/GenBench/genbench_cbt and genbench_cbt_2023, separated by ':' (the tests skip, saying so, without them).
@@ -83,4 +98,4 @@ docs: $(STAMP)
 	$(BIN)/mkdocs build --strict --site-dir site
 
 clean:
-	rm -rf $(VENV) demo_results build dist src/*.egg-info
+	rm -rf $(VENV) .venvs demo_results build dist src/*.egg-info

@@ -24,7 +24,8 @@ Measured, the two sides alternating, ``--runs`` times each, min and median:
 
 Before timing, the in-process answers are compared: the largest log-likelihood difference and the number of
 identical generations are reported (and must be below 1e-4 and all identical). Ratios are medians over medians of
-this run, never extrapolated. Results: ``benchmarks/results/run_vs_lmeval.json``.
+this run, never extrapolated. Results: ``benchmarks/results/run_vs_lmeval.json``. The agreement alone, on fewer
+requests and a third (byte-level BPE) tokenizer, is a test: ``tests/runs/test_lmeval_parity.py`` (``make test``).
 """
 
 from __future__ import annotations

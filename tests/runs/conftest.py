@@ -17,3 +17,9 @@ from tests.benchmark_modules import benchmark_module
 def tiny_gpt2(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A two-layer randomly initialised GPT-2 and a word-level tokenizer (newlines kept as tokens), no BOS token."""
     return benchmark_module("_run_models").build_model("tiny", tmp_path_factory.mktemp("tiny-gpt2"))
+
+
+@pytest.fixture(scope="session")
+def tiny_gpt2_bos(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same weights, with a tokenizer that starts every encoding with a ``<s>`` BOS token (as Llama's does)."""
+    return benchmark_module("_run_models").build_model("tiny-bos", tmp_path_factory.mktemp("tiny-gpt2-bos"))

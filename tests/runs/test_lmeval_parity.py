@@ -1,0 +1,311 @@
+"""The ``hf:`` runner against lm-evaluation-harness 0.4.13 on the same requests (docs/running_models.md's claim).
+
+Three tiny random GPT-2s (2 layers, width 32): ``tiny`` and ``tiny-bos``, the word-level tokenizer of ``conftest.py``
+without and with a BOS token, and ``tiny-bpe``, a byte-level BPE tokenizer as GPT-2's (a space is part of the next
+token, so where a prompt's trailing space goes matters; options are several tokens; no pad token).
+
+genbench side: :func:`genbench.runs.execute.run` (what ``genbench-cli run`` calls) over two shipped tasks,
+``category_membership`` (multiple choice: a log-likelihood per option) and ``arithmetic_length`` (greedy generation
+up to ``\\n``), 0- and 2-shot; and its ``Requester`` on raw log-likelihood pairs that the tasks do not reach
+(continuations of several words, trailing spaces, an empty context, a context longer than the model's window) and raw
+generations cut at stop strings the random models do emit (the task's ``\\n`` rarely comes).
+
+lm-evaluation-harness side: the same prompts as tasks of its own format, run by its evaluator with ``HFLM`` in its
+own venv (``lmeval_parity.py``, ``lmeval_reference.py``), and the same raw requests through ``HFLM.loglikelihood``
+and ``HFLM.generate_until``.
+
+Both sides run float32 on the CPU, with the same torch, transformers and tokenizers (checked below), batch size 4.
+Log-likelihoods are compared to a relative 1e-6 (plus 1e-6 absolute), about 8 float32 ulps: a continuation of several
+tokens is the sum of their log-probabilities, and the two sides add them in different orders (genbench with
+``index_add_`` over the batch, lm-evaluation-harness per request), which moves the last bit (measured: at most
+1.1e-7 relative, e.g. 1.5e-5 on -144). The one-token options of the word-level models involve no sum and came out
+equal to the last bit; they are held to the same bound, as BLAS kernels chosen per matrix shape (the sides pad and
+batch differently) may round differently on another CPU. A real difference (a token more or less, a space on the
+wrong side, another data type, a BOS mishandled) moves a log-likelihood by far more: moving no trailing space to the
+continuation, for one, is off by 6.4 on ``tiny-bpe``'s options. Chosen options and generations are compared exactly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.metadata
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from genbench.runs.execute import Requester, prompt_settings, run
+from genbench.runs.hf import HFCausalLMRunner
+from genbench.runs.scoring import BootstrapSettings
+from genbench.runs.specs import parse_model_spec
+from genbench.task.factory import load_task
+from genbench.task.task import Task
+from tests.runs.lmeval_parity import LMEVAL_VERSION, SETUP, lmeval_answers, reference_python, write_lmeval_task
+
+MC_TASK, GEN_TASK = "category_membership", "arithmetic_length"
+SHOTS, SEED, LIMIT, MAX_NEW_TOKENS, BATCH_SIZE = [0, 2], 42, 8, 12, 4
+RTOL = ATOL = 1e-6
+MODEL_ARGS = f"batch_size={BATCH_SIZE},dtype=float32,device=cpu"
+FAST = BootstrapSettings(resamples=20, statistic_resamples=5)
+# requests the two shipped tasks do not make (their prompts are short; with the word-level tokenizers every option is
+# one token)
+EDGE_PAIRS = [
+    ("Q: Which of these is a part of the body?\nA:", " elbow, finger and the moon"),  # several tokens
+    ("Q: 612 + 6\nA: ", "618"),  # trailing space: it moves to the continuation
+    ("Q: 612 + 6\nA:\t ", "6 1 8\n"),
+    ("", "the answer is true"),  # no context: the first token is conditioned on BOS (or EOS)
+    ("one " * 300 + "word:", " each word"),  # longer than the 256 positions: cut on the left
+    ("Q: what is the statement?\nA:", " (true) [false] 'a' \"b\" */"),
+]
+# what the random models emit ("= = = * * *", "( A choices choices", "\n \n \n", "the the the") holds these stops
+STOPS = ["\n", "* *", "choices"]
+GEN_PROMPTS = ["Q: which word fits?\nA:", "the", "write one word per answer, separated by commas:\n", "1 + 2 = ", "("]
+RAW_NEW_TOKENS = 12
+MODELS = ("tiny", "tiny-bos", "tiny-bpe")
+
+
+@dataclass
+class Side:
+    """One model's answers on one side: per multiple-choice question, per generation prompt, per edge pair, per
+    raw generation (by stop string)."""
+
+    questions: list[dict[str, Any]]
+    generations: list[str]
+    pairs: list[float]
+    raw_generations: list[list[str]]
+
+
+@dataclass
+class Parity:
+    genbench: dict[str, Side]
+    lmeval: dict[str, Side]
+    versions: dict[str, str]
+
+
+def _task(task_id: str) -> Task:
+    task = load_task(task_id)
+    assert isinstance(task, Task), f"{task_id} has subtasks"
+    return task
+
+
+def _genbench_side(path: Path) -> Side:
+    runs = {
+        r.task_id: r
+        for r in run(
+            f"hf:{path}",
+            [MC_TASK, GEN_TASK],
+            model_args=MODEL_ARGS,
+            shots=SHOTS,
+            seed=SEED,
+            limit=LIMIT,
+            max_new_tokens=MAX_NEW_TOKENS,
+            use_cache=False,
+            bootstrap=FAST,
+        )
+    }
+    questions = [
+        {
+            "loglikelihoods": s["raw_output"]["loglikelihoods"],
+            "prediction": s["prediction"],
+            "accuracy": s["metrics"]["hf_accuracy__accuracy"],
+            "accuracy_length_normalised": s["metrics"]["length_normalised.hf_accuracy__accuracy"],
+            "prompt": s["prompt"],
+        }
+        for s in runs[MC_TASK].samples
+    ]
+    generations = [s["raw_output"] for s in runs[GEN_TASK].samples]
+    requester = Requester(HFCausalLMRunner(parse_model_spec(f"hf:{path}", MODEL_ARGS)), None)
+    raw = [requester.generate(GEN_PROMPTS, max_new_tokens=RAW_NEW_TOKENS, stop=stop) for stop in STOPS]
+    return Side(questions, generations, requester.loglikelihood(EDGE_PAIRS), raw)
+
+
+def _write_tasks(folder: Path) -> tuple[list[str], list[str]]:
+    """The two tasks' prompts, as ``run`` builds them, as lm-evaluation-harness tasks; returns the prompts."""
+    mc_rows, gen_rows = [], []
+    for _, dataset, _ in prompt_settings(_task(MC_TASK), SHOTS, SEED, LIMIT):
+        for prompt, options, target in zip(
+            dataset["input"], dataset["target_options"], dataset["target"], strict=True
+        ):
+            options = [str(o) for o in options]
+            mc_rows.append({"prompt": prompt, "options": options, "answer": options.index(str(target).strip())})
+    gen_task = _task(GEN_TASK)
+    for _, dataset, _ in prompt_settings(gen_task, SHOTS, SEED, LIMIT):
+        gen_rows += [{"prompt": prompt, "target": str(target)} for prompt, target in
+                     zip(dataset["input"], dataset["target"], strict=True)]  # fmt: skip
+    write_lmeval_task(folder, "gb_mc", mc_rows)
+    stop = gen_task.config.prompt_builder.stop_string or None
+    write_lmeval_task(folder, "gb_gen", gen_rows, stop=stop, max_new_tokens=MAX_NEW_TOKENS)
+    return [r["prompt"] for r in mc_rows], [r["prompt"] for r in gen_rows]
+
+
+def tiny_gpt2_bpe(path: Path) -> Path:
+    """The tiny GPT-2's shape with a byte-level BPE tokenizer (as GPT-2's: a space belongs to the word after it, and
+    there is no pad token), trained here on the shipped tasks' words: the tokenizer where the split of a prompt's
+    trailing space between context and continuation changes the tokens, which the word-level ones ignore."""
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+
+    questions = prompt_settings(_task(MC_TASK), [2], SEED, 40)[0][1]["input"]
+    corpus = list(questions) + [f"Q: {a} + {b}\nA: {a + b}\n\n" for a in range(0, 1000, 7) for b in (6, 40)]
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=400, special_tokens=["<|endoftext|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
+    tokenizer.train_from_iterator(corpus, trainer)
+    fast = PreTrainedTokenizerFast(tokenizer_object=tokenizer, eos_token="<|endoftext|>", bos_token="<|endoftext|>")
+    torch.manual_seed(0)
+    eos = tokenizer.token_to_id("<|endoftext|>")
+    config = GPT2Config(vocab_size=tokenizer.get_vocab_size(), n_positions=256, n_embd=32, n_layer=2, n_head=2,
+                        bos_token_id=eos, eos_token_id=eos)  # fmt: skip
+    GPT2LMHeadModel(config).save_pretrained(path)
+    fast.save_pretrained(path)
+    return path
+
+
+def _both_sides(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Parity:
+    import torch
+
+    python = reference_python()
+    scratch = tmp_path_factory.mktemp("lmeval-parity")
+    mc_prompts, gen_prompts = _write_tasks(scratch / "tasks")
+    words, words_bos = request.getfixturevalue("tiny_gpt2"), request.getfixturevalue("tiny_gpt2_bos")
+    paths = dict(zip(MODELS, (words, words_bos, tiny_gpt2_bpe(tmp_path_factory.mktemp("tiny-gpt2-bpe"))), strict=True))
+    raw = [{"prompts": GEN_PROMPTS, "stop": stop, "max_new_tokens": RAW_NEW_TOKENS} for stop in STOPS]
+    answers = lmeval_answers(
+        python, scratch, paths, tasks=["gb_mc", "gb_gen"], pairs=EDGE_PAIRS, generations=raw, batch_size=BATCH_SIZE
+    )
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as the reference side (lmeval_answers): see there
+    try:
+        genbench = {label: _genbench_side(path) for label, path in paths.items()}
+    finally:
+        torch.set_num_threads(threads)
+    for side in genbench.values():  # the lm-eval tasks hold the very prompts that `run` asked
+        assert [q["prompt"] for q in side.questions] == mc_prompts and len(side.generations) == len(gen_prompts)
+    lmeval = {
+        label: Side(
+            model["tasks"]["gb_mc"],
+            [row["generation"] for row in model["tasks"]["gb_gen"]],
+            model["pairs"],
+            model["generations"],
+        )
+        for label, model in answers["models"].items()
+    }
+    return Parity(genbench, lmeval, {k: v for k, v in answers.items() if k != "models"})
+
+
+@pytest.fixture(scope="module")
+def parity(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Parity:
+    """Both sides' answers, computed once per test run: under pytest-xdist (``make test``) the first worker to get
+    here computes them and the other reads its file (pytest-xdist's recipe for a fixture that must run once), as the
+    tests of one module may go to both workers."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return _both_sides(request, tmp_path_factory)
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp().parent / "lmeval-parity.json"  # this run's, shared by its workers
+    with FileLock(f"{shared}.lock"):
+        if shared.is_file():
+            data = json.loads(shared.read_text(encoding="utf-8"))
+            return Parity(
+                {k: Side(**v) for k, v in data["genbench"].items()},
+                {k: Side(**v) for k, v in data["lmeval"].items()},
+                data["versions"],
+            )
+        computed = _both_sides(request, tmp_path_factory)
+        shared.write_text(json.dumps(dataclasses.asdict(computed)), encoding="utf-8")
+        return computed
+
+
+def test_the_reference_is_lmeval_with_this_venvs_torch_and_transformers(parity: Parity) -> None:
+    assert parity.versions["lm_eval"] == LMEVAL_VERSION, f"the reference venv is stale: run {SETUP}"
+    for name in ("torch", "transformers", "tokenizers"):
+        assert parity.versions[name] == importlib.metadata.version(name), f"{name} differs: run {SETUP}"
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_multiple_choice_log_likelihoods_agree(parity: Parity, model: str) -> None:
+    ours, theirs = parity.genbench[model].questions, parity.lmeval[model].questions
+    assert len(ours) == len(theirs) == LIMIT * len(SHOTS)
+    ours_ll = np.array([q["loglikelihoods"] for q in ours])
+    theirs_ll = np.array([q["loglikelihoods"] for q in theirs])
+    assert ours_ll.shape == theirs_ll.shape == (len(ours), 4)
+    np.testing.assert_allclose(ours_ll, theirs_ll, rtol=RTOL, atol=ATOL)
+    assert np.all(np.isfinite(ours_ll)) and np.ptp(ours_ll) > 0.1  # real, varied numbers, not a constant
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_the_same_option_is_chosen_raw_and_length_normalised(parity: Parity, model: str) -> None:
+    """genbench's prediction is lm-eval's argmax; its accuracy is lm-eval's ``acc``, length-normalised ``acc_norm``."""
+    ours, theirs = parity.genbench[model].questions, parity.lmeval[model].questions
+    assert [q["prediction"] for q in ours] == [int(np.argmax(q["loglikelihoods"])) for q in theirs]
+    assert [q["accuracy"] for q in ours] == [q["acc"] for q in theirs]
+    assert [q["accuracy_length_normalised"] for q in ours] == [q["acc_norm"] for q in theirs]
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_greedy_generations_are_identical(parity: Parity, model: str) -> None:
+    ours, theirs = parity.genbench[model].generations, parity.lmeval[model].generations
+    assert ours == theirs
+    assert len(ours) == LIMIT * len(SHOTS) and sum(bool(text.strip()) for text in ours) >= len(ours) // 2
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_log_likelihoods_of_raw_pairs_agree(parity: Parity, model: str) -> None:
+    """Continuations of several tokens, moved trailing spaces, no context and a context cut to the window."""
+    ours, theirs = parity.genbench[model].pairs, parity.lmeval[model].pairs
+    np.testing.assert_allclose(ours, theirs, rtol=RTOL, atol=ATOL)
+    assert len(set(ours)) == len(EDGE_PAIRS)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_raw_generations_cut_at_a_stop_string_are_identical(parity: Parity, model: str) -> None:
+    ours, theirs = parity.genbench[model].raw_generations, parity.lmeval[model].raw_generations
+    assert ours == theirs
+
+
+def test_the_stop_strings_cut_some_raw_generations(parity: Parity) -> None:
+    for model in ("tiny", "tiny-bos"):  # the same prompt, another stop string: another (cut) answer
+        by_prompt = zip(*parity.genbench[model].raw_generations, strict=True)
+        assert any(len(set(answers)) > 1 for answers in by_prompt), model
+
+
+def test_the_bos_model_really_starts_with_bos(tiny_gpt2: Path, tiny_gpt2_bos: Path) -> None:
+    from transformers import AutoTokenizer
+
+    with_bos, without = AutoTokenizer.from_pretrained(tiny_gpt2_bos), AutoTokenizer.from_pretrained(tiny_gpt2)
+    assert with_bos("Q: A")["input_ids"][0] == with_bos.bos_token_id == with_bos.convert_tokens_to_ids("<s>")
+    assert without("Q: A")["input_ids"] == without("Q: A", add_special_tokens=False)["input_ids"]
+
+
+def test_a_missing_reference_venv_fails_when_required_and_skips_a_bare_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.runs import lmeval_parity
+
+    monkeypatch.setattr(lmeval_parity, "DEFAULT_VENV", tmp_path / "no-venv")
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setenv("GENBENCH_LMEVAL_PYTHON", str(tmp_path / "missing" / "python"))  # as `make test` names it
+    with pytest.raises(pytest.fail.Exception, match="GENBENCH_LMEVAL_PYTHON=.*is not an executable python"):
+        reference_python()
+    monkeypatch.delenv("GENBENCH_LMEVAL_PYTHON")
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(
+        pytest.fail.Exception, match="CI is set and the lm-evaluation-harness reference venv is missing"
+    ):
+        reference_python()
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match="run make lmeval-venv"):
+        reference_python()
+    python = tmp_path / "no-venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("#!/bin/sh\n", encoding="utf-8")
+    python.chmod(0o755)
+    assert reference_python() == python  # the default venv, once made, is used without being named
