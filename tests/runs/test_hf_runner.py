@@ -119,6 +119,12 @@ def test_loglikelihood_matches_a_direct_forward_pass_and_does_not_depend_on_batc
         assert score == pytest.approx(expected, abs=1e-4)
 
 
+def test_the_cache_key_names_the_encoding_so_older_answers_are_asked_again(tiny_gpt2: Path) -> None:
+    # answers cached before a prompt starting with the BOS text stopped getting a second BOS were keyed without it
+    identity = HFCausalLMRunner(parse_model_spec(f"hf:{tiny_gpt2}", "device=cpu")).cache_identity()
+    assert identity["encoding"] == 2 and {"spec", "revision", "args"} <= set(identity)
+
+
 def test_generation_does_not_depend_on_batching(tiny_gpt2: Path) -> None:
     prompts = ["Q: 1 + 2 =", "Q: which of these is a part of the body ?\nchoices :\n- elm\n- elbow\nA:", "true"]
     one = HFCausalLMRunner(parse_model_spec(f"hf:{tiny_gpt2}", "batch_size=1"))

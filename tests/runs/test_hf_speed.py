@@ -55,7 +55,7 @@ def test_contexts_are_tokenised_once(tiny_gpt2: Path, monkeypatch: pytest.Monkey
     runner = _runner(tiny_gpt2)
     calls: list[int] = []
     encode = runner._encode
-    monkeypatch.setattr(runner, "_encode", lambda texts: calls.append(len(texts)) or encode(texts))
+    monkeypatch.setattr(runner, "_encode", lambda texts, *a, **k: calls.append(len(texts)) or encode(texts, *a, **k))
     runner.loglikelihood([(CONTEXT, option) for option in OPTIONS])
     assert calls == [1, 4]  # the one distinct context, then the four whole texts: two tokenizer calls in all
 

@@ -60,11 +60,17 @@ EDGE_PAIRS = [
     ("", "the answer is true"),  # no context: the first token is conditioned on BOS (or EOS)
     ("one " * 300 + "word:", " each word"),  # longer than the 256 positions: cut on the left
     ("Q: what is the statement?\nA:", " (true) [false] 'a' \"b\" */"),
+    ("<s>Q: 612 + 6\nA:", " 618"),  # starts with the BOS text: no second BOS (on the BOS model)
+    ("<|endoftext|>Q: 612 + 6\nA:", " 618"),  # ... and EOS's, which stands for BOS where a tokenizer has none
 ]
 # what the random models emit ("= = = * * *", "( A choices choices", "\n \n \n", "the the the") holds these stops
 STOPS = ["\n", "* *", "choices"]
 GEN_PROMPTS = ["Q: which word fits?\nA:", "the", "write one word per answer, separated by commas:\n", "1 + 2 = ", "("]
+# prompts that start with the BOS text (as one rendered from a chat template): no second BOS. Asked on their own:
+# lm-evaluation-harness decides it for a batch of generations by its first prompt only.
+BOS_GEN_PROMPTS = ["<s>" + prompt for prompt in GEN_PROMPTS]
 RAW_NEW_TOKENS = 12
+RAW_REQUESTS = [*((GEN_PROMPTS, stop) for stop in STOPS), (BOS_GEN_PROMPTS, "\n")]
 MODELS = ("tiny", "tiny-bos", "tiny-bpe")
 
 
@@ -119,7 +125,7 @@ def _genbench_side(path: Path) -> Side:
     ]
     generations = [s["raw_output"] for s in runs[GEN_TASK].samples]
     requester = Requester(HFCausalLMRunner(parse_model_spec(f"hf:{path}", MODEL_ARGS)), None)
-    raw = [requester.generate(GEN_PROMPTS, max_new_tokens=RAW_NEW_TOKENS, stop=stop) for stop in STOPS]
+    raw = [requester.generate(prompts, max_new_tokens=RAW_NEW_TOKENS, stop=stop) for prompts, stop in RAW_REQUESTS]
     return Side(questions, generations, requester.loglikelihood(EDGE_PAIRS), raw)
 
 
@@ -177,7 +183,7 @@ def _both_sides(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     mc_prompts, gen_prompts = _write_tasks(scratch / "tasks")
     words, words_bos = request.getfixturevalue("tiny_gpt2"), request.getfixturevalue("tiny_gpt2_bos")
     paths = dict(zip(MODELS, (words, words_bos, tiny_gpt2_bpe(tmp_path_factory.mktemp("tiny-gpt2-bpe"))), strict=True))
-    raw = [{"prompts": GEN_PROMPTS, "stop": stop, "max_new_tokens": RAW_NEW_TOKENS} for stop in STOPS]
+    raw = [{"prompts": prompts, "stop": stop, "max_new_tokens": RAW_NEW_TOKENS} for prompts, stop in RAW_REQUESTS]
     answers = lmeval_answers(
         python, scratch, paths, tasks=["gb_mc", "gb_gen"], pairs=EDGE_PAIRS, generations=raw, batch_size=BATCH_SIZE
     )
@@ -262,7 +268,20 @@ def test_log_likelihoods_of_raw_pairs_agree(parity: Parity, model: str) -> None:
     """Continuations of several tokens, moved trailing spaces, no context and a context cut to the window."""
     ours, theirs = parity.genbench[model].pairs, parity.lmeval[model].pairs
     np.testing.assert_allclose(ours, theirs, rtol=RTOL, atol=ATOL)
-    assert len(set(ours)) == len(EDGE_PAIRS)
+    # real, varied numbers; on the BOS model "<s>Q: ..." is the same tokens as "Q: ..." with its one BOS
+    assert len(set(ours)) == len(EDGE_PAIRS) - (model == "tiny-bos")
+
+
+def test_a_request_that_starts_with_the_bos_text_gets_no_second_bos(parity: Parity) -> None:
+    """As lm-evaluation-harness: the ``<s>`` a prompt starts with is its BOS (the word-level tokenizer drops spaces,
+    so the two requests are the same tokens exactly when no second BOS is added)."""
+    pairs = parity.genbench["tiny-bos"].pairs
+    with_bos_text = pairs[EDGE_PAIRS.index(("<s>Q: 612 + 6\nA:", " 618"))]
+    assert with_bos_text == pairs[EDGE_PAIRS.index(("Q: 612 + 6\nA: ", "618"))]
+    assert (
+        parity.genbench["tiny-bos"].raw_generations[-1]
+        == parity.genbench["tiny-bos"].raw_generations[STOPS.index("\n")]
+    )
 
 
 @pytest.mark.parametrize("model", MODELS)

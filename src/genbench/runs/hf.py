@@ -28,6 +28,9 @@ logger = logging.getLogger(__name__)
 KNOWN_ARGS = ("dtype", "device", "batch_size", "revision", "max_length")
 _DTYPES = ("auto", "float32", "float16", "bfloat16")
 _OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+ENCODING_VERSION = 2
+"""How requests become token ids, part of the request cache's key (:meth:`HFCausalLMRunner.cache_identity`): 2 since
+a text that starts with the BOS text gets no second BOS."""
 
 
 def default_device() -> str:
@@ -209,6 +212,11 @@ class HFCausalLMRunner(ModelRunner):
     def output_args(self) -> dict[str, str]:
         return {"dtype": str(self.model.dtype), "max_length": str(self.max_length)}
 
+    def cache_identity(self) -> dict[str, Any]:
+        # How requests become tokens is part of what decides an answer: answers cached under an older encoding
+        # (version 1 gave a prompt that starts with the BOS text a second BOS) are not reused.
+        return {**super().cache_identity(), "encoding": ENCODING_VERSION}
+
     def generate(self, prompts: Sequence[str], *, max_new_tokens: int, stop: str | None) -> list[str]:
         import torch
 
@@ -218,8 +226,9 @@ class HFCausalLMRunner(ModelRunner):
         if not prompts:
             return outputs
         # every prompt tokenised once, in one call; batches of like token lengths (longest first), padded on the left
-        encoded = tokenizer(list(prompts), truncation=True, max_length=max(1, self.max_length - max_new_tokens))
-        ids = list(encoded["input_ids"])
+        ids = self._encode(
+            prompts, tokenizer.bos_token, truncation=True, max_length=max(1, self.max_length - max_new_tokens)
+        )
         order = sorted(range(len(prompts)), key=lambda i: -len(ids[i]))
         pad = tokenizer.pad_token_id
         for start in range(0, len(order), self.batch_size):
@@ -244,9 +253,25 @@ class HFCausalLMRunner(ModelRunner):
                 outputs[row] = text.split(stop, 1)[0] if stop else text
         return outputs
 
-    def _encode(self, texts: Sequence[str]) -> list[list[int]]:
-        """Token ids of each text, in one call of the tokenizer (a fast tokenizer encodes the batch in Rust)."""
-        return list(self.tokenizer(list(texts))["input_ids"]) if texts else []
+    def _encode(self, texts: Sequence[str], bos_text: str | None, **options: Any) -> list[list[int]]:
+        """Token ids of each text, in one call of the tokenizer per kind of text (a fast tokenizer encodes a batch
+        in Rust).
+
+        A text that already starts with ``bos_text`` is encoded without the tokenizer's special tokens, so that it
+        does not get a second BOS (lm-evaluation-harness's rule: a prompt rendered from a chat template as text
+        often starts with it).
+        """
+        ids: list[list[int]] = [[] for _ in texts]
+        prefix = bos_text or None
+        starts_with_bos = [prefix is not None and text.startswith(prefix) for text in texts]
+        for has_bos in (False, True):
+            rows = [i for i, flag in enumerate(starts_with_bos) if flag == has_bos]
+            if rows:
+                special = {"add_special_tokens": False} if has_bos else {}
+                encoded = self.tokenizer([texts[i] for i in rows], **special, **options)["input_ids"]
+                for i, row_ids in zip(rows, encoded, strict=True):
+                    ids[i] = list(row_ids)
+        return ids
 
     def _encode_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[list[int], list[int]]]:
         """``(context ids, continuation ids)`` of each pair, as lm-evaluation-harness splits them.
@@ -263,10 +288,12 @@ class HFCausalLMRunner(ModelRunner):
             contexts.append(context)
             wholes.append(context + continuation)
         distinct = list(dict.fromkeys(contexts))
-        context_ids = dict(zip(distinct, self._encode(distinct), strict=True))
         first = self.tokenizer.bos_token_id if self.tokenizer.bos_token_id is not None else self.tokenizer.eos_token_id
+        # lm-evaluation-harness compares a request with the text of this first token (BOS, else EOS)
+        first_text = str(self.tokenizer.decode([first])) if first is not None else None
+        context_ids = dict(zip(distinct, self._encode(distinct, first_text), strict=True))
         encoded = []
-        for context, whole in zip(contexts, self._encode(wholes), strict=True):
+        for context, whole in zip(contexts, self._encode(wholes, first_text), strict=True):
             ids = context_ids[context]
             # a language model needs a first token to condition on
             encoded.append((list(ids) if ids else [first], list(whole[len(ids) :])))
