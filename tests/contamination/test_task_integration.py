@@ -126,3 +126,28 @@ def test_test_task_warns_on_near_duplicate_train_examples(index_dir):
     messages = [str(w.message) for w in caught if issubclass(w.category, TaskCheckWarning)]
     assert len(messages) == 1 and "1 test example of 4 share more than 50%" in messages[0]
     assert "test example 0 and train example 0" in messages[0]
+
+
+def test_a_check_whose_ngrams_are_longer_than_the_test_inputs_says_so(index_dir):
+    # every test input has at most 13 tokens: a 14-gram check can match none of them, so "clean" would mean nothing
+    from genbench.contamination.errors import ContaminationWarning
+    from genbench.contamination.task_checks import check_task_contamination
+
+    task = load_task("contaminated")
+    check = task.config.contamination_checks[1].model_copy(update={"ngram_size": 14})
+    expected = r"contaminated: contamination check .*ngram14: 4 of 4 test instances have fewer than 14 tokens"
+    with pytest.warns(ContaminationWarning, match=expected + " in every field: no training data can match them"):
+        outcome = check_task_contamination(task, [check], index_dir=index_dir)
+    assert outcome.unmatchable == {"contamination__corpus.jsonl__ngram14": 4}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ContaminationWarning)  # the declared 5-gram check can match: no warning
+        assert check_task_contamination(load_task("contaminated"), index_dir=index_dir).unmatchable == {}
+
+
+def test_the_overlap_check_is_skipped_when_no_test_input_is_long_enough(index_dir):
+    from genbench.review.base import TaskCheckSkipped
+
+    task_dir = Path(load_task("contaminated").task_dir)
+    write_jsonl(task_dir / "test.jsonl", [{"input": "612 + 6", "target": "618"}, {"input": "9 + 40", "target": "49"}])
+    with pytest.raises(TaskCheckSkipped, match="every test input has fewer than 8 tokens"):
+        check_ngram_overlap(load_task("contaminated"))

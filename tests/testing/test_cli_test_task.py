@@ -39,7 +39,7 @@ def test_a_good_task_passes_with_a_summary(make_task):
     assert result.exit_code == 0, result.output
     assert "[ 2/21] PASSED   tiny / required_files" in result.output  # progress, one line per check
     assert "genbench test-task tiny" in result.output  # the summary table
-    assert "21 checks: 18 passed, 3 skipped" in result.output
+    assert "21 checks: 17 passed, 4 skipped" in result.output
     assert "the config has no split_file" in result.output  # a skip shows its reason
 
 
@@ -49,7 +49,7 @@ def test_a_broken_task_fails_with_the_message(make_task, task_config):
     assert result.exit_code == 1
     assert "FAILED tiny / gold_scores: Gold predictions reach best_score" in result.output
     assert "hf_exact_match__exact_match is 1.0, expected best_score 2.0" in result.output
-    assert "21 checks: 17 passed, 3 skipped, 1 failed" in result.output
+    assert "21 checks: 16 passed, 4 skipped, 1 failed" in result.output
     assert "Error: 1 of 21 checks failed for task 'tiny'; see the messages above." in result.output
 
 
@@ -58,7 +58,7 @@ def test_submission_turns_the_doc_warning_into_a_failure(make_task):
     normal = invoke("test-task", "-i", "tiny")
     assert normal.exit_code == 0, normal.output
     assert "WARNING tiny / doc: doc.md documents the task" in normal.output
-    assert "21 checks: 17 passed, 1 warning, 3 skipped" in normal.output
+    assert "21 checks: 16 passed, 1 warning, 4 skipped" in normal.output
     submission = invoke("test-task", "-i", "tiny", "--submission")
     assert submission.exit_code == 1
     assert "FAILED tiny / doc: doc.md documents the task" in submission.output
@@ -70,7 +70,7 @@ def test_a_task_dict_checks_every_subtask(make_task_dict):
     result = invoke("test-task", "-i", "tiny_dict")
     assert result.exit_code == 0, result.output
     assert "tiny_dict:second / finetuning" in result.output
-    assert "52 checks: 44 passed, 8 skipped" in result.output
+    assert "52 checks: 42 passed, 10 skipped" in result.output
 
 
 def test_a_stray_task_py_next_to_subtasks_fails_the_config_check(make_task_dict):
@@ -82,7 +82,7 @@ def test_a_stray_task_py_next_to_subtasks_fails_the_config_check(make_task_dict)
     assert "FAILED tiny_dict / config: config.jsonnet is valid" in result.output
     assert f"{task_dir / 'task.py'}: ignored: tiny_dict is a task with subtasks" in result.output
     assert "Remove this task.py, or move it into a subtask directory." in result.output
-    assert "52 checks: 43 passed, 8 skipped, 1 failed" in result.output
+    assert "52 checks: 41 passed, 10 skipped, 1 failed" in result.output
 
 
 def test_an_unknown_task_is_one_error_line(make_task):
@@ -140,7 +140,7 @@ def test_the_installed_command_on_a_good_and_a_broken_task(make_task, task_confi
     make_task("broken", rows={"train": [{"input": "a", "target": "b"}], "test": [{"input": "a", "target": "b"}]})
     good = subprocess.run([str(GENBENCH_CLI), "test-task", "-i", "tiny"], capture_output=True, text=True)
     assert good.returncode == 0, good.stdout + good.stderr
-    assert "21 checks: 18 passed, 3 skipped" in good.stdout
+    assert "21 checks: 17 passed, 4 skipped" in good.stdout
     broken = subprocess.run([str(GENBENCH_CLI), "test-task", "-i", "broken"], capture_output=True, text=True)
     assert broken.returncode == 1
     assert "1 test example of 1 also occurs in the train or validation split:" in broken.stdout

@@ -261,6 +261,9 @@ def _write_report(report: Any, output_dir: Path, decontaminate: bool, search_siz
             f"Warning: {cut} instances reached --search_size {search_size} hits (flagged truncated): their scores "
             "may be too low."
         )
+    for result in report.results:
+        if result.unmatchable:
+            click.echo(f"Warning: {_unmatchable_message(result, report.mode)}", err=True)
     click.echo(f"Wrote {len(written)} files to {output_dir} (contamination_report.tsv, report.html, per-pair JSONL).")
     if decontaminate:
         for summary in decontaminate_data(report, output_dir):
@@ -268,6 +271,22 @@ def _write_report(report: Any, output_dir: Path, decontaminate: bool, search_siz
                 f"{summary.dataset}: kept {summary.kept} + removed {summary.removed} = {summary.total} rows "
                 f"-> {summary.output}"
             )
+
+
+def _unmatchable_message(result: Any, mode: Any) -> str:
+    """Why some instances of a test set scored 0 whatever the training data, and what to change."""
+    counted = f"{result.unmatchable} of {len(result.instances)} instances of {result.test_set} (vs {result.source})"
+    if mode.ngram_size is not None:
+        return (
+            f"{counted} have fewer than {mode.ngram_size} tokens in every field, so no {mode.ngram_size}-gram can "
+            "match them: they score 0 whatever the training data (tokens are runs of letters and digits: "
+            "'612 + 6' is 2 tokens). Use a smaller --ngram_size, or an exact match (no --ngram_size). Marked "
+            '"unmatchable" in the per-pair JSONL.'
+        )
+    return (
+        f"{counted} have a field without tokens, which an exact match never matches: they score 0 whatever the "
+        'training data. Choose other --field(s). Marked "unmatchable" in the per-pair JSONL.'
+    )
 
 
 @click.group("contamination")

@@ -192,6 +192,9 @@ class InstanceResult:
         matches: The best matching units, best first (the first is the largest match).
         truncated: A query of this instance reached the backend's result cap (``--search_size``): units past the
             cap were not seen, so the score may be too low. Never set without a cap.
+        unmatchable: No training data could match this instance: with an n-gram match every field has fewer
+            tokens than the n-gram size, with an exact match some field has no token. Its score is 0 by
+            construction, not because the training data is clean.
     """
 
     number: int
@@ -200,6 +203,7 @@ class InstanceResult:
     raw_score: float
     matches: list[Match] = field(default_factory=list)
     truncated: bool = False
+    unmatchable: bool = False
 
     def to_json(self) -> dict[str, Any]:
         data = {
@@ -211,6 +215,8 @@ class InstanceResult:
         }
         if self.truncated:
             data["truncated"] = True
+        if self.unmatchable:
+            data["unmatchable"] = True
         return data
 
 
@@ -246,6 +252,24 @@ class SearchResult:
     def truncated(self) -> int:
         """Instances whose hits reached the result cap (0 without a cap)."""
         return sum(result.truncated for result in self.instances)
+
+    @property
+    def unmatchable(self) -> int:
+        """Instances that no training data could match (too few tokens for the mode): scored 0 by construction."""
+        return sum(result.unmatchable for result in self.instances)
+
+
+def cannot_match(field_lengths: Sequence[int], mode: SearchMode) -> bool:
+    """Whether an instance whose fields have these token counts scores 0 whatever the training data.
+
+    >>> cannot_match([2], SearchMode.create(ngram_size=3)), cannot_match([2, 3], SearchMode.create(ngram_size=3))
+    (True, False)
+    >>> cannot_match([4, 0], SearchMode.create()), cannot_match([1], SearchMode.create())
+    (True, False)
+    """
+    if mode.ngram_size is not None:
+        return all(length < mode.ngram_size for length in field_lengths)
+    return any(length == 0 for length in field_lengths)
 
 
 PREVIEW_WIDTH = 64
@@ -322,6 +346,7 @@ def text_instance_results(
             shown = preview(row, unit, longest) if rank == 0 else None
             matches.append(Match(unit, source, original_id, turn, float(best.score[row]), described, shown))
         raw = matches[0].score if matches else 0.0
+        lengths = [len(fields[local * n_fields + f]) for f in range(n_fields)]
         results.append(
             InstanceResult(
                 first + local,
@@ -330,6 +355,7 @@ def text_instance_results(
                 raw,
                 matches,
                 bool(truncated[local]) if truncated is not None else False,
+                cannot_match(lengths, mode),
             )
         )
     return results

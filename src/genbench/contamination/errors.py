@@ -18,3 +18,8 @@ class DamagedIndexError(ContaminationError):
 
     The message names the file and the command that rebuilds the index.
     """
+
+
+class ContaminationWarning(UserWarning):
+    """A check ran but cannot say what its score seems to say, e.g. test instances too short for its n-gram size
+    (scored 0 whatever the training data). The message names the check and the fix."""

@@ -98,6 +98,9 @@ def write_report(report: ContaminationReport, output_dir: Path) -> list[Path]:
     }
     if truncated:
         summary["truncated"] = truncated
+    unmatchable = _counts(report, "unmatchable")
+    if unmatchable:  # instances scored 0 by construction (too few tokens for the mode), by source and test set
+        summary["unmatchable"] = unmatchable
     with atomic_open(output_dir / JSON_NAME) as handle:
         json.dump(summary, handle, indent=2, ensure_ascii=False)
     written.append(output_dir / JSON_NAME)
@@ -110,11 +113,16 @@ def write_report(report: ContaminationReport, output_dir: Path) -> list[Path]:
 
 def _truncated(report: ContaminationReport) -> dict[str, dict[str, int]]:
     """Truncated instances by training dataset and test set; empty when no result reached a cap."""
-    if not any(result.truncated for result in report.results):
+    return _counts(report, "truncated")
+
+
+def _counts(report: ContaminationReport, what: str) -> dict[str, dict[str, int]]:
+    """A per-result count (``truncated``, ``unmatchable``) by training dataset and test set; empty when all are 0."""
+    if not any(getattr(result, what) for result in report.results):
         return {}
     counts: dict[str, dict[str, int]] = {}
     for result in report.results:
-        counts.setdefault(result.source, {})[result.test_set] = result.truncated
+        counts.setdefault(result.source, {})[result.test_set] = getattr(result, what)
     return counts
 
 

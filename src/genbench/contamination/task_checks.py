@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import json
 import tempfile
+import warnings
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from genbench.contamination.errors import ContaminationError
+from genbench.contamination.backend import SearchMode
+from genbench.contamination.errors import ContaminationError, ContaminationWarning
 from genbench.contamination.testsets import TestSet, as_text
 from genbench.contamination.training_data import safe_file_name
 from genbench.contamination.workflow import build_index, search
@@ -50,11 +52,15 @@ class TaskContamination:
             ``contamination__clean_fraction``.
         contaminated: ``_genbench_idx`` of the test instances any check flags, sorted.
         test_size: Number of test instances.
+        unmatchable: Per check (its score's key) with any, the test instances no training data could match (too
+            few tokens for its n-gram size): they count as clean by construction. Each also gives a
+            :class:`ContaminationWarning`.
     """
 
     scores: OrderedDict[str, float] = field(default_factory=OrderedDict)
     contaminated: list[int] = field(default_factory=list)
     test_size: int = 0
+    unmatchable: OrderedDict[str, int] = field(default_factory=OrderedDict)
 
 
 def test_set_of(task: Task, fields: Sequence[str] = ("input",)) -> tuple[TestSet, list[int]]:
@@ -111,6 +117,15 @@ def check_task_contamination(
         )
         (result,) = report.results
         outcome.scores[result_key(check)] = result.score
+        if result.unmatchable:
+            outcome.unmatchable[result_key(check)] = result.unmatchable
+            warnings.warn(
+                f"{task.task_id}: contamination check {result_key(check)}: {result.unmatchable} of "
+                f"{len(result.instances)} test instances {_why_unmatchable(report.mode)}: no training data can match "
+                "them, so they count as clean. Use a smaller ngram_size (or mode 'exact') for this check.",
+                ContaminationWarning,
+                stacklevel=2,
+            )
         flagged.update(ids[i.number] for i in result.instances if i.score >= 1.0)
         outcome.test_size = len(ids)
     outcome.contaminated = sorted(flagged)
@@ -118,6 +133,12 @@ def check_task_contamination(
         1.0 - len(flagged) / outcome.test_size if outcome.test_size else 1.0
     )
     return outcome
+
+
+def _why_unmatchable(mode: SearchMode) -> str:
+    if mode.ngram_size is not None:
+        return f"have fewer than {mode.ngram_size} tokens in every field"
+    return "have a field without tokens"
 
 
 def _resolve_dataset(task: Task, dataset: str) -> str:
@@ -159,6 +180,7 @@ class SplitOverlap:
     threshold: float
     pairs: list[tuple[int, int, float]]  # (test _genbench_idx, split _genbench_idx, raw score)
     test_size: int
+    unmatchable: int = 0  # test inputs with fewer than ngram_size tokens: no n-gram of theirs can be shared
 
 
 def split_overlap(
@@ -186,7 +208,8 @@ def split_overlap(
                 for i in report.results[0].instances
                 if i.score >= 1.0 and i.matches
             ]
-            overlaps.append(SplitOverlap(split, ngram_size, threshold, pairs, len(test_ids)))
+            unmatchable = report.results[0].unmatchable
+            overlaps.append(SplitOverlap(split, ngram_size, threshold, pairs, len(test_ids), unmatchable))
     return overlaps
 
 

@@ -440,7 +440,13 @@ def check_ngram_overlap(task: Any) -> None:
 
     if not any(split in raw_datasets(task) for split in ("train", "validation")):
         raise TaskCheckSkipped("the task has no train or validation split")
-    for overlap in split_overlap(task, ngram_size=OVERLAP_NGRAM_SIZE, threshold=OVERLAP_THRESHOLD):
+    overlaps = split_overlap(task, ngram_size=OVERLAP_NGRAM_SIZE, threshold=OVERLAP_THRESHOLD)
+    if overlaps and all(o.test_size and o.unmatchable == o.test_size for o in overlaps):
+        raise TaskCheckSkipped(
+            f"every test input has fewer than {OVERLAP_NGRAM_SIZE} tokens, so no {OVERLAP_NGRAM_SIZE}-gram can be "
+            "shared (test_overlap checks for exact copies)"
+        )
+    for overlap in overlaps:
         if overlap.pairs:
             listed = "\n".join(
                 f"  - test example {t} and {overlap.split} example {o}: {score:.0%} of its tokens in shared 8-grams"

@@ -1,0 +1,63 @@
+"""Instances that no training data could match (too few tokens for the mode) are said so, not reported as clean.
+
+"612 + 6" is two tokens (runs of letters and digits), so no 3-gram can match it: its score of 0 says nothing about
+the training data. Every backend marks such an instance; the CLI warns with the count and the fix, and the report
+records the counts.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from genbench.cli.contamination import contamination
+
+
+def test_every_backend_marks_an_instance_too_short_for_the_ngram(text_search):
+    result = text_search(
+        ["compute 612 + 6 please", "hello world"], ["612 + 6", "compute 612 + 6 please"], ngram_size=3
+    )
+    assert [instance.unmatchable for instance in result.instances] == [True, False]
+    assert [instance.score for instance in result.instances] == [0.0, 1.0]
+    assert result.unmatchable == 1
+    assert result.instances[0].to_json()["unmatchable"] is True
+    assert "unmatchable" not in result.instances[1].to_json()
+    # with pairs the same text can match: the mark follows the mode, not the data
+    assert text_search(["compute 612 + 6 please"], ["612 + 6"], ngram_size=2).unmatchable == 0
+
+
+def test_an_exact_match_marks_an_instance_with_a_field_without_tokens(text_search):
+    result = text_search(["a b c"], [("a b", "+ -"), ("a b", "c")])
+    assert [instance.unmatchable for instance in result.instances] == [True, False]
+
+
+def _scan(tmp_path: Path, ngram_size: str) -> tuple[object, Path]:
+    train = tmp_path / "train.jsonl"
+    train.write_text(json.dumps({"text": "compute 612 + 6 and 966 + 40 please"}) + "\n", encoding="utf-8")
+    test = tmp_path / "test.jsonl"
+    rows = [{"input": "612 + 6"}, {"input": "966 + 40"}, {"input": "compute 612 + 6 and"}]
+    test.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    out = tmp_path / f"out{ngram_size}"
+    result = CliRunner().invoke(
+        contamination,
+        ["scan", "--train-dataset-names", str(train), "--text-field", "text", "--dataset", str(test), "--split",
+         "train", "--field", "input", "--ngram-size", ngram_size, "-o", str(out), "--no-progress"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return result, out
+
+
+def test_the_cli_warns_with_the_count_and_the_fix_and_the_report_records_it(tmp_path: Path):
+    result, out = _scan(tmp_path, "3")
+    assert f"Warning: 2 of 3 instances of {tmp_path / 'test.jsonl'} (vs {tmp_path / 'train.jsonl'})" in result.stderr
+    assert "fewer than 3 tokens in every field" in result.stderr and "Use a smaller --ngram_size" in result.stderr
+    summary = json.loads((out / "contamination_report.json").read_text(encoding="utf-8"))
+    assert list(summary["unmatchable"].values()) == [{str(tmp_path / "test.jsonl"): 2}]
+    pairs = next(out.glob("train-*.jsonl")).read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line).get("unmatchable", False) for line in pairs] == [True, True, False]
+
+    quiet, out2 = _scan(tmp_path, "2")
+    assert "Warning" not in quiet.stderr
+    assert "unmatchable" not in json.loads((out2 / "contamination_report.json").read_text(encoding="utf-8"))
