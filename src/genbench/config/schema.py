@@ -385,8 +385,9 @@ class TaskConfig(_Strict):
     metric_directions: MetricDirections | None = Field(
         default=None,
         description="Which way a metric is better: result keys or glob patterns of keys -> 'higher', 'lower' or "
-        "'zero' (closer to zero is better: a signed gap), e.g. {'hf_wer__wer': 'lower'} (each checked by `genbench-cli test-task` to match a key of the results). "
-        "The leaderboard uses it before guessing from the metric's name.",
+        "'zero' (closer to zero is better: a signed gap), e.g. {'hf_wer__wer': 'lower'} (each checked by "
+        "`genbench-cli test-task` to match a key of the results). The leaderboard uses it before guessing from the "
+        "metric's name.",
     )
 
     @field_validator("free_form_output_regex")
