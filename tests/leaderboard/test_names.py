@@ -96,3 +96,12 @@ def test_the_direction_notes_name_closer_to_zero() -> None:
     assert direction_note("hf_cost__cost", declared) == "lower is better (declared by the task)"
     # the name rule never guesses zero: an undeclared gap stays lower-is-better
     assert direction_note("negation_gap__hf_f1__f1") == "lower is better (guessed from its name)"
+
+
+def test_every_rate_the_answer_checking_writes_is_guessed_lower_is_better(shipped_keys: list[str]) -> None:
+    # the out-of-set and unmatched-answer rates count answers outside what the task allows: fewer is better
+    from genbench.runs.scoring import OUT_OF_SET_METRICS
+
+    rates = [key for key in shipped_keys if key.rsplit(".", 1)[-1] in OUT_OF_SET_METRICS.values()]
+    assert len(rates) >= 5  # the three kinds, and the subtask keys of the merged negation result
+    assert all(metric_direction(key) == ("lower", "guessed from its name") for key in rates), rates

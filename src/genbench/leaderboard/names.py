@@ -55,7 +55,12 @@ AXES = {
     "shift_source": "Shift source",
     "shift_locus": "Shift locus",
 }
-LOWER_IS_BETTER = re.compile(r"(^|[_.])(gap|loss|error|perplexity|distance|ter|wer|cer)(@\d+)?($|[_.])")
+LOWER_IS_BETTER = re.compile(
+    r"(^|[_.])(gap|loss|error|perplexity|distance|ter|wer|cer)(@\d+)?($|[_.])"
+    # the answer-checking rates (runs/scoring.py's OUT_OF_SET_METRICS): how many answers were outside what the task
+    # allows; a bare "rate" says nothing (a success rate is better high)
+    r"|(^|[_.])(out_of_set|unmatched)_[a-z_]*rate($|[_.])"
+)
 DIRECTION_PHRASES: dict[str, str] = {
     "higher": "higher is better",
     "lower": "lower is better",
@@ -215,6 +220,8 @@ def lower_is_better(key: str) -> bool:
     fallback of :func:`metric_direction` for a task that does not declare the metric's direction.
 
     >>> lower_is_better("negation_gap__hf_accuracy__accuracy"), lower_is_better("hf_accuracy__accuracy")
+    (True, False)
+    >>> lower_is_better("affirmative.out_of_set_answer_rate"), lower_is_better("success_rate")
     (True, False)
     """
     return bool(LOWER_IS_BETTER.search(key.lower()))
