@@ -2,10 +2,10 @@
 
 A task maps result keys, or glob patterns of result keys (``*``, ``?``, ``[...]``, matched case-sensitively by
 :func:`fnmatch.fnmatchcase`), to ``"higher"``, ``"lower"`` or ``"zero"`` (closer to zero is better: a signed
-difference such as a gap between two subsets, where 0 is ideal and a negative value as bad as a positive one of the
-same size): ``{'negation_gap__*': 'zero'}``. A key named
-exactly wins over patterns; of several patterns that match a key, the longest (the most specific) wins. Kept here,
-free of pydantic, because the config schema, the task checks and the leaderboard all read it.
+difference such as a gap between two subsets, where 0 is ideal and a negative value is as bad as a positive one of
+the same size): ``{'negation_gap__*': 'zero'}``. A key named exactly wins over patterns; of several patterns that
+match a key, the longest (the most specific) wins. Kept here, free of pydantic, because the config schema, the task
+checks and the leaderboard all read it.
 
 >>> declared = {"negation_gap__*": "zero", "negation_gap__hf_f1__f1": "higher"}
 >>> declared_direction("negation_gap__hf_accuracy__accuracy", declared)
