@@ -14,14 +14,16 @@ from genbench.core.errors import ConfigError
 from genbench.core.metric_direction import declared_direction
 
 
-def test_a_mapping_of_keys_and_patterns_to_higher_or_lower_loads(task_config) -> None:
-    config = task_config_from_dict(task_config(metric_directions={"hf_wer__wer": "lower", "hf_*": "higher"}))
-    assert config.metric_directions == {"hf_wer__wer": "lower", "hf_*": "higher"}
+def test_a_mapping_of_keys_and_patterns_to_higher_lower_or_zero_loads(task_config) -> None:
+    directions = {"hf_wer__wer": "lower", "hf_*": "higher", "gap__*": "zero"}
+    config = task_config_from_dict(task_config(metric_directions=directions))
+    assert config.metric_directions == directions
     assert declared_direction("hf_wer__wer", config.metric_directions) == "lower"  # the key named exactly wins
     assert declared_direction("hf_exact_match__exact_match", config.metric_directions) == "higher"
+    assert declared_direction("gap__hf_exact_match__exact_match", config.metric_directions) == "zero"
 
 
-def test_a_direction_other_than_higher_or_lower_is_an_error_naming_file_line_and_values(tmp_path: Path) -> None:
+def test_a_direction_other_than_higher_lower_or_zero_is_an_error_naming_file_line_and_values(tmp_path: Path) -> None:
     path = tmp_path / "config.jsonnet"
     path.write_text(
         "{\n  name: 'T',\n  description: 'd',\n  keywords: ['k'],\n  authors: ['a'],\n"
@@ -32,7 +34,7 @@ def test_a_direction_other_than_higher_or_lower_is_an_error_naming_file_line_and
     )
     with pytest.raises(ConfigError) as error:
         load_task_config(jsonnet_path=path)
-    assert "config.jsonnet:11: metric_directions.hf_wer__wer: expected 'higher' or 'lower'" in str(error.value)
+    assert "config.jsonnet:11: metric_directions.hf_wer__wer: expected 'higher', 'lower' or 'zero'" in str(error.value)
 
 
 def test_an_empty_key_is_refused() -> None:
@@ -43,7 +45,7 @@ def test_an_empty_key_is_refused() -> None:
 def test_the_json_schemas_know_the_field() -> None:
     field = task_config_json_schema()["properties"]["metric_directions"]
     (mapping,) = [option for option in field["anyOf"] if option.get("type") == "object"]
-    assert mapping["additionalProperties"]["enum"] == ["higher", "lower"]
+    assert mapping["additionalProperties"]["enum"] == ["higher", "lower", "zero"]
     assert "metric_directions" in TaskDictConfig.model_json_schema()["properties"]
 
 

@@ -278,3 +278,29 @@ def test_a_baselines_only_page_fits_and_its_filter_keeps_it_unranked(
     ranks = browser.evaluate("Array.from(document.querySelectorAll('#gb-ranking tr.gb-baseline td:first-child'))"
                              ".map(td => td.dataset.sort)")  # fmt: skip
     assert set(ranks) == {""}
+
+
+def test_a_closer_to_zero_column_sorts_by_absolute_value(browser: Browser, tmp_path: Path) -> None:
+    """A gap declared 'zero' sorts by |x| on its task page: clicking its header twice puts the gap nearest 0 first
+    (a plain numeric sort would put -0.25 first, ranking a model better on negated examples above a consistent one)."""
+    from tests.leaderboard.fixtures import write_document
+
+    gap = "negation_gap__hf_accuracy__accuracy"
+    for spec, value in [("hf:minus", -0.25), ("hf:zero", 0.0), ("hf:plus", 0.125), ("hf:far", 0.5)]:
+        write_document(tmp_path / "results" / spec[3:] / "t_neg.json", "t_neg", spec, [value] * 8, metric=gap,
+                       metric_directions={"negation_gap__*": "zero"})  # fmt: skip
+    build_leaderboard([tmp_path / "results"], tmp_path / "site")
+    browser.open((tmp_path / "site" / "tasks" / "t_neg.html").as_uri())
+    header = "#gb-task-metrics thead th:nth-child(4)"
+    assert "Negation gap in accuracy" in browser.evaluate(f"document.querySelector({json.dumps(header)}).textContent")
+
+    def shown() -> list[str]:
+        return browser.evaluate(
+            "Array.from(document.querySelector('#gb-task-metrics').tBodies[0].rows)"
+            ".map(r => r.cells[3].textContent.split(' ')[0])"
+        )
+
+    browser.click(header)  # numbers sort descending first: the largest |gap| first
+    assert shown() == ["0.500", "-0.250", "0.125", "0.000"]
+    browser.click(header)
+    assert shown() == ["0.000", "0.125", "-0.250", "0.500"]

@@ -139,7 +139,7 @@ def test_a_declared_primary_metric_is_the_headline_and_lower_is_better_stays_out
     assert standing.tasks["t1"].value == 0.2 and standing.tasks["t1"].ci_source == "interval"
     html = site.index.read_text()
     assert "lower is better, guessed from its name: not in the means" in html
-    assert 'title="negation_gap__hf_accuracy__accuracy">Accuracy (negation gap)' in html
+    assert 'title="negation_gap__hf_accuracy__accuracy">Negation gap in accuracy' in html
 
 
 def test_a_declared_direction_comes_before_the_name_rule_and_the_pages_say_which(tmp_path: Path) -> None:
@@ -155,9 +155,9 @@ def test_a_declared_direction_comes_before_the_name_rule_and_the_pages_say_which
     write_document(tmp_path / "results/a/t3.json", "t3", "hf:a", T3, metric="hf_wer__wer")  # declares nothing
     site = build(tmp_path)
     t1, t2, t3 = (site.standings.headlines[t] for t in ("t1", "t2", "t3"))
-    assert (t1.lower_is_better, t1.direction_source, t1.counts) == (False, "declared by the task", True)
-    assert (t2.lower_is_better, t2.direction_source, t2.counts) == (True, "declared by the task", False)
-    assert (t3.lower_is_better, t3.direction_source, t3.counts) == (True, "guessed from its name", False)
+    assert (t1.direction, t1.direction_source, t1.counts) == ("higher", "declared by the task", True)
+    assert (t2.direction, t2.direction_source, t2.counts) == ("lower", "declared by the task", False)
+    assert (t3.direction, t3.direction_source, t3.counts) == ("lower", "guessed from its name", False)
     (standing,) = site.standings.models
     assert standing.overall.of == 1 and standing.overall.score.value == pytest.approx(np.mean(T1))
     html = site.index.read_text()
@@ -175,6 +175,36 @@ def test_a_declared_direction_comes_before_the_name_rule_and_the_pages_say_which
     t2_page = (tmp_path / "site/tasks/t2.html").read_text()
     assert 'title="hf_cost__cost: lower is better (declared by the task)">' in t2_page
     assert '<span class="gb-direction">↓</span>' in t2_page
+
+
+def test_a_closer_to_zero_metric_is_compared_by_its_absolute_value_and_stays_out_of_means(tmp_path: Path) -> None:
+    gap = "negation_gap__hf_accuracy__accuracy"
+    zero = {"negation_gap__*": "zero"}
+    for spec, folder, scores in [("hf:a", "a", [0.5] * 8), ("baseline:minus", "b", [-0.25] * 8)]:
+        write_document(tmp_path / f"results/{folder}/t1.json", "t1", spec, scores, metric=gap, metric_directions=zero)
+    write_document(
+        tmp_path / "results/c/t1.json", "t1", "baseline:plus", [0.125] * 8, metric=gap, metric_directions=zero
+    )
+    write_document(tmp_path / "results/a/t2.json", "t2", "hf:a", T2)
+    site = build(tmp_path)
+    t1 = site.standings.headlines["t1"]
+    assert (t1.direction, t1.lower_is_better, t1.counts) == ("zero", False, False)
+    (standing,) = site.standings.models
+    assert standing.overall.of == 1 and standing.overall.score.value == pytest.approx(np.mean(T2))
+    html = site.index.read_text()
+    assert "(|x| lower is better (closer to zero), declared by the task: not in the means)" in html
+    # the best baseline is the gap nearest 0 (0.125), not the smallest (-0.25, what 'lower' would pick)
+    row = html.split('data-task="t1">')[1].split("</tr>")[0]
+    assert '<td data-sort="0.125" title="baseline:plus">' in row
+    page = (tmp_path / "site/tasks/t1.html").read_text()
+    assert (
+        f'title="{gap}: |x| lower is better (closer to zero) (declared by the task)">Negation gap in accuracy' in page
+    )
+    assert '<span class="gb-direction">|x|↓</span>' in page
+    # its column sorts by absolute value: -0.25 sorts as 0.25, between 0.125 and 0.5
+    assert '<td data-sort="0.25">-0.250' in page and '<td data-sort="0.5">0.500' in page
+    data = json.loads(site.data.read_text())
+    assert {t["id"]: t["direction"] for t in data["tasks"]} == {"t1": "zero", "t2": "higher"}
 
 
 def test_a_task_with_subtasks_is_ranked_by_its_merged_results(tmp_path: Path) -> None:

@@ -59,8 +59,8 @@ def test_the_schema_refuses_a_malformed_taxonomy_or_primary_metric() -> None:
 def test_a_results_file_records_the_declared_metric_directions() -> None:
     task = load_task("negation_consistency")
     record = task_metadata(task.task_id, task.config)
-    assert record["metric_directions"] == {"negation_gap__*": "lower"}
+    assert record["metric_directions"] == {"negation_gap__*": "zero"}
     base = {"id": "t", "name": "T", "task_type": "free_form", "fingerprint": {}}
     assert not [p for p in schema_problems({"task": {**base, **record}}) if p.startswith("task.metric_directions")]
     problems = schema_problems({"task": {**base, "metric_directions": {"hf_wer__wer": "down"}}})
-    assert "task.metric_directions.hf_wer__wer: 'down' is not one of ['higher', 'lower']" in problems
+    assert "task.metric_directions.hf_wer__wer: 'down' is not one of ['higher', 'lower', 'zero']" in problems

@@ -134,9 +134,17 @@ def test_a_task_dicts_metric_directions_match_its_merged_results(make_task_dict)
         check_task_dict_metric_directions(load_task("tiny_dict"))
 
 
-def test_the_shipped_negation_gap_is_declared_lower_is_better():
+def test_a_closer_to_zero_direction_is_checked_like_the_others(make_task, task_config):
+    make_task(config=task_config(metric_directions={"hf_exact_match__*": "zero"}))
+    check_metric_directions(load_task("tiny"))
+    make_task("typo", config=task_config(metric_directions={"hf_exact_mach__*": "zero"}))
+    with pytest.raises(TaskCheckFailure, match=r"'hf_exact_mach__\*' \(did you mean 'hf_exact_match__exact_match'"):
+        check_metric_directions(load_task("typo"))
+
+
+def test_the_shipped_negation_gap_is_declared_closer_to_zero_is_better():
     task = load_task("negation_consistency")
-    assert task.config.metric_directions == {"negation_gap__*": "lower"}
+    assert task.config.metric_directions == {"negation_gap__*": "zero"}
     check_task_dict_metric_directions(task)  # the pattern matches the merged negation_gap__ keys
 
 

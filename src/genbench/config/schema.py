@@ -43,7 +43,8 @@ UNKNOWN_KEYS_REPORTED = "genbench_unknown_keys_reported"
 
 NonEmptyStr = Annotated[StrictStr, Field(min_length=1)]
 MetricDirections = dict[NonEmptyStr, Direction]
-"""Result keys or glob patterns of keys -> ``'higher'`` or ``'lower'`` (:mod:`genbench.core.metric_direction`)."""
+"""Result keys or glob patterns of keys -> ``'higher'``, ``'lower'`` or ``'zero'`` (closer to zero is better; see
+:mod:`genbench.core.metric_direction`)."""
 Number = StrictFloat | StrictInt
 
 
@@ -383,9 +384,10 @@ class TaskConfig(_Strict):
     )
     metric_directions: MetricDirections | None = Field(
         default=None,
-        description="Which way a metric is better: result keys or glob patterns of keys -> 'higher' or 'lower', "
-        "e.g. {'hf_wer__wer': 'lower'} (each checked by `genbench-cli test-task` to match a key of the results). "
-        "The leaderboard uses it before guessing from the metric's name.",
+        description="Which way a metric is better: result keys or glob patterns of keys -> 'higher', 'lower' or "
+        "'zero' (closer to zero is better: a signed gap), e.g. {'hf_wer__wer': 'lower'} (each checked by "
+        "`genbench-cli test-task` to match a key of the results). The leaderboard uses it before guessing from the "
+        "metric's name.",
     )
 
     @field_validator("free_form_output_regex")
@@ -447,7 +449,7 @@ class TaskDictConfig(_KeepsExtras):
     metric_directions: MetricDirections | None = Field(
         default=None,
         description="Which way a metric of the merged results is better: keys or glob patterns of keys -> "
-        "'higher' or 'lower', e.g. {'negation_gap__*': 'lower'}.",
+        "'higher', 'lower' or 'zero' (closer to zero is better: a signed gap), e.g. {'negation_gap__*': 'zero'}.",
     )
 
 

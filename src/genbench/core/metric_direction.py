@@ -1,25 +1,27 @@
 """Which way a metric is better, as a task declares it (``metric_directions`` in its config).
 
 A task maps result keys, or glob patterns of result keys (``*``, ``?``, ``[...]``, matched case-sensitively by
-:func:`fnmatch.fnmatchcase`), to ``"higher"`` or ``"lower"``: ``{'negation_gap__*': 'lower'}``. A key named
-exactly wins over patterns; of several patterns that match a key, the longest (the most specific) wins. Kept here,
-free of pydantic, because the config schema, the task checks and the leaderboard all read it.
+:func:`fnmatch.fnmatchcase`), to ``"higher"``, ``"lower"`` or ``"zero"`` (closer to zero is better: a signed
+difference such as a gap between two subsets, where 0 is ideal and a negative value is as bad as a positive one of
+the same size): ``{'negation_gap__*': 'zero'}``. A key named exactly wins over patterns; of several patterns that
+match a key, the longest (the most specific) wins. Kept here, free of pydantic, because the config schema, the task
+checks and the leaderboard all read it.
 
->>> declared = {"negation_gap__*": "lower", "negation_gap__hf_f1__f1": "higher"}
+>>> declared = {"negation_gap__*": "zero", "negation_gap__hf_f1__f1": "higher"}
 >>> declared_direction("negation_gap__hf_accuracy__accuracy", declared)
-'lower'
+'zero'
 >>> declared_direction("negation_gap__hf_f1__f1", declared), declared_direction("hf_f1__f1", declared)
 ('higher', None)
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from fnmatch import fnmatchcase
 from typing import Literal
 
-Direction = Literal["higher", "lower"]
-DIRECTIONS: tuple[Direction, ...] = ("higher", "lower")
+Direction = Literal["higher", "lower", "zero"]
+DIRECTIONS: tuple[Direction, ...] = ("higher", "lower", "zero")
 
 
 def declared_direction(key: str, declared: Mapping[str, str] | None) -> Direction | None:
@@ -44,5 +46,18 @@ def unmatched_patterns(declared: Mapping[str, str] | None, keys: Iterable[str]) 
     return [pattern for pattern in declared or {} if not any(fnmatchcase(key, pattern) for key in keys)]
 
 
+def better_value_key(direction: Direction) -> Callable[[float], float]:
+    """What to maximise to prefer better values of a metric of ``direction`` (sort descending by it).
+
+    >>> [better_value_key(d)(-0.2) for d in DIRECTIONS]
+    [-0.2, 0.2, -0.2]
+    """
+    if direction == "lower":
+        return lambda value: -value
+    if direction == "zero":
+        return lambda value: -abs(value)
+    return lambda value: value
+
+
 def _direction(value: str) -> Direction | None:
-    return "lower" if value == "lower" else "higher" if value == "higher" else None
+    return next((direction for direction in DIRECTIONS if direction == value), None)

@@ -1,16 +1,21 @@
 """Human names for metric keys and taxonomy axes (the raw key stays on hover and in ``leaderboard.json``).
 
-A metric key is ``<source>__<name>`` (``hf_seqeval__overall_f1``, ``cross_encoder_reranking__ndcg@10``), possibly
-prefixed (``length_normalised.``, ``negation_gap__``). The name's last word is the measure (F1, accuracy, nDCG@10);
-words before it qualify it (``overall``, an entity class); the source says where it comes from.
+A metric key is ``<source>__<name>`` (``hf_seqeval__overall_f1``, ``cross_encoder_reranking__ndcg@10``), with
+seqeval's per-entity keys one part longer (``hf_seqeval__LOC__f1``) and the answer-checking rates bare
+(``out_of_set_answer_rate``). Prefixes qualify it: a subtask of a merged TaskDict result (``affirmative.``), the
+length-normalised scoring of multiple choice (``length_normalised.``) and a TaskDict's own merged metrics
+(``negation_gap__``), in any nesting (``negation_gap__length_normalised.hf_f1__f1``). The name's last word is the
+measure (F1, accuracy, nDCG@10); words before it qualify it (``overall``); the source says where it comes from when
+the measure does not (``hf_accuracy__accuracy`` is just "Accuracy").
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
-from genbench.core.metric_direction import declared_direction
+from genbench.core.metric_direction import Direction, declared_direction
 
 MEASURES = {
     "f1": "F1",
@@ -27,8 +32,22 @@ MEASURES = {
     "bleu": "BLEU",
     "rouge": "ROUGE",
 }
-SOURCES = {"hf": "", "cross_encoder_reranking": "cross-encoder reranking"}
-PREFIXES = {"length_normalised.": "length-normalised", "negation_gap__": "negation gap"}
+SOURCES = {
+    "cross_encoder_reranking": "reranked",
+    "cross_encoder_classification": "",
+    "cross_encoder_correlation": "",
+}
+"""Metric sources other than ``hf_<library>`` -> the note they add ("" for none)."""
+QUALIFIERS = {("cross_encoder_reranking", "base"): "first-stage ranking"}
+"""(source, qualifier) -> a note that replaces the source's (the base order is not reranked)."""
+ENTITY_SOURCES = {"hf_seqeval"}
+"""Sources whose middle parts are entity classes (``hf_seqeval__LOC__f1``: "F1, LOC entities")."""
+LENGTH_NORMALISED = "length_normalised"
+MERGES = {"negation_gap": "Negation gap"}
+"""Prefixes a TaskDict's merge adds (``negation_gap__<key>``) -> their name; others are named from their words."""
+DIFFERENCE_WORDS = ("gap", "difference", "delta", "drop", "change")
+WORDS = {"out_of_set": "out-of-set"}
+PROPER_NAMES = ("Spearman", "Pearson")
 AXES = {
     "motivation": "Motivation",
     "generalisation_type": "Generalisation type",
@@ -36,53 +55,159 @@ AXES = {
     "shift_source": "Shift source",
     "shift_locus": "Shift locus",
 }
-LOWER_IS_BETTER = re.compile(r"(^|[_.])(gap|loss|error|perplexity|distance|ter|wer|cer)(@\d+)?($|[_.])")
+LOWER_IS_BETTER = re.compile(
+    r"(^|[_.])(gap|loss|error|perplexity|distance|ter|wer|cer)(@\d+)?($|[_.])"
+    # the answer-checking rates (runs/scoring.py's OUT_OF_SET_METRICS): how many answers were outside what the task
+    # allows; a bare "rate" says nothing (a success rate is better high)
+    r"|(^|[_.])(out_of_set|unmatched)_[a-z_]*rate($|[_.])"
+)
+DIRECTION_PHRASES: dict[str, str] = {
+    "higher": "higher is better",
+    "lower": "lower is better",
+    "zero": "|x| lower is better (closer to zero)",
+}
+DIRECTION_MARKS: dict[str, str] = {"higher": "", "lower": "↓", "zero": "|x|↓"}
+
+
+@dataclass
+class MetricKey:
+    """A result key taken apart (see the module's docstring)."""
+
+    subtasks: list[str] = field(default_factory=list)
+    merges: list[str] = field(default_factory=list)
+    """Merge prefixes, outermost first."""
+    length_normalised: bool = False
+    source: str = ""
+    middle: list[str] = field(default_factory=list)
+    qualifier: str = ""
+    measure: str = ""
+
+
+def words(raw: str) -> str:
+    """``out_of_set_answer_rate`` -> ``out-of-set answer rate``: underscores to spaces, known phrases hyphenated."""
+    text = f"_{raw}_"
+    for phrase, written in WORDS.items():
+        text = text.replace(f"_{phrase}_", f"_{written}_")
+    return text[1:-1].replace("_", " ")
+
+
+def capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def in_sentence(label: str) -> str:
+    """A label as it reads after other words: ``Accuracy`` -> ``accuracy``; ``F1``, ``nDCG``, ``Spearman ρ`` stay."""
+    if len(label) > 1 and label[0].isupper() and label[1].islower() and not label.startswith(PROPER_NAMES):
+        return label[0].lower() + label[1:]
+    return label
 
 
 def measure_name(name: str) -> str:
-    """``ndcg@10`` -> ``nDCG@10``; ``exact_match`` -> ``Exact match``; unknown words keep their spelling."""
+    """``ndcg@10`` -> ``nDCG@10``; ``exact_match`` -> ``Exact match``; ``out_of_set_answer_rate`` ->
+    ``Out-of-set answer rate``."""
     base, at, cutoff = name.partition("@")
-    label = MEASURES.get(base.lower(), base.replace("_", " "))
+    label = MEASURES.get(base.lower(), capitalised(words(base)))
     return label + (f"@{cutoff}" if at else "")
+
+
+def _is_source(head: str) -> bool:
+    return head.startswith("hf_") or head in SOURCES
+
+
+def _is_merge(head: str, tail: str) -> bool:
+    """Whether ``head__tail`` is a merged metric over the key ``tail`` rather than a key of the source ``head``."""
+    if head in MERGES:
+        return True
+    if _is_source(head):
+        return False
+    return "__" in tail or "." in tail or head.rsplit("_", 1)[-1] in DIFFERENCE_WORDS
+
+
+def parse_metric_key(key: str) -> MetricKey:
+    """Take a result key apart.
+
+    >>> parsed = parse_metric_key("negation_gap__length_normalised.hf_f1__f1")
+    >>> parsed.merges, parsed.length_normalised, parsed.source, parsed.measure
+    (['negation_gap'], True, 'hf_f1', 'f1')
+    >>> parse_metric_key("affirmative.out_of_set_answer_rate").subtasks
+    ['affirmative']
+    """
+    parsed = MetricKey()
+    rest = key
+    while True:
+        head, dot, tail = rest.partition(".")
+        if dot and head and tail and "__" not in head:
+            if head == LENGTH_NORMALISED:
+                parsed.length_normalised = True
+            else:
+                parsed.subtasks.append(head)
+            rest = tail
+            continue
+        head, sep, tail = rest.partition("__")
+        if sep and head and tail and _is_merge(head, tail):
+            parsed.merges.append(head)
+            rest = tail
+            continue
+        break
+    parts = rest.split("__")
+    if len(parts) > 1:
+        parsed.source, parsed.middle, name = parts[0], parts[1:-1], parts[-1]
+    else:
+        name = parts[0]
+    base = name.partition("@")[0]
+    parsed.measure = name
+    for known in sorted(MEASURES, key=len, reverse=True):
+        if base.lower() == known or base.lower().endswith("_" + known):
+            cut = len(base) - len(known)
+            parsed.qualifier, parsed.measure = name[:cut].rstrip("_"), name[cut:]
+            break
+    return parsed
 
 
 def metric_label(key: str) -> str:
     """A metric key as a reader would name it.
 
-    >>> metric_label("hf_seqeval__overall_f1")
-    'F1 (seqeval, overall)'
-    >>> metric_label("hf_accuracy__accuracy")
-    'Accuracy'
-    >>> metric_label("cross_encoder_reranking__ndcg@10")
-    'nDCG@10 (cross-encoder reranking)'
+    >>> metric_label("hf_accuracy__accuracy"), metric_label("affirmative.hf_accuracy__accuracy")
+    ('Accuracy', 'Accuracy, affirmative subtask')
+    >>> metric_label("length_normalised.hf_accuracy__accuracy")
+    'Accuracy (length-normalised)'
     >>> metric_label("negation_gap__hf_accuracy__accuracy")
-    'Accuracy (negation gap)'
-    >>> metric_label("hf_seqeval__PER__f1")
-    'F1 (seqeval, PER)'
+    'Negation gap in accuracy'
+    >>> metric_label("hf_seqeval__LOC__f1"), metric_label("hf_seqeval__overall_f1")
+    ('F1, LOC entities', 'Overall F1')
+    >>> metric_label("cross_encoder_reranking__ndcg@10"), metric_label("cross_encoder_reranking__base_map")
+    ('nDCG@10 (reranked)', 'MAP (first-stage ranking)')
+    >>> metric_label("negated.out_of_set_answer_rate")
+    'Out-of-set answer rate, negated subtask'
     """
-    notes: list[str] = []
-    for prefix, note in PREFIXES.items():
-        if key.startswith(prefix):
-            key = key[len(prefix) :]
-            notes.append(note)
-    parts = key.split("__")
-    source, middle, name = (parts[0], parts[1:-1], parts[-1]) if len(parts) > 1 else ("", [], parts[0])
-    base = name.partition("@")[0]
-    measure, qualifier = name, ""
-    for known in sorted(MEASURES, key=len, reverse=True):
-        if base.lower() == known or base.lower().endswith("_" + known):
-            cut = len(base) - len(known)
-            qualifier, measure = name[:cut].rstrip("_"), name[cut:]
-            break
-    if source.startswith("hf_"):
-        library = source[3:]
-        source_note = "" if library.lower() == measure.partition("@")[0].lower() else library
-    else:
-        source_note = SOURCES.get(source, source)
-    described = [source_note, *middle, qualifier]
-    notes = [part.replace("_", " ") for part in described if part] + notes
-    label = measure_name(measure)
-    return f"{label} ({', '.join(notes)})" if notes else label
+    parsed = parse_metric_key(key)
+    label = measure_name(parsed.measure)
+    notes = []
+    qualifier_note = QUALIFIERS.get((parsed.source, parsed.qualifier))
+    if qualifier_note is not None:
+        notes.append(qualifier_note)
+    elif parsed.qualifier:
+        label = f"{capitalised(words(parsed.qualifier))} {in_sentence(label)}"
+    if parsed.source.startswith("hf_"):
+        library = parsed.source[3:]
+        same = library.lower() == parsed.measure.partition("@")[0].lower()
+        if not same and parsed.source not in ENTITY_SOURCES:
+            notes.append(words(library))
+    elif qualifier_note is None and parsed.source:
+        notes.append(SOURCES.get(parsed.source, words(parsed.source)))
+    if parsed.length_normalised:
+        notes.append("length-normalised")
+    notes = [note for note in notes if note]
+    if notes:
+        label += f" ({', '.join(notes)})"
+    for merge in reversed(parsed.merges):
+        name = MERGES.get(merge) or capitalised(words(merge))
+        joint = "in" if merge.rsplit("_", 1)[-1] in DIFFERENCE_WORDS else "of"
+        label = f"{name} {joint} {in_sentence(label)}"
+    entities = parsed.source in ENTITY_SOURCES
+    details = [f"{part} entities" if entities else words(part) for part in parsed.middle]
+    details += [f"{words(subtask)} subtask" for subtask in reversed(parsed.subtasks)]
+    return ", ".join([label, *details])
 
 
 def axis_label(axis: str) -> str:
@@ -96,6 +221,8 @@ def lower_is_better(key: str) -> bool:
 
     >>> lower_is_better("negation_gap__hf_accuracy__accuracy"), lower_is_better("hf_accuracy__accuracy")
     (True, False)
+    >>> lower_is_better("affirmative.out_of_set_answer_rate"), lower_is_better("success_rate")
+    (True, False)
     """
     return bool(LOWER_IS_BETTER.search(key.lower()))
 
@@ -104,24 +231,26 @@ DECLARED = "declared by the task"
 BY_NAME = "guessed from its name"
 
 
-def metric_direction(key: str, declared: Mapping[str, str] | None = None) -> tuple[bool, str]:
-    """``(lower is better, where that comes from)``: the task's own ``metric_directions`` first (:data:`DECLARED`),
-    else the name rule of :func:`lower_is_better` (:data:`BY_NAME`).
+def metric_direction(key: str, declared: Mapping[str, str] | None = None) -> tuple[Direction, str]:
+    """``(which way it is better, where that comes from)``: the task's own ``metric_directions`` first
+    (:data:`DECLARED`), else the name rule of :func:`lower_is_better` (:data:`BY_NAME`), which never says
+    ``"zero"``.
 
-    >>> metric_direction("negation_gap__hf_accuracy__accuracy", {"negation_gap__*": "lower"})
-    (True, 'declared by the task')
+    >>> metric_direction("negation_gap__hf_accuracy__accuracy", {"negation_gap__*": "zero"})
+    ('zero', 'declared by the task')
     >>> metric_direction("error_detection__f1", {"error_detection__*": "higher"})
-    (False, 'declared by the task')
+    ('higher', 'declared by the task')
     >>> metric_direction("hf_wer__wer")
-    (True, 'guessed from its name')
+    ('lower', 'guessed from its name')
     """
     direction = declared_direction(key, declared)
     if direction is not None:
-        return direction == "lower", DECLARED
-    return lower_is_better(key), BY_NAME
+        return direction, DECLARED
+    return ("lower" if lower_is_better(key) else "higher"), BY_NAME
 
 
 def direction_note(key: str, declared: Mapping[str, str] | None = None) -> str:
-    """``lower is better (declared by the task)``, ``higher is better (guessed from its name)``, ..."""
-    lower, source = metric_direction(key, declared)
-    return f"{'lower' if lower else 'higher'} is better ({source})"
+    """``lower is better (declared by the task)``, ``|x| lower is better (closer to zero) (declared by the task)``,
+    ``higher is better (guessed from its name)``, ..."""
+    direction, source = metric_direction(key, declared)
+    return f"{DIRECTION_PHRASES[direction]} ({source})"

@@ -12,10 +12,11 @@ import json
 
 import numpy as np
 
+from genbench.core.metric_direction import better_value_key
 from genbench.display.html import escape
 from genbench.leaderboard.chart import shots_label
 from genbench.leaderboard.collect import Leaderboard, StaleFile
-from genbench.leaderboard.names import axis_label
+from genbench.leaderboard.names import DIRECTION_PHRASES, axis_label
 from genbench.leaderboard.standings import GroupScore, Score, Standing, Standings
 
 
@@ -165,8 +166,8 @@ def tasks_table(board: Leaderboard, standings: Standings) -> str:
         keywords = " ".join([task_id, task.name, *task.keywords, taxonomy])
         note = ""
         if not headline.counts and headline.metric is not None:
-            source = escape(headline.direction_source)
-            note = f' <span class="gb-note">(lower is better, {source}: not in the means)</span>'
+            phrase = escape(DIRECTION_PHRASES[headline.direction])
+            note = f' <span class="gb-note">({phrase}, {escape(headline.direction_source)}: not in the means)</span>'
         subtasks = standings.subtasks.get(task_id)
         detail = f'<br><small class="gb-ci">subtasks: {escape(", ".join(subtasks))}</small>' if subtasks else ""
         tags = "".join(
@@ -181,7 +182,8 @@ def tasks_table(board: Leaderboard, standings: Standings) -> str:
         cells += [td(*score_html(s.tasks.get(task_id))) for s in models]
         if best_baseline:
             scored = [(s.tasks[task_id], s) for s in standings.baselines if task_id in s.tasks]
-            best = (min if headline.lower_is_better else max)(scored, key=lambda p: p[0].value) if scored else None
+            better = better_value_key(headline.direction)
+            best = max(scored, key=lambda p: better(p[0].value)) if scored else None
             html, sort = score_html(best[0] if best else None)
             cells.append(td(html, sort, title=best[1].model.label if best else ""))
         rows.append(

@@ -11,11 +11,12 @@ from collections.abc import Mapping
 from numbers import Real
 from typing import Any
 
+from genbench.core.metric_direction import Direction
 from genbench.display.html import escape
 from genbench.leaderboard.assets import SITE_CSS, SITE_JS
 from genbench.leaderboard.chart import score_vs_shots_svg, shots_label
 from genbench.leaderboard.collect import Leaderboard, ModelEntry, TaskEntry
-from genbench.leaderboard.names import direction_note, metric_direction, metric_label
+from genbench.leaderboard.names import DIRECTION_MARKS, direction_note, metric_direction, metric_label
 from genbench.leaderboard.sample_logs import SampleLogs
 from genbench.leaderboard.standings import RESAMPLES, Headline, Score, Standing, cell_score
 
@@ -37,15 +38,16 @@ def number(value: Any) -> float | None:
     return None
 
 
-def metric_cell(metric: dict[str, Any] | None) -> tuple[str, str]:
-    """``(html, sort key)`` of a metric: its value and, when known, its interval."""
+def metric_cell(metric: dict[str, Any] | None, direction: Direction = "higher") -> tuple[str, str]:
+    """``(html, sort key)`` of a metric: its value and, when known, its interval. A closer-to-zero metric
+    (``direction`` ``zero``) sorts by its absolute value, so that sorting orders it by how good it is."""
     value = number(metric["value"]) if metric else None
     if value is None:
         reason = metric.get("reason") if metric else None
         return f'<span class="gb-missing" title="{escape(reason or "no value")}">—</span>', ""
     ci = metric.get("ci") if metric else None
     interval = f' <span class="gb-ci">[{ci[0]:.3f}, {ci[1]:.3f}]</span>' if ci else ""
-    return f"{value:.3f}{interval}", repr(value)
+    return f"{value:.3f}{interval}", repr(abs(value) if direction == "zero" else value)
 
 
 def td(html: str, sort: str) -> str:
@@ -54,9 +56,10 @@ def td(html: str, sort: str) -> str:
 
 def metric_header(key: str, declared: Mapping[str, str] | None = None) -> str:
     """A sortable header naming a metric for a reader; on hover its raw key and which way it is better, declared by
-    the task (``metric_directions``) or guessed from its name; a lower-is-better metric is marked ``↓``."""
-    lower, _ = metric_direction(key, declared)
-    mark = ' <span class="gb-direction">↓</span>' if lower else ""
+    the task (``metric_directions``) or guessed from its name; a lower-is-better metric is marked ``↓``, a
+    closer-to-zero one ``|x|↓`` (its column sorts by absolute value)."""
+    direction, _ = metric_direction(key, declared)
+    mark = f' <span class="gb-direction">{DIRECTION_MARKS[direction]}</span>' if DIRECTION_MARKS[direction] else ""
     title = f"{key}: {direction_note(key, declared)}"
     return f'<th class="sortable" data-type="number" title="{escape(title)}">{escape(metric_label(key))}{mark}</th>'
 
@@ -91,6 +94,7 @@ def task_page(
     header = '<th class="sortable" data-type="text">Model</th><th class="sortable" data-type="number">Shots</th>'
     header += '<th class="sortable" data-type="number">n</th>'
     header += "".join(metric_header(name, task.metric_directions) for name in metric_names)
+    directions = {name: metric_direction(name, task.metric_directions)[0] for name in metric_names}
     rows = []
     series: dict[str, dict[int | None, tuple[float, tuple[float, float] | None]]] = {}
     for model, cell in cells:
@@ -106,7 +110,9 @@ def task_page(
                     td(escape(shots_label(shots)), "" if shots is None else str(shots)),
                     td(str(run_evaluation["num_examples"]), str(run_evaluation["num_examples"])),
                 ]
-                row += [td(*metric_cell(run_evaluation["metrics"].get(name))) for name in metric_names]
+                row += [
+                    td(*metric_cell(run_evaluation["metrics"].get(name), directions[name])) for name in metric_names
+                ]
                 rows.append("<tr>" + "".join(row) + "</tr>")
         for shots in sorted(cell.evaluations, key=lambda s: -1 if s is None else s):
             key = (model.key, task.task_id, shots, primary)

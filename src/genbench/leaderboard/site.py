@@ -164,6 +164,7 @@ def standings_document(board: Leaderboard, standings: Standings) -> dict[str, An
                 "metric_label": headline.label,
                 "shots": headline.shots,
                 "declared": headline.declared,
+                "direction": headline.direction,
                 "lower_is_better": headline.lower_is_better,
                 "direction_source": headline.direction_source,
                 "in_means": headline.counts,

@@ -25,6 +25,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from genbench.core.metric_direction import Direction
 from genbench.leaderboard.collect import TAXONOMY_AXES, Cell, Leaderboard, ModelEntry, Run, TaskEntry
 from genbench.leaderboard.names import metric_direction, metric_label
 from genbench.leaderboard.sample_logs import SampleLogs, number
@@ -49,19 +50,26 @@ class Headline:
         return metric_label(self.metric) if self.metric else "no numeric metric"
 
     @property
+    def direction(self) -> Direction:
+        """The task's declared direction of the metric, else the one its name suggests (:func:`metric_direction`):
+        ``higher``, ``lower`` or ``zero`` (closer to zero is better)."""
+        return metric_direction(self.metric, self.task.metric_directions)[0] if self.metric else "higher"
+
+    @property
     def lower_is_better(self) -> bool:
-        """The task's declared direction of the metric, else the one its name suggests (:func:`metric_direction`)."""
-        return self.metric is not None and metric_direction(self.metric, self.task.metric_directions)[0]
+        """Whether the direction is ``lower`` (``zero`` is not: its best value is 0, not the smallest)."""
+        return self.metric is not None and self.direction == "lower"
 
     @property
     def direction_source(self) -> str | None:
-        """Where :attr:`lower_is_better` comes from: declared by the task, or guessed from the metric's name."""
+        """Where :attr:`direction` comes from: declared by the task, or guessed from the metric's name."""
         return metric_direction(self.metric, self.task.metric_directions)[1] if self.metric else None
 
     @property
     def counts(self) -> bool:
-        """Whether the task enters means and ranks (a lower-is-better headline would pull a mean the wrong way)."""
-        return self.metric is not None and not self.lower_is_better
+        """Whether the task enters means and ranks: only a higher-is-better headline (a lower-is-better or
+        closer-to-zero one would pull a mean of accuracies the wrong way)."""
+        return self.metric is not None and self.direction == "higher"
 
 
 @dataclass

@@ -26,11 +26,13 @@
     shift_locus: 'train-test',
   },
   // The mean accuracy over the subtasks (merge_evaluation_results also reports negation_gap__*, declared
-  // lower-is-better below).
+  // closer-to-zero-is-better below).
   primary_metric: 'hf_accuracy__accuracy',
-  // negation_gap__<metric> is the affirmative score minus the negated one: the smaller, the better the model
-  // carries what it learnt over to negation. Declared here so that no tool has to guess it from the name.
-  metric_directions: { 'negation_gap__*': 'lower' },
+  // negation_gap__<metric> is the affirmative score minus the negated one. A model that handles negation scores
+  // the same on both (gap 0); a negative gap (better on the negated statements) is as inconsistent as a positive
+  // one of the same size, so 'zero', not 'lower' (which would rank -0.3 above 0). Declared here so that no tool
+  // has to guess it from the name (the name rule would say lower is better).
+  metric_directions: { 'negation_gap__*': 'zero' },
   // Report and merge results in this order.
   subtasks_order: ['affirmative', 'negated'],
 }

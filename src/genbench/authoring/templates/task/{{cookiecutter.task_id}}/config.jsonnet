@@ -84,7 +84,8 @@
   // The result key of the task's headline score: what the leaderboard ranks by (`genbench-cli test-task` checks
   // that the task's evaluation gives it). A metric's keys are hf_<metric id>__<key of its output>.
   primary_metric: 'hf_exact_match__exact_match',
-  // Optional: which way a metric is better, where its name does not say (keys or glob patterns of keys), e.g.
+  // Optional: which way a metric is better, where its name does not say (keys or glob patterns of keys ->
+  // 'higher', 'lower' or 'zero', closer to zero is better, for a signed gap), e.g.
   // metric_directions: { 'hf_wer__wer': 'lower' },
 
   // How to prepare a model for the task: at least one of `finetuning` and `prompt_based_testing`.
