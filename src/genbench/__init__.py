@@ -9,7 +9,6 @@ The public API is imported lazily, so ``import genbench`` loads no heavy library
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING
 
 from genbench.compat import aliases as _compat_aliases
@@ -28,11 +27,6 @@ _EXPORTS = {
 }
 
 __all__ = ["Task", "TaskConfig", "TaskDict", "list_tasks", "load_config", "load_task"]
-
-# A library's logging (docs/architecture.md): its records go to the root logger, where the application's (or a
-# notebook user's) configuration applies; the NullHandler keeps Python's last-resort handler from printing them where
-# the application configured none. genbench-cli, an application, keeps printing warnings: genbench.cli.warnings_output.
-logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 # genbench's former module paths (genbench.testing, genbench.errors, ...) stay importable: genbench.compat.aliases.
 # The one import of genbench.compat at the package root, see docs/architecture.md.

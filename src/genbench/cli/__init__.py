@@ -148,10 +148,10 @@ class _PluginCommands(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         # Imported here: `genbench-cli --help` imports no module of genbench.cli (see SHORT_HELP).
-        from genbench.cli.warnings_output import logged_warnings_printed, rendered_config_warnings
+        from genbench.cli.warnings_output import rendered_config_warnings
 
         try:
-            with logged_warnings_printed(), rendered_config_warnings():
+            with rendered_config_warnings():
                 return super().invoke(ctx)
         except click.exceptions.NoSuchOption as error:
             raise _without_hidden_spellings(error) from None

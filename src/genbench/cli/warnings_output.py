@@ -1,4 +1,4 @@
-"""Warnings for people on the CLI's stderr: config warnings one line each, grouped per task; logged warnings once.
+"""Config warnings rendered for people: one line each, grouped per task, on the CLI's stderr console.
 
 Loading a task warns with :class:`~genbench.core.errors.GenbenchConfigWarning` (lenient at the door). Python's
 default format (``.../factory.py:49: GenbenchConfigWarning: ...`` and a line of genbench's source) reads like a
@@ -11,18 +11,11 @@ the end, before any error, as::
 Other warnings keep Python's format. ``--json`` output carries the warnings as data (``list-tasks --json``: each
 record's ``warnings``, made by :meth:`~genbench.core.errors.GenbenchConfigWarning.as_record`: ``{file, line, field,
 message, fix}``).
-
-Logged warnings: the ``genbench`` logger has a ``NullHandler`` (a library configures no output, see
-``genbench/__init__.py``); while a command runs, :func:`logged_warnings_printed` takes it off, so that the CLI prints
-them as it always has, each once on stderr as its bare message: Python's handler of last resort prints a record that
-no handler takes, and a handler that a task or the application installed (the original framework's
-``genbench.utils.logging``, ``logging.basicConfig``) prints it instead, never both.
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -112,17 +105,3 @@ def rendered_config_warnings() -> Iterator[list[GenbenchConfigWarning]]:
             yield collected
         finally:
             print_config_warnings(collected)
-
-
-@contextlib.contextmanager
-def logged_warnings_printed() -> Iterator[None]:
-    """Print the library's logged warnings on stderr while the block runs (see the module's docstring)."""
-    library = logging.getLogger("genbench")
-    null_handlers = [handler for handler in library.handlers if type(handler) is logging.NullHandler]
-    for handler in null_handlers:
-        library.removeHandler(handler)
-    try:
-        yield
-    finally:
-        for handler in null_handlers:
-            library.addHandler(handler)

@@ -1,7 +1,8 @@
 """Compatibility module: ``genbench.compat.logging_helpers`` of the original framework.
 
 genbench's own modules log with ``logging.getLogger(__name__)`` and configure nothing: the ``genbench`` library
-logger has a ``NullHandler`` and propagates to the root logger, where the application's configuration applies.
+logger has no handler and propagates to the root logger, where the application's configuration applies (with none,
+Python's handler of last resort prints warnings).
 
 Task code written for the original framework calls :func:`get_logger` when its module is imported; that gives the
 logger and, when ``GENBENCH_VERBOSITY`` is set (debug, info, warning, error or critical), the library logger's level,
@@ -9,7 +10,7 @@ and configures nothing else: loading such a task must not change where every gen
 the process (in the original, genbench's own modules had configured the library logger long before). The functions
 that configure (``set_verbosity*``, ``enable_default_handler``/``disable_default_handler``, ``add_handler``/
 ``remove_handler``, ``enable_propagation``/``disable_propagation``) do what the original's do: on first use, the
-library logger gets a stderr handler (in place of its ``NullHandler``), its level (``GENBENCH_VERBOSITY``, default
+library logger gets a stderr handler, its level (``GENBENCH_VERBOSITY``, default
 warning) and stops propagating to the root logger, so messages are not printed twice.
 """
 
@@ -60,9 +61,6 @@ def _configure() -> logging.Handler:
         if _handler is None:
             _handler = logging.StreamHandler(sys.stderr)
             root = _library_logger()
-            for handler in list(root.handlers):  # the library's own: it only stood in for "no handler"
-                if type(handler) is logging.NullHandler:
-                    root.removeHandler(handler)
             root.addHandler(_handler)
             root.setLevel(_default_level())
             root.propagate = False
