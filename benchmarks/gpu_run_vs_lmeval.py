@@ -61,20 +61,17 @@ def _genbench_answerer(path: str, device: str, dtype: str, batch_size: int) -> A
 
 
 def _lmeval_answerer(path: str, device: str, dtype: str, batch_size: int) -> Any:
-    from lm_eval.api.instance import Instance
+    from _lmeval_reference import generations, loglikelihoods  # the parity test's requests to HFLM, the same code
     from lm_eval.models.huggingface import HFLM
 
     lm = HFLM(pretrained=path, device=device, dtype=dtype, batch_size=batch_size)
 
     class Answerer:
         def loglikelihood(self, pairs: list[tuple[str, str]]) -> list[float]:
-            requests = [Instance("loglikelihood", {}, pair, i) for i, pair in enumerate(pairs)]
-            return [float(ll) for ll, _ in lm.loglikelihood(requests, disable_tqdm=True)]
+            return loglikelihoods(lm, pairs)
 
         def generate(self, prompts: list[str], *, max_new_tokens: int, stop: str | None) -> list[str]:
-            options = {"until": [stop] if stop else [], "max_gen_toks": max_new_tokens, "do_sample": False}
-            requests = [Instance("generate_until", {}, (p, dict(options)), i) for i, p in enumerate(prompts)]
-            return list(lm.generate_until(requests, disable_tqdm=True))
+            return generations(lm, prompts, stop=stop, max_new_tokens=max_new_tokens)
 
     return Answerer()
 

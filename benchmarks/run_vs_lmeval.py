@@ -13,7 +13,7 @@ The work: ``category_membership`` (multiple choice: a log-likelihood per option)
 (greedy generation up to ``\\n``, at most ``--max-new-tokens`` tokens), at ``--shots``, the first ``--limit`` test
 examples, float32 on the CPU, batch size 8. lm-evaluation-harness gets genbench's own prompts, written to JSON lines
 and read by two task files of its own format (``output_type: multiple_choice`` with ``target_delimiter: ""``, and
-``generate_until``), so both sides answer identical requests.
+``generate_until``), so both sides answer identical requests: ``_lmeval.py``, which the parity test shares.
 
 Measured, the two sides alternating, ``--runs`` times each, min and median:
 
@@ -24,8 +24,9 @@ Measured, the two sides alternating, ``--runs`` times each, min and median:
 
 Before timing, the in-process answers are compared: the largest log-likelihood difference and the number of
 identical generations are reported (and must be below 1e-4 and all identical). Ratios are medians over medians of
-this run, never extrapolated. Results: ``benchmarks/results/run_vs_lmeval.json``. The agreement alone, on fewer
-requests and a third (byte-level BPE) tokenizer, is a test: ``tests/runs/test_lmeval_parity.py`` (``make test``).
+this run, never extrapolated. Results: ``benchmarks/results/run_vs_lmeval.json`` (printed only with ``--no-write``).
+The agreement alone, on fewer requests and a third (byte-level BPE) tokenizer, is a test:
+``tests/runs/test_lmeval_parity.py`` (``make test``).
 """
 
 from __future__ import annotations
@@ -40,65 +41,12 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import REPO_ROOT, ratio, summary, versions, write_results  # noqa: E402
+from _common import REPO_ROOT, ratio, run_process, summary, versions, write_results  # noqa: E402
+from _lmeval import GEN_NAME, MC_NAME, OFFLINE, lmeval_environment, run_lmeval, write_lmeval_tasks  # noqa: E402
 from _run_models import build_model  # noqa: E402
 
 SIDE = str(Path(__file__).resolve().parent / "gpu_run_vs_lmeval.py")
-OFFLINE = {
-    "HF_HUB_OFFLINE": "1",
-    "HF_DATASETS_OFFLINE": "1",
-    "TRANSFORMERS_OFFLINE": "1",
-    "HF_HUB_DISABLE_TELEMETRY": "1",
-}
-
-
-def write_lmeval_tasks(folder: Path, shots: list[int], limit: int, max_new_tokens: int) -> dict[str, Any]:
-    """genbench's prompts as two lm-evaluation-harness tasks (JSON lines + YAML) in ``folder``; returns counts."""
-    from genbench.runs.execute import prompt_settings
-    from genbench.task.factory import load_task
-
-    mc_rows, gen_rows = [], []
-    for _, dataset, _ in prompt_settings(load_task("category_membership"), shots, 42, limit):
-        for prompt, options, target in zip(
-            dataset["input"], dataset["target_options"], dataset["target"], strict=True
-        ):
-            options = [str(o) for o in options]
-            mc_rows.append({"prompt": prompt, "options": options, "answer": options.index(str(target).strip())})
-    for _, dataset, _ in prompt_settings(load_task("arithmetic_length"), shots, 42, limit):
-        for prompt, target in zip(dataset["input"], dataset["target"], strict=True):
-            gen_rows.append({"prompt": prompt, "target": str(target)})
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, rows in (("mc", mc_rows), ("gen", gen_rows)):
-        (folder / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    common = (
-        f"dataset_path: json\ndataset_kwargs:\n  data_files:\n    test: {folder}/{{name}}.jsonl\ntest_split: test\n"
-    )
-    (folder / "gb_mc.yaml").write_text(
-        "task: gb_mc\n" + common.format(name="mc") + "output_type: multiple_choice\ndoc_to_text: prompt\n"
-        'doc_to_choice: options\ndoc_to_target: answer\ntarget_delimiter: ""\n'
-        "metric_list:\n  - metric: acc\n  - metric: acc_norm\n",
-        encoding="utf-8",
-    )
-    (folder / "gb_gen.yaml").write_text(
-        "task: gb_gen\n" + common.format(name="gen") + "output_type: generate_until\ndoc_to_text: prompt\n"
-        f'doc_to_target: target\ngeneration_kwargs:\n  until: ["\\n"]\n  max_gen_toks: {max_new_tokens}\n'
-        "  do_sample: false\nmetric_list:\n  - metric: exact_match\n",
-        encoding="utf-8",
-    )
-    return {"multiple_choice_questions": len(mc_rows), "generation_prompts": len(gen_rows)}
-
-
-def _timed_process(command: list[str], env: dict[str, str]) -> float:
-    import time
-
-    start = time.perf_counter()
-    completed = subprocess.run(command, env=env, capture_output=True, text=True)
-    seconds = time.perf_counter() - start
-    if completed.returncode != 0:
-        raise RuntimeError(
-            f"{' '.join(command[:4])} ... failed:\n{completed.stdout[-3000:]}\n{completed.stderr[-3000:]}"
-        )
-    return seconds
+SEED = 42  # genbench-cli run's default
 
 
 def main() -> None:
@@ -109,24 +57,26 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=40)
     parser.add_argument("--max-new-tokens", type=int, default=32)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--no-write", action="store_true", help="print only; leave benchmarks/results alone")
     args = parser.parse_args()
 
     env = {**os.environ, **OFFLINE, "TOKENIZERS_PARALLELISM": "false"}
     env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT / "src"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    lm_env = {k: v for k, v in env.items() if k != "PYTHONPATH"}
+    lm_env = lmeval_environment()
     payload: dict[str, Any] = {
         "versions": {**versions("torch", "transformers", "genbench")},
-        "settings": {k: v for k, v in vars(args).items() if k != "lmeval_python"},
+        "settings": {k: v for k, v in vars(args).items() if k not in ("lmeval_python", "no_write")},
         "models": {},
     }
-    lm_version = subprocess.run(
-        [args.lmeval_python, "-c", "import importlib.metadata as m; print(m.version('lm_eval'))"],
-        capture_output=True, text=True, env=lm_env, check=True,
-    ).stdout.strip()  # fmt: skip
-    payload["versions"]["lm_eval"] = lm_version
+    version_code = "import importlib.metadata as m; print(m.version('lm_eval'))"
+    payload["versions"]["lm_eval"] = run_lmeval(args.lmeval_python, ["-c", version_code], lm_env).stdout.strip()
     with tempfile.TemporaryDirectory() as scratch_name:
         scratch = Path(scratch_name)
-        payload["workload"] = write_lmeval_tasks(scratch / "tasks", args.shots, args.limit, args.max_new_tokens)
+        prompts = write_lmeval_tasks(scratch / "tasks", args.shots, SEED, args.limit, args.max_new_tokens)
+        payload["workload"] = {
+            "multiple_choice_questions": len(prompts[MC_NAME]),
+            "generation_prompts": len(prompts[GEN_NAME]),
+        }
         work = scratch / "work.json"
         subprocess.run(
             [sys.executable, SIDE, "requests", "--shots", *map(str, args.shots), "--limit", str(args.limit),
@@ -144,8 +94,9 @@ def main() -> None:
             ]  # fmt: skip
             lmeval_cmd = [
                 args.lmeval_python, "-m", "lm_eval", "--model", "hf", "--model_args",
-                f"pretrained={path},dtype=float32", "--device", "cpu", "--batch_size", "8", "--tasks", "gb_mc,gb_gen",
-                "--include_path", str(scratch / "tasks"), "--output_path", str(scratch / "out-lmeval"),
+                f"pretrained={path},dtype=float32", "--device", "cpu", "--batch_size", "8",
+                "--tasks", f"{MC_NAME},{GEN_NAME}", "--include_path", str(scratch / "tasks"),
+                "--output_path", str(scratch / "out-lmeval"),
             ]  # fmt: skip
             side_args = ["--work", str(work), "--path", str(path), "--device", "cpu", "--configs", "float32:8",
                          "--runs", str(args.runs), "--max-new-tokens", str(args.max_new_tokens)]  # fmt: skip
@@ -155,7 +106,7 @@ def main() -> None:
                 (args.lmeval_python, "lmeval", theirs_json, lm_env),
             ):
                 command = [python, SIDE, "side", "--side", side, *side_args, "--json", str(out)]
-                subprocess.run(command, env=side_env, check=True, capture_output=True)
+                run_process(command, side_env)
             ours, theirs = json.loads(ours_json.read_text()), json.loads(theirs_json.read_text())
             a, b = ours["answers"]["float32 bs8"], theirs["answers"]["float32 bs8"]
             ll_diff = max(abs(x - y) for x, y in zip(a["loglikelihoods"], b["loglikelihoods"], strict=True))
@@ -164,8 +115,8 @@ def main() -> None:
                 raise SystemExit(f"{model}: answers differ (max |ll diff| {ll_diff}, {same} identical generations)")
             whole: dict[str, list[float]] = {"genbench": [], "lm_eval": []}
             for _ in range(args.runs):
-                whole["genbench"].append(_timed_process(genbench_cmd, env))
-                whole["lm_eval"].append(_timed_process(lmeval_cmd, lm_env))
+                whole["genbench"].append(run_process(genbench_cmd, env))
+                whole["lm_eval"].append(run_process(lmeval_cmd, lm_env))
             figures = {
                 "whole_process": {side: summary(seconds) for side, seconds in whole.items()},
                 "in_process_loglikelihood": {
@@ -190,7 +141,8 @@ def main() -> None:
                     f" (min {value['lm_eval']['min']:.2f})"
                     f"   lm-eval / genbench {ratio(value['lm_eval'], value['genbench']):.2f}"
                 )
-    print(write_results("run_vs_lmeval", payload))
+    if not args.no_write:
+        print(write_results("run_vs_lmeval", payload))
 
 
 if __name__ == "__main__":

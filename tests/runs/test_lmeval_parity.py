@@ -11,7 +11,8 @@ up to ``\\n``), 0- and 2-shot; and its ``Requester`` on raw log-likelihood pairs
 generations cut at stop strings the random models do emit (the task's ``\\n`` rarely comes).
 
 lm-evaluation-harness side: the same prompts as tasks of its own format, run by its evaluator with ``HFLM`` in its
-own venv (``lmeval_parity.py``, ``lmeval_reference.py``), and the same raw requests through ``HFLM.loglikelihood``
+own venv (``benchmarks/_lmeval.py``, ``benchmarks/_lmeval_reference.py``, shared with
+``benchmarks/run_vs_lmeval.py``), and the same raw requests through ``HFLM.loglikelihood``
 and ``HFLM.generate_until``.
 
 Both sides run float32 on the CPU, with the same torch, transformers and tokenizers (checked below), batch size 4.
@@ -44,9 +45,14 @@ from genbench.runs.scoring import BootstrapSettings
 from genbench.runs.specs import parse_model_spec
 from genbench.task.factory import load_task
 from genbench.task.task import Task
-from tests.runs.lmeval_parity import LMEVAL_VERSION, SETUP, lmeval_answers, reference_python, write_lmeval_task
+from tests.runs.lmeval_parity import LMEVAL_VERSION, SETUP, lmeval_answers, lmeval_side, reference_python
 
-MC_TASK, GEN_TASK = "category_membership", "arithmetic_length"
+MC_TASK, GEN_TASK, MC_NAME, GEN_NAME = (
+    lmeval_side.MC_TASK,
+    lmeval_side.GEN_TASK,
+    lmeval_side.MC_NAME,
+    lmeval_side.GEN_NAME,
+)
 SHOTS, SEED, LIMIT, MAX_NEW_TOKENS, BATCH_SIZE = [0, 2], 42, 8, 12, 4
 RTOL = ATOL = 1e-6
 MODEL_ARGS = f"batch_size={BATCH_SIZE},dtype=float32,device=cpu"
@@ -129,25 +135,6 @@ def _genbench_side(path: Path) -> Side:
     return Side(questions, generations, requester.loglikelihood(EDGE_PAIRS), raw)
 
 
-def _write_tasks(folder: Path) -> tuple[list[str], list[str]]:
-    """The two tasks' prompts, as ``run`` builds them, as lm-evaluation-harness tasks; returns the prompts."""
-    mc_rows, gen_rows = [], []
-    for _, dataset, _ in prompt_settings(_task(MC_TASK), SHOTS, SEED, LIMIT):
-        for prompt, options, target in zip(
-            dataset["input"], dataset["target_options"], dataset["target"], strict=True
-        ):
-            options = [str(o) for o in options]
-            mc_rows.append({"prompt": prompt, "options": options, "answer": options.index(str(target).strip())})
-    gen_task = _task(GEN_TASK)
-    for _, dataset, _ in prompt_settings(gen_task, SHOTS, SEED, LIMIT):
-        gen_rows += [{"prompt": prompt, "target": str(target)} for prompt, target in
-                     zip(dataset["input"], dataset["target"], strict=True)]  # fmt: skip
-    write_lmeval_task(folder, "gb_mc", mc_rows)
-    stop = gen_task.config.prompt_builder.stop_string or None
-    write_lmeval_task(folder, "gb_gen", gen_rows, stop=stop, max_new_tokens=MAX_NEW_TOKENS)
-    return [r["prompt"] for r in mc_rows], [r["prompt"] for r in gen_rows]
-
-
 def tiny_gpt2_bpe(path: Path) -> Path:
     """The tiny GPT-2's shape with a byte-level BPE tokenizer (as GPT-2's: a space belongs to the word after it, and
     there is no pad token), trained here on the shipped tasks' words: the tokenizer where the split of a prompt's
@@ -180,12 +167,13 @@ def _both_sides(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
 
     python = reference_python()
     scratch = tmp_path_factory.mktemp("lmeval-parity")
-    mc_prompts, gen_prompts = _write_tasks(scratch / "tasks")
+    # the two tasks' prompts, as `run` builds them, as lm-evaluation-harness tasks
+    prompts = lmeval_side.write_lmeval_tasks(scratch / "tasks", SHOTS, SEED, LIMIT, MAX_NEW_TOKENS)
     words, words_bos = request.getfixturevalue("tiny_gpt2"), request.getfixturevalue("tiny_gpt2_bos")
     paths = dict(zip(MODELS, (words, words_bos, tiny_gpt2_bpe(tmp_path_factory.mktemp("tiny-gpt2-bpe"))), strict=True))
     raw = [{"prompts": prompts, "stop": stop, "max_new_tokens": RAW_NEW_TOKENS} for prompts, stop in RAW_REQUESTS]
     answers = lmeval_answers(
-        python, scratch, paths, tasks=["gb_mc", "gb_gen"], pairs=EDGE_PAIRS, generations=raw, batch_size=BATCH_SIZE
+        python, scratch, paths, tasks=[MC_NAME, GEN_NAME], pairs=EDGE_PAIRS, generations=raw, batch_size=BATCH_SIZE
     )
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # as the reference side (lmeval_answers): see there
@@ -194,11 +182,12 @@ def _both_sides(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     finally:
         torch.set_num_threads(threads)
     for side in genbench.values():  # the lm-eval tasks hold the very prompts that `run` asked
-        assert [q["prompt"] for q in side.questions] == mc_prompts and len(side.generations) == len(gen_prompts)
+        assert [q["prompt"] for q in side.questions] == prompts[MC_NAME]
+        assert len(side.generations) == len(prompts[GEN_NAME])
     lmeval = {
         label: Side(
-            model["tasks"]["gb_mc"],
-            [row["generation"] for row in model["tasks"]["gb_gen"]],
+            model["tasks"][MC_NAME],
+            [row["generation"] for row in model["tasks"][GEN_NAME]],
             model["pairs"],
             model["generations"],
         )
@@ -328,3 +317,12 @@ def test_a_missing_reference_venv_fails_when_required_and_skips_a_bare_run(
     python.write_text("#!/bin/sh\n", encoding="utf-8")
     python.chmod(0o755)
     assert reference_python() == python  # the default venv, once made, is used without being named
+
+
+def test_a_failing_reference_script_fails_the_test_with_its_output(tmp_path: Path) -> None:
+    """The reference side's exit status and the end of its output reach the test report (not a bare JSON error)."""
+    python = tmp_path / "python"
+    python.write_text("#!/bin/sh\necho 'ModuleNotFoundError: lm_eval' >&2\nexit 3\n", encoding="utf-8")
+    python.chmod(0o755)
+    with pytest.raises(pytest.fail.Exception, match=r"(?s)failed \(exit 3\).*ModuleNotFoundError: lm_eval"):
+        lmeval_answers(python, tmp_path, {}, tasks=[], pairs=[], generations=[], batch_size=1)

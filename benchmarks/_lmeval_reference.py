@@ -1,10 +1,10 @@
-"""lm-evaluation-harness's answers to genbench's requests: a script for the reference venv's python, never imported.
+"""lm-evaluation-harness's answers to genbench's requests: a script for the reference venv's python.
 
 Usage (the python of a virtual environment with ``lm-eval[hf]``, see ``make lmeval-venv``)::
 
-    .venvs/lmeval/bin/python tests/runs/lmeval_reference.py WORK.json ANSWERS.json
+    .venvs/lmeval/bin/python benchmarks/_lmeval_reference.py WORK.json ANSWERS.json
 
-``WORK.json`` (written by ``tests/runs/lmeval_parity.py``) names the models (``{label: path}``), the batch size,
+``WORK.json`` (written by ``_lmeval.lmeval_answers``) names the models (``{label: path}``), the batch size,
 a folder of lm-evaluation-harness task files (``tasks``: their names, in ``task_dir``) and raw log-likelihood
 ``pairs`` and raw ``generations`` (``{"prompts", "stop", "max_new_tokens"}`` each). For each model this script runs the
 tasks with lm-evaluation-harness's own evaluator (``simple_evaluate`` with ``--model hf``'s ``HFLM``, float32 on the
@@ -17,6 +17,8 @@ CPU, ``log_samples``), answers the pairs with ``HFLM.loglikelihood`` and the gen
                         "pairs": [log-likelihood, ...], "generations": [[text, ...], ...]}}}
 
 It imports nothing of genbench (which is not installed there), so each side runs its own library's code.
+``gpu_run_vs_lmeval.py side --side lmeval`` asks its raw requests through :func:`loglikelihoods` and
+:func:`generations`, imported from this file.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +61,7 @@ def task_answers(lm: Any, task_dir: str, tasks: list[str]) -> dict[str, list[dic
     return answers
 
 
-def pair_answers(lm: Any, pairs: list[list[str]]) -> list[float]:
+def loglikelihoods(lm: Any, pairs: Sequence[Sequence[str]]) -> list[float]:
     """``HFLM.loglikelihood`` of each ``(context, continuation)`` pair."""
     from lm_eval.api.instance import Instance
 
@@ -67,17 +70,13 @@ def pair_answers(lm: Any, pairs: list[list[str]]) -> list[float]:
     return [float(ll) for ll, _ in lm.loglikelihood(requests, disable_tqdm=True)]
 
 
-def generation_answers(lm: Any, groups: list[dict[str, Any]]) -> list[list[str]]:
-    """``HFLM.generate_until`` (greedy) of each group's prompts, cut at its stop string."""
+def generations(lm: Any, prompts: list[str], *, stop: str | None, max_new_tokens: int) -> list[str]:
+    """``HFLM.generate_until`` (greedy) of each prompt, cut at ``stop`` (none: at ``max_new_tokens`` tokens only)."""
     from lm_eval.api.instance import Instance
 
-    answers = []
-    for group in groups:
-        options = {"until": [group["stop"]], "max_gen_toks": group["max_new_tokens"], "do_sample": False}
-        requests = [Instance("generate_until", {}, (prompt, dict(options)), i) for i, prompt in
-                    enumerate(group["prompts"])]  # fmt: skip
-        answers.append(list(lm.generate_until(requests, disable_tqdm=True)))
-    return answers
+    options = {"until": [stop] if stop else [], "max_gen_toks": max_new_tokens, "do_sample": False}
+    requests = [Instance("generate_until", {}, (prompt, dict(options)), i) for i, prompt in enumerate(prompts)]
+    return list(lm.generate_until(requests, disable_tqdm=True))
 
 
 def main(work_path: str, answers_path: str) -> None:
@@ -92,8 +91,11 @@ def main(work_path: str, answers_path: str) -> None:
         lm = HFLM(pretrained=path, device="cpu", dtype="float32", batch_size=work["batch_size"])
         payload["models"][label] = {
             "tasks": task_answers(lm, work["task_dir"], work["tasks"]),
-            "pairs": pair_answers(lm, work["pairs"]),
-            "generations": generation_answers(lm, work["generations"]),
+            "pairs": loglikelihoods(lm, work["pairs"]),
+            "generations": [
+                generations(lm, group["prompts"], stop=group["stop"], max_new_tokens=group["max_new_tokens"])
+                for group in work["generations"]
+            ],
         }
     Path(answers_path).write_text(json.dumps(payload), encoding="utf-8")
 
