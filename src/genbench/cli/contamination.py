@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from genbench.cli.params import (
     NAME,
@@ -24,6 +25,7 @@ from genbench.cli.params import (
 )
 from genbench.core.errors import GenBenchError
 from genbench.core.files import prepare_output_dir
+from genbench.display.progress import interactive_output
 
 
 def _spellings(name: str) -> tuple[str, str]:
@@ -121,6 +123,14 @@ def _chosen_backend(backend: str, index_dir: str | None, **es_options: Any) -> A
 
 def _progress_option(command: Callable[..., Any]) -> Callable[..., Any]:
     return progress_option()(command)
+
+
+def _bars_on(progress: bool) -> bool:
+    """Bars where they redraw (a terminal, a notebook) or where ``--progress`` asks for them: by default none on a
+    pipe or in a CI log, where tqdm writes every redraw of an hour-long build as text."""
+    if click.get_current_context().get_parameter_source("progress") == ParameterSource.COMMANDLINE:
+        return progress
+    return progress and interactive_output()
 
 
 def _mixer_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -386,7 +396,7 @@ def index(
         max_batch_tokens=max_batch_tokens,
         ngram_sizes=ngram_size,
         rebuild=rebuild,
-        progress=progress,
+        progress=_bars_on(progress),
         backend=chosen,
     )
     for manifest in manifests:
@@ -488,7 +498,7 @@ def search(
         model=model,
         index_dir=index_dir,
         top_k=top_k,
-        progress=progress,
+        progress=_bars_on(progress),
         backend=chosen,
         verify=verify,
     )
@@ -552,7 +562,7 @@ def scan(
         query_filter=query_filter or None,
         query_field=query_field,
         text_field=text_field,
-        progress=progress,
+        progress=_bars_on(progress),
     )
     _write_report(report, output_dir, decontaminate)
 
