@@ -250,3 +250,15 @@ def test_list_shows_damaged_indexes_with_the_reason_and_the_rebuild_command(runn
     line = listed()
     assert "DAMAGED" in line and "manifest.json is damaged" in line
     assert "genbench-cli contamination index --dataset" in line and line.endswith("--rebuild`.")
+
+
+def test_progress_bars_by_default_only_where_they_redraw(tmp_path: Path):
+    # CliRunner's stderr is no terminal (as a pipe or a CI log): no tqdm redraws there unless --progress asks
+    train = tmp_path / "train.jsonl"
+    train.write_text(json.dumps({"text": "compute 612 + 6 please"}) + "\n", encoding="utf-8")
+    common = ["scan", "--train-dataset-names", str(train), "--text-field", "text", "-t", "arithmetic_length"]
+    quiet = CliRunner().invoke(contamination, [*common, "-o", str(tmp_path / "a")])
+    asked = CliRunner().invoke(contamination, [*common, "-o", str(tmp_path / "b"), "--progress"])
+    assert quiet.exit_code == 0 and asked.exit_code == 0, quiet.output + asked.output
+    assert "Scanning" not in quiet.stderr
+    assert f"Scanning {train}" in asked.stderr

@@ -61,15 +61,3 @@ def test_the_cli_warns_with_the_count_and_the_fix_and_the_report_records_it(tmp_
     quiet, out2 = _scan(tmp_path, "2")
     assert "Warning" not in quiet.stderr
     assert "unmatchable" not in json.loads((out2 / "contamination_report.json").read_text(encoding="utf-8"))
-
-
-def test_progress_bars_by_default_only_where_they_redraw(tmp_path: Path):
-    # CliRunner's stderr is no terminal (as a pipe or a CI log): no tqdm redraws there unless --progress asks
-    train = tmp_path / "train.jsonl"
-    train.write_text(json.dumps({"text": "compute 612 + 6 please"}) + "\n", encoding="utf-8")
-    common = ["scan", "--train-dataset-names", str(train), "--text-field", "text", "-t", "arithmetic_length"]
-    quiet = CliRunner().invoke(contamination, [*common, "-o", str(tmp_path / "a")])
-    asked = CliRunner().invoke(contamination, [*common, "-o", str(tmp_path / "b"), "--progress"])
-    assert quiet.exit_code == 0 and asked.exit_code == 0, quiet.output + asked.output
-    assert "Scanning" not in quiet.stderr
-    assert f"Scanning {train}" in asked.stderr
