@@ -272,6 +272,17 @@ def cannot_match(field_lengths: Sequence[int], mode: SearchMode) -> bool:
     return any(length == 0 for length in field_lengths)
 
 
+def why_unmatchable(mode: SearchMode) -> str:
+    """What :func:`cannot_match` finds in this mode, as the predicate of a message about such instances.
+
+    >>> why_unmatchable(SearchMode.create(ngram_size=3)), why_unmatchable(SearchMode.create())
+    ('have fewer than 3 tokens in every field', 'have a field without tokens')
+    """
+    if mode.ngram_size is not None:
+        return f"have fewer than {mode.ngram_size} tokens in every field"
+    return "have a field without tokens"
+
+
 PREVIEW_WIDTH = 64
 """Tokens of a unit shown around its largest match (``Match.unit_text``)."""
 

@@ -73,7 +73,7 @@ def write_report(report: ContaminationReport, output_dir: Path) -> list[Path]:
 
     table = report.table()
     test_sets = list(dict.fromkeys(result.test_set for result in report.results))
-    truncated = _truncated(report)
+    truncated = _counts(report, "truncated")
     with atomic_open(output_dir / TSV_NAME) as handle:
         header = ["index", *(_cell(name) for name in test_sets)]
         if truncated:  # only with a result cap that was reached: instances whose hits were cut, per test set
@@ -109,11 +109,6 @@ def write_report(report: ContaminationReport, output_dir: Path) -> list[Path]:
         handle.write(render_html(report))
     written.append(output_dir / HTML_NAME)
     return written
-
-
-def _truncated(report: ContaminationReport) -> dict[str, dict[str, int]]:
-    """Truncated instances by training dataset and test set; empty when no result reached a cap."""
-    return _counts(report, "truncated")
 
 
 def _counts(report: ContaminationReport, what: str) -> dict[str, dict[str, int]]:
@@ -166,7 +161,7 @@ def render_html(report: ContaminationReport) -> str:
         *(f"<th>{escape(name)}</th>" for name in test_sets),
         "</tr>",
     ]
-    truncated = _truncated(report)
+    truncated = _counts(report, "truncated")
     for source, scores in table.items():
         parts.append(f"<tr><th>{escape(source)}</th>")
         for name in test_sets:

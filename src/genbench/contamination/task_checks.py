@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from genbench.contamination.backend import SearchMode
+from genbench.contamination.backend import why_unmatchable
 from genbench.contamination.errors import ContaminationError, ContaminationWarning
 from genbench.contamination.testsets import TestSet, as_text
 from genbench.contamination.training_data import safe_file_name
@@ -121,7 +121,7 @@ def check_task_contamination(
             outcome.unmatchable[result_key(check)] = result.unmatchable
             warnings.warn(
                 f"{task.task_id}: contamination check {result_key(check)}: {result.unmatchable} of "
-                f"{len(result.instances)} test instances {_why_unmatchable(report.mode)}: no training data can match "
+                f"{len(result.instances)} test instances {why_unmatchable(report.mode)}: no training data can match "
                 "them, so they count as clean. Use a smaller ngram_size (or mode 'exact') for this check.",
                 ContaminationWarning,
                 stacklevel=2,
@@ -133,12 +133,6 @@ def check_task_contamination(
         1.0 - len(flagged) / outcome.test_size if outcome.test_size else 1.0
     )
     return outcome
-
-
-def _why_unmatchable(mode: SearchMode) -> str:
-    if mode.ngram_size is not None:
-        return f"have fewer than {mode.ngram_size} tokens in every field"
-    return "have a field without tokens"
 
 
 def _resolve_dataset(task: Task, dataset: str) -> str:
