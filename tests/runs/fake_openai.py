@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -133,6 +134,14 @@ class FakeServer:
 
     def generation_requests(self) -> list[dict[str, Any]]:
         return [r for r in self.requests if not r.get("echo")]
+
+    def wait_for_requests(self, count: int, process: subprocess.Popen[Any], timeout: float = 120) -> None:
+        """Return once this server has seen ``count`` requests from ``process``, which must still be running then
+        (the point at which a test interrupts or kills a run mid-way)."""
+        deadline = time.monotonic() + timeout
+        while len(self.requests) < count and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert process.poll() is None, "the run ended before it could be interrupted"
 
 
 @contextmanager

@@ -6,7 +6,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -36,10 +35,7 @@ def test_killed_run_resumes_without_repeating_cached_requests(tmp_path: Path) ->
             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         )  # fmt: skip
         try:
-            deadline = time.monotonic() + 120
-            while len(server.requests) < 6 and process.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.02)
-            assert process.poll() is None, "the run ended before it could be interrupted"
+            server.wait_for_requests(6, process)
         finally:
             process.kill()
             process.wait(timeout=30)

@@ -9,7 +9,6 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -180,10 +179,7 @@ def test_ctrl_c_exits_130_saying_what_is_cached_and_that_rerunning_resumes(tmp_p
         )  # fmt: skip
         try:
             # the marker: the server has seen the 6th request, so the first chunk of 4 answers is committed
-            deadline = time.monotonic() + 120
-            while len(server.requests) < 6 and process.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.02)
-            assert process.poll() is None, "the run ended before it could be interrupted"
+            server.wait_for_requests(6, process)
             process.send_signal(signal.SIGINT)
             stdout, stderr = process.communicate(timeout=120)
         finally:
