@@ -6,12 +6,11 @@ the site works opened from ``file://`` and copied anywhere.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
-from numbers import Real
 from typing import Any
 
 from genbench.core.metric_direction import Direction
+from genbench.core.metric_values import finite_number
 from genbench.display.html import escape
 from genbench.leaderboard.assets import SITE_CSS, SITE_JS
 from genbench.leaderboard.chart import score_vs_shots_svg, shots_label
@@ -31,17 +30,10 @@ def page(title: str, body: str, *, root: str) -> str:
     )
 
 
-def number(value: Any) -> float | None:
-    """A metric value as a finite float, else None (booleans, lists, null and NaN are not scores)."""
-    if isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(float(value)):
-        return float(value)
-    return None
-
-
 def metric_cell(metric: dict[str, Any] | None, direction: Direction = "higher") -> tuple[str, str]:
     """``(html, sort key)`` of a metric: its value and, when known, its interval. A closer-to-zero metric
     (``direction`` ``zero``) sorts by its absolute value, so that sorting orders it by how good it is."""
-    value = number(metric["value"]) if metric else None
+    value = finite_number(metric["value"]) if metric else None
     if value is None:
         reason = metric.get("reason") if metric else None
         return f'<span class="gb-missing" title="{escape(reason or "no value")}">—</span>', ""
@@ -83,7 +75,7 @@ def task_page(
     for _, cell in cells:
         for evaluation in cell.evaluations.values():
             for name, metric in evaluation["metrics"].items():
-                if number(metric["value"]) is not None and name not in metric_names:
+                if finite_number(metric["value"]) is not None and name not in metric_names:
                     metric_names.append(name)
     primary = headline or next(
         (e["primary_metric"] for _, c in cells for e in c.evaluations.values() if e["primary_metric"]), None

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -22,15 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from genbench.core.json_files import MAX_LINE_BYTES, open_regular
+from genbench.core.metric_values import finite_number
 from genbench.runs.errors import ResultsFileError
 from genbench.runs.results import check_samples_digest, rewrite_hint
-
-
-def number(value: Any) -> float | None:
-    """A metric value as a finite float, else None (booleans, lists, null and NaN are not scores)."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(float(value)):
-        return float(value)
-    return None
 
 
 @dataclass(frozen=True, eq=False)
@@ -88,7 +81,7 @@ class SampleLogs:
         missing."""
         if log is None:
             return None
-        numbers = [number(metrics.get(metric)) for row_shots, metrics in self.rows(log) if row_shots == shots]
+        numbers = [finite_number(metrics.get(metric)) for row_shots, metrics in self.rows(log) if row_shots == shots]
         if not numbers or any(v is None for v in numbers):
             return None
         return [v for v in numbers if v is not None]

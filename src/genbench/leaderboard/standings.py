@@ -26,9 +26,10 @@ from statistics import NormalDist
 import numpy as np
 
 from genbench.core.metric_direction import Direction
+from genbench.core.metric_values import finite_number
 from genbench.leaderboard.collect import TAXONOMY_AXES, Cell, Leaderboard, ModelEntry, Run, TaskEntry
 from genbench.leaderboard.names import metric_direction, metric_label
-from genbench.leaderboard.sample_logs import SampleLogs, number
+from genbench.leaderboard.sample_logs import SampleLogs
 
 RESAMPLES = 1000
 CONFIDENCE = 0.95
@@ -200,7 +201,7 @@ def run_score(
     """One seed's value of the headline and its bootstrap replicates (``None``: no numeric value)."""
     evaluation = run.evaluations.get(headline.shots)
     metric = evaluation["metrics"].get(headline.metric or "") if evaluation else None
-    value = number(metric["value"]) if metric else None
+    value = finite_number(metric["value"]) if metric else None
     if metric is None or value is None:
         return None
     rng = _rng(model.key, headline.task.task_id, run.seed, headline.shots, headline.metric)
@@ -284,7 +285,7 @@ def seed_spread(
             run = cells[task_id].runs.get(seed) if task_id in cells else None
             evaluation = run.evaluations.get(headlines[task_id].shots) if run else None
             metric = evaluation["metrics"].get(headlines[task_id].metric or "") if evaluation else None
-            if metric is not None and (value := number(metric["value"])) is not None:
+            if metric is not None and (value := finite_number(metric["value"])) is not None:
                 values.append(value)
         if values and len(values) == sum(1 for t in counted if t in cells):
             means.append(float(np.mean(values)))

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from genbench.core.metric_values import is_finite_number
 from genbench.runs.bootstrap import resample_indices
 from genbench.runs.errors import ResultsFileError
 from genbench.runs.merged_results import file_sha256
@@ -50,10 +51,6 @@ def subtask_logs(path: Path, document: Mapping[str, Any]) -> dict[str, list[dict
     return logs
 
 
-def _finite(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(float(value))
-
-
 def _merged(merge: Merge, means: Mapping[str, Mapping[str, float]]) -> Mapping[str, Any]:
     return merge({sid: dict(values) for sid, values in means.items()})
 
@@ -81,7 +78,7 @@ def compare_merged_setting(
     paired = len(ids) > 1 and all(i == ids[0] for i in ids[1:])
     observed_a = _merged(merge, {s: {k: float(v.mean()) for k, v in a.items()} for s, (a, _, _) in pairs.items()})
     observed_b = _merged(merge, {s: {k: float(v.mean()) for k, v in b.items()} for s, (_, b, _) in pairs.items()})
-    keys = [k for k in observed_a if _finite(observed_a[k]) and _finite(observed_b.get(k))]
+    keys = [k for k in observed_a if is_finite_number(observed_a[k]) and is_finite_number(observed_b.get(k))]
     rng = np.random.default_rng(seed + 1)
     rows: dict[str, np.ndarray] = {}
     flips: dict[str, np.ndarray] = {}
@@ -108,7 +105,8 @@ def compare_merged_setting(
             merged_a = _merged(merge, {s: {k: float(v[r]) for k, v in first[s].items()} for s in pairs})
             merged_b = _merged(merge, {s: {k: float(v[r]) for k, v in second[s].items()} for s in pairs})
             out[r] = [
-                float(merged_a[k]) - float(merged_b[k]) if _finite(merged_a.get(k)) and _finite(merged_b.get(k))
+                float(merged_a[k]) - float(merged_b[k])
+                if is_finite_number(merged_a.get(k)) and is_finite_number(merged_b.get(k))
                 else np.nan
                 for k in keys
             ]  # fmt: skip
@@ -145,7 +143,10 @@ def paired_logs(
         keys = [
             k
             for k in by_a[shared[0]]["metrics"]
-            if all(_finite(by_a[i]["metrics"].get(k)) and _finite(by_b[i]["metrics"].get(k)) for i in shared)
+            if all(
+                is_finite_number(by_a[i]["metrics"].get(k)) and is_finite_number(by_b[i]["metrics"].get(k))
+                for i in shared
+            )
         ]
         a = {k: np.array([float(by_a[i]["metrics"][k]) for i in shared]) for k in keys}
         b = {k: np.array([float(by_b[i]["metrics"][k]) for i in shared]) for k in keys}

@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from numbers import Real
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from genbench.core.metric_values import is_finite_number
 from genbench.runs.bootstrap import resample_indices
 from genbench.runs.errors import ModelRunError
 from genbench.runs.results import canonical_sha256, run_identity, save_results
@@ -50,10 +49,6 @@ class SubtaskScores:
     per_sample: Mapping[str, Sequence[float]]
     example_ids: Sequence[int]
     rescore: Callable[[np.ndarray], Mapping[str, Any]] | None = field(default=None, repr=False)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(float(value))
 
 
 def is_paired(subtasks: Mapping[str, SubtaskScores]) -> bool:
@@ -119,8 +114,8 @@ def merge_settings(
     entries: dict[str, dict[str, Any]] = {}
     for key, value in observed.items():
         entry: dict[str, Any] = {"value": value, "ci": None, "ci_method": None}
-        if _is_number(value):
-            values = np.array([float(d[key]) if _is_number(d.get(key)) else np.nan for d in merged_draws])
+        if is_finite_number(value):
+            values = np.array([float(d[key]) if is_finite_number(d.get(key)) else np.nan for d in merged_draws])
             finite = values[np.isfinite(values)]
             if finite.size * 2 >= resamples:  # else undefined on most resamples: no interval
                 low, high = np.quantile(finite, [(1 - confidence) / 2, (1 + confidence) / 2])

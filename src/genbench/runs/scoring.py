@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from genbench.core.metric_values import is_finite_number
 from genbench.runs.bootstrap import bootstrap_mean_interval, is_mean_of, resample_indices
 
 
@@ -35,10 +36,6 @@ class BootstrapSettings:
             "statistic_resamples": self.statistic_resamples,
             "seed": self.seed,
         }
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(float(value))
 
 
 def quiet_evaluate(task: Any, targets: Sequence[Any], gold: Any) -> Mapping[str, Any]:
@@ -79,7 +76,9 @@ def per_sample_scores(task: Any, targets: Sequence[Any], gold: GoldSubsets) -> l
         except (ValueError, ZeroDivisionError):  # a metric undefined on one example (a correlation)
             scores.append({})
             continue
-        scores.append({key: (float(v) if _is_number(v) else None) for key, v in result.items() if not _is_list(v)})
+        scores.append(
+            {key: (float(v) if is_finite_number(v) else None) for key, v in result.items() if not _is_list(v)}
+        )
     return scores
 
 
@@ -115,17 +114,17 @@ def metric_entries(
     half_corpus: Mapping[str, Any] | None = None
     for key, value in corpus.items():
         entries[key] = {"value": value, "ci": None, "ci_method": None}
-        if not _is_number(value) and not _is_list(value):
+        if not is_finite_number(value) and not _is_list(value):
             entries[key].update(value=None, reason=undefined_reason(value))
             continue
-        if not _is_number(value) or not samples:
+        if not is_finite_number(value) or not samples:
             continue
         scores = [sample.get(key) for sample in samples]
         is_mean = all(s is not None for s in scores) and is_mean_of(float(value), [float(s) for s in scores])  # type: ignore[arg-type]
         if is_mean:
             half_corpus = half_corpus if half_corpus is not None else recompute(half)
             half_value = half_corpus.get(key)
-            is_mean = _is_number(half_value) and is_mean_of(float(half_value), [float(scores[i]) for i in half])  # type: ignore[arg-type]
+            is_mean = is_finite_number(half_value) and is_mean_of(float(half_value), [float(scores[i]) for i in half])  # type: ignore[arg-type]
         if is_mean:
             low, high = bootstrap_mean_interval(
                 [float(s) for s in scores if s is not None],
@@ -141,7 +140,7 @@ def metric_entries(
         indices = resample_indices(len(samples), settings.statistic_resamples, settings.seed)
         draws = [recompute(row) for row in indices]
         for key in needs_recompute:
-            values = np.array([float(d[key]) if _is_number(d.get(key)) else np.nan for d in draws])
+            values = np.array([float(d[key]) if is_finite_number(d.get(key)) else np.nan for d in draws])
             finite = values[np.isfinite(values)]
             if finite.size * 2 >= len(draws):  # else the metric is undefined on most resamples: no interval
                 low, high = np.quantile(finite, [(1 - settings.confidence) / 2, (1 + settings.confidence) / 2])

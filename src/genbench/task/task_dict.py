@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from collections import OrderedDict
 from collections.abc import Mapping
-from numbers import Real
 from typing import Any
 
 from genbench.config.schema import TaskDictConfig
+from genbench.core.metric_values import is_finite_number
 from genbench.core.plugins import TASK_FEATURES
 from genbench.core.vocabulary import EvaluationResult
 from genbench.task.task import Task
@@ -100,7 +99,7 @@ class TaskDict(OrderedDict):
         for subtask_id, result in results.items():
             for key, value in result.items():
                 merged[f"{subtask_id}.{key}"] = value
-                if isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(float(value)):
+                if is_finite_number(value):
                     per_metric.setdefault(key, []).append(float(value))
         for key, values in per_metric.items():
             merged[key] = sum(values) / len(values)

@@ -1,0 +1,26 @@
+"""What counts as a metric value to compute with: a finite real number that is not a boolean.
+
+One definition for everything that merges, resamples, compares or ranks results (``True`` is an ``int`` in Python,
+and JSON may spell ``NaN``; neither is a score).
+
+>>> is_finite_number(0.5), is_finite_number(True), is_finite_number(float("nan")), is_finite_number("1")
+(True, False, False, False)
+>>> finite_number(3), finite_number(None)
+(3.0, None)
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+from typing import Any
+
+
+def is_finite_number(value: Any) -> bool:
+    """Whether ``value`` is a finite real number and not a boolean (numpy's scalars included)."""
+    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(float(value))
+
+
+def finite_number(value: Any) -> float | None:
+    """``value`` as a float when :func:`is_finite_number`, else None."""
+    return float(value) if is_finite_number(value) else None
