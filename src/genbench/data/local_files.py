@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from genbench.core.errors import DataLoadError, DataNotFoundError
+from genbench.data.confinement import check_confined
 
 
 def resolve_local_path(raw: str, base_dir: Path, uri: str, field: str | None) -> Path:
@@ -18,10 +19,12 @@ def resolve_local_path(raw: str, base_dir: Path, uri: str, field: str | None) ->
         field: The config field it comes from (``data_source.test``), for messages.
 
     Raises:
-        DataLoadError: A relative path leaves ``base_dir`` (symbolic links followed), or the path cannot be used or
-            is not a file.
+        DataLoadError: A relative path leaves ``base_dir`` (symbolic links followed), any path does while data paths
+            are confined (:func:`~genbench.data.confinement.confined_data_paths`; nothing is opened then), or the
+            path cannot be used or is not a file.
         DataNotFoundError: No file is there (the message names the fix).
     """
+    check_confined(raw, uri=uri, field=field)
     candidate = Path(raw)
     where = f"{field}: " if field else ""
     if candidate.is_absolute():

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from genbench.core.errors import DataLoadError
 from genbench.data.cache import fetch, is_remote, refetch_hint
+from genbench.data.confinement import check_confined
 from genbench.data.hub import find_hub_export, load_hub_export
 from genbench.data.jsonl import read_jsonl, read_jsonl_table
 
@@ -166,6 +167,7 @@ def _load_hf(data_source: DataSourceConfig, task_dir: Path) -> dict[str, dataset
 
 
 def _local_directory(path: str, task_dir: Path) -> Path | None:
+    check_confined(path, uri=path, field="data_source.hf_id")  # a Hub id ('org/name') never leaves the task
     candidate = Path(path)
     if candidate.is_absolute():
         return candidate if candidate.is_dir() else None

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from genbench.core.errors import DataLoadError
 from genbench.data.cache import cached_entry, fetch, file_sha256, is_remote
+from genbench.data.confinement import leaves_task_dir
 from genbench.data.hub import HubExport, fetch_hub_dataset, find_hub_export
 from genbench.registry.directories import get_task_dir
 
@@ -113,7 +114,7 @@ def _needs(task_id: str) -> list[DataFile | HubDataset]:
         ]
     if source.type == "hf" and source.hf_id is not None:
         path, *rest = [source.hf_id] if isinstance(source.hf_id, str) else list(source.hf_id)
-        if (task_dir / path).is_dir() or Path(path).is_absolute():
+        if leaves_task_dir(path) or (task_dir / path).is_dir():  # a local folder, never a Hub id
             return []
         return [HubDataset(task_id, path, rest[0] if rest else None, source.git_commit_sha)]
     return []

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from genbench.core.errors import GenBenchError
+from genbench.data.confinement import confined_data_paths
 from genbench.registry.directories import get_task_dir, split_task_id, subtask_dirs
 from genbench.review.base import Check, TaskCheckFailure, TaskCheckSkipped, TaskCheckWarning
 from genbench.review.check_report import CheckResult, TaskTestReport
@@ -51,7 +52,9 @@ class TaskUnderTest:
     check's prerequisites (``Check.requires``) are not run twice and the loaded task and data are shared.
 
     Every check requires ``task_files`` (when the task has that check): nothing is read from a task directory that
-    holds symbolic links.
+    holds symbolic links. Every check runs with data paths confined to the task directory
+    (:func:`~genbench.data.confinement.confined_data_paths`): a data path outside it fails ``data_loads`` without
+    being opened.
 
     Args:
         task_id: ``"id"`` or ``"id:subtask"``.
@@ -86,7 +89,8 @@ class TaskUnderTest:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 try:
-                    value = self._call(self.checks[name])
+                    with confined_data_paths():
+                        value = self._call(self.checks[name])
                 except Exception as exc:  # noqa: BLE001 - remembered, re-raised to the check's case
                     error = exc
             self._outcomes[name] = _Outcome(
