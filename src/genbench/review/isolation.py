@@ -13,7 +13,12 @@ expects, and
   :data:`MAX_TOTAL_BYTES` of records;
 - fails every expected case that has no result when the pipe closes (the child crashed, exited early, was killed
   or timed out), whatever the child's exit status;
-- never reads the child's stdout, stderr or files as results: its output is kept for ``--debug`` only.
+- never reads the child's stdout, stderr or files as results: its output comes through a pipe of its own, of which
+  only the last :data:`OUTPUT_KEEP` bytes are kept (for ``--debug``; the rest is read and dropped, saying how much),
+  so that a child writing without end fills neither the host's disk nor its memory.
+
+Any bytes survive the parsing: a line that is not UTF-8 JSON, nests too deep, holds a number too large, ``NaN``, or
+text that cannot be printed (lone surrogates) is a violation or is made printable, never an exception of the parent.
 
 So a ``task.py`` that exits early with status 0, rewrites a report file from an ``atexit`` hook, prints fake
 results or writes extra records after the checks cannot turn a failure into a pass. (Code in the child can still
@@ -29,11 +34,11 @@ no process that the task's code started survives the parent.
 from __future__ import annotations
 
 import json
+import math
 import os
 import selectors
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -49,7 +54,9 @@ MAX_TOTAL_BYTES = 64 << 20
 _DRAIN_SECONDS = 2.0
 # Seconds a child may take to exit after it closed the pipe, before its group is killed.
 _EXIT_GRACE = 60.0
-_OUTPUT_KEEP = 200_000
+# Bytes of the child's output kept (its end), for --debug and error messages.
+OUTPUT_KEEP = 200_000
+_READ_SIZE = 65536
 _RESULT_FIELDS: dict[str, type | tuple[type, ...]] = {
     "outcome": str,
     "message": str,
@@ -70,7 +77,9 @@ class ChildRun:
         ended: Whether the child sent its end record.
         exit_code: The child's exit status (negative: killed by that signal).
         timed_out: Whether the time limit stopped it.
-        output: The end of the child's stdout and stderr, for debugging; never read as results.
+        output: The end of the child's stdout and stderr, for debugging; never read as results. When the child wrote
+            more than :data:`OUTPUT_KEEP` bytes, its first line says how many were dropped.
+        output_bytes: How many bytes the child wrote to its stdout and stderr in all.
     """
 
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -80,6 +89,7 @@ class ChildRun:
     exit_code: int | None = None
     timed_out: bool = False
     output: str = ""
+    output_bytes: int = 0
 
 
 def kill_group(process: subprocess.Popen[Any]) -> None:
@@ -141,8 +151,8 @@ class _Records:
 
     def _line(self, line: bytes) -> None:
         try:
-            record = json.loads(line)
-        except ValueError:
+            record = json.loads(line, parse_constant=_refuse_constant)
+        except (ValueError, RecursionError):  # not UTF-8, not JSON, NaN, a too long integer; nested too deep
             self.run.violations.append(f"a line that is not a JSON record: {line[:80]!r}")
             return
         if self.run.ended:
@@ -173,16 +183,35 @@ class _Records:
             self.on_record(accepted)
 
 
+def _refuse_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _printable(text: str) -> str:
+    """``text`` with what UTF-8 cannot encode (lone surrogates from ``\\ud800`` escapes) replaced."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
 def _result_fields(data: Any) -> dict[str, Any] | None:
     if not isinstance(data, Mapping):
         return None
     fields = {}
     for name, types in _RESULT_FIELDS.items():
-        if name not in data or not isinstance(data[name], types):
+        if name not in data or not isinstance(data[name], types) or isinstance(data[name], bool):
             return None
         fields[name] = data[name]
     if fields["outcome"] not in OUTCOMES or not all(isinstance(w, str) for w in fields["warnings"]):
         return None
+    try:
+        duration = float(fields["duration"])
+    except OverflowError:  # an integer of hundreds of digits
+        return None
+    if not math.isfinite(duration) or duration < 0:
+        return None
+    fields["duration"] = duration
+    for name in ("outcome", "message", "details"):
+        fields[name] = _printable(fields[name])
+    fields["warnings"] = [_printable(warning) for warning in fields["warnings"]]
     return fields
 
 
@@ -209,56 +238,115 @@ def run_child(
         What was observed; the caller decides the verdict (every expected case reported, no violation).
     """
     read_end, write_end = os.pipe()
+    output_read, output_write = os.pipe()
     records = _Records(expected, on_record)
+    output = _OutputTail(OUTPUT_KEEP)
     argv = [str(write_end) if part == fd_placeholder else part for part in command]
-    with tempfile.TemporaryFile() as output:
-        try:
-            process = subprocess.Popen(
-                argv, stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=dict(env),
-                pass_fds=(write_end,), start_new_session=True,
-            )  # fmt: skip
-        finally:
-            os.close(write_end)
-        deadline = None if timeout is None else time.monotonic() + timeout
-        try:
-            with _signals_kill(process), selectors.DefaultSelector() as selector:
-                selector.register(read_end, selectors.EVENT_READ)
-                exited_at = None
-                while True:
-                    now = time.monotonic()
-                    if deadline is not None and now >= deadline:
-                        records.run.timed_out = True
-                        break
-                    if process.poll() is not None:
-                        exited_at = exited_at or now
-                        if now - exited_at > _DRAIN_SECONDS:
-                            break  # something the child started keeps the pipe open
-                    wait = 0.1 if deadline is None else max(0.0, min(0.1, deadline - now))
-                    if not selector.select(wait):
-                        continue
-                    data = os.read(read_end, 65536)
-                    if not data:
-                        # The pipe closed: let the child finish (its exit hooks run now) within the time limit.
-                        _wait(process, deadline)
-                        break
-                    if not records.feed(data):
-                        break  # abandoned: the group is killed below
-            records.close()
-        finally:
-            kill_group(process)  # the time limit, and whatever the task's code left running
-            records.run.exit_code = process.wait()
-            os.close(read_end)
-        output.seek(0, os.SEEK_END)
-        output.seek(max(0, output.tell() - _OUTPUT_KEEP))
-        records.run.output = output.read().decode("utf-8", errors="replace")
+    try:
+        process = subprocess.Popen(
+            argv, stdout=output_write, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=dict(env),
+            pass_fds=(write_end,), start_new_session=True,
+        )  # fmt: skip
+    except BaseException:
+        os.close(read_end)
+        os.close(output_read)
+        raise
+    finally:
+        os.close(write_end)
+        os.close(output_write)
+    try:
+        with _signals_kill(process), selectors.DefaultSelector() as selector:
+            selector.register(read_end, selectors.EVENT_READ)
+            selector.register(output_read, selectors.EVENT_READ)
+            _read_until_done(process, selector, read_end, records, output, timeout)
+        records.close()
+    finally:
+        kill_group(process)  # the time limit, and whatever the task's code left running
+        records.run.exit_code = process.wait()
+        os.close(read_end)
+        _drain(output_read, output)
+        os.close(output_read)
+    records.run.output, records.run.output_bytes = output.text(), output.total
     return records.run
 
 
-def _wait(process: subprocess.Popen[Any], deadline: float | None) -> None:
-    """Let the child finish after it closed the pipe (its exit hooks run then), within the time limit."""
-    limit = _EXIT_GRACE if deadline is None else min(_EXIT_GRACE, max(0.0, deadline - time.monotonic()))
-    with suppress(subprocess.TimeoutExpired):  # then the caller kills it with its group
-        process.wait(timeout=limit)
+def _read_until_done(
+    process: subprocess.Popen[Any],
+    selector: selectors.BaseSelector,
+    result_fd: int,
+    records: _Records,
+    output: _OutputTail,
+    timeout: float | None,
+) -> None:
+    """Read the result pipe and the child's output until the child closed the result pipe and exited (within
+    :data:`_EXIT_GRACE` and the time limit), or exited and the pipe stayed quiet for :data:`_DRAIN_SECONDS`."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    exited_at = closed_at = None
+    while True:
+        now = time.monotonic()
+        if deadline is not None and now >= deadline:
+            records.run.timed_out = True
+            return
+        if process.poll() is not None:
+            exited_at = exited_at or now
+            if closed_at is not None or now - exited_at > _DRAIN_SECONDS:
+                return  # done; or something the child started keeps the result pipe open
+        elif closed_at is not None and now - closed_at > _EXIT_GRACE:
+            return  # closed the pipe but does not exit: the caller kills it with its group
+        wait = 0.1 if deadline is None else max(0.0, min(0.1, deadline - now))
+        for key, _ in selector.select(wait):
+            data = os.read(key.fd, _READ_SIZE)
+            if key.fd != result_fd:
+                if not data:
+                    selector.unregister(key.fd)
+                output.add(data)
+            elif not data:
+                # The pipe closed: let the child finish (its exit hooks run now) within the time limit.
+                selector.unregister(key.fd)
+                closed_at = now
+            elif not records.feed(data):
+                return  # abandoned: the group is killed by the caller
+
+
+def _drain(fd: int, output: _OutputTail, limit: int = 256) -> None:
+    """Read what is left in the child's output pipe without blocking (at most ``limit`` reads: a process that left
+    the group may keep writing)."""
+    os.set_blocking(fd, False)
+    for _ in range(limit):
+        try:
+            data = os.read(fd, _READ_SIZE)
+        except BlockingIOError:
+            return
+        if not data:
+            return
+        output.add(data)
+
+
+class _OutputTail:
+    """The last ``keep`` bytes of a stream, and how many bytes it had in all (read by hand: no library bounds a
+    pipe's reader by bytes kept rather than bytes read)."""
+
+    def __init__(self, keep: int):
+        self.keep = keep
+        self.total = 0
+        self.buffer = bytearray()
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        self.buffer += data
+        if len(self.buffer) > 2 * self.keep:
+            del self.buffer[: len(self.buffer) - self.keep]
+
+    def text(self) -> str:
+        kept = bytes(self.buffer[-self.keep :])
+        text = kept.decode("utf-8", errors="replace")
+        if self.total > len(kept):
+            dropped = self.total - len(kept)
+            text = (
+                f"[output truncated: the child wrote {self.total} bytes; the first {dropped} were dropped, the last "
+                f"{len(kept)} follow]\n{text}"
+            )
+        return text
 
 
 def output_tail(text: str, limit: int = 4000) -> str:
@@ -266,4 +354,4 @@ def output_tail(text: str, limit: int = 4000) -> str:
     return text[-limit:].strip()
 
 
-__all__ = ["MAX_RECORD_BYTES", "MAX_TOTAL_BYTES", "ChildRun", "kill_group", "output_tail", "run_child"]
+__all__ = ["MAX_RECORD_BYTES", "MAX_TOTAL_BYTES", "OUTPUT_KEEP", "ChildRun", "kill_group", "output_tail", "run_child"]
