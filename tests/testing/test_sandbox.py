@@ -358,3 +358,45 @@ def test_a_missing_bwrap_is_named_in_one_line(tmp_path, monkeypatch):
     status = sandbox_status()
     assert not status.available and status.kind == "none"
     assert status.reason == "bubblewrap (bwrap) is not installed: apt-get install bubblewrap"
+
+
+# -- the other tasks (issue 31) -----------------------------------------------------------------------------------
+LISTING_TASK_PY = """import atexit, os
+from pathlib import Path
+
+import genbench
+from genbench import Task
+
+TASKS = Path(genbench.__file__).parent / "tasks"
+
+
+def show():  # at exit, past pytest's capture: straight to the child's output
+    print("PACKAGE TASKS:", sorted(os.listdir(TASKS)), (TASKS / "arithmetic_length").exists(), flush=True)
+
+
+atexit.register(show)
+
+
+class TinyTask(Task):
+    pass
+"""
+
+
+@needs_sandbox
+def test_the_task_does_not_see_the_checkers_other_tasks(make_task):
+    # genbench runs from a checkout here (an editable install): its src/ is on the import path, so bound inside.
+    from genbench.review.sandbox import CHECKER_TASKS_DIR
+
+    assert (CHECKER_TASKS_DIR / "arithmetic_length" / "config.jsonnet").is_file()
+    make_task(task_py=LISTING_TASK_PY)
+    report = run_task_tests("tiny")
+    assert report.sandbox == "bwrap" and report.ok, report.errors
+    assert "PACKAGE TASKS: ['__init__.py'] False" in report.output
+
+
+@needs_sandbox
+def test_a_task_of_the_checkers_own_registry_is_still_checked_in_the_sandbox(task_roots):
+    task_roots.use(package_tasks="all")  # the real tasks/ directory: the task under test lies inside it
+    report = run_task_tests("arithmetic_length")
+    assert report.sandbox == "bwrap"
+    assert report.ok, [r.message for r in report.results if r.outcome == "failed"] + report.errors

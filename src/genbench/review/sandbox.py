@@ -12,7 +12,9 @@ hand: it needs no root, only unprivileged user namespaces, and each property bel
   and, **read-only**, the Python installation and the virtual environment running the checker, every directory of
   the checker's import path, the task's directory and genbench's data cache (each at its own path); ``/tmp`` is a
   fresh private ``tmpfs``, the child's ``HOME`` and scratch space. Nothing else of the machine exists inside: not
-  the reviewer's home directory (``~/.ssh``, tokens), not the other tasks;
+  the reviewer's home directory (``~/.ssh``, tokens), not the other tasks (the checker's own ``tasks/`` directory,
+  which its import path would show, e.g. an editable checkout's, is an empty ``tmpfs`` inside, holding only its
+  plain files such as ``__init__.py`` and, when it is one of them, the task under review);
 - the environment the caller passes (:func:`child_environment` keeps a short list of variables: no tokens).
 
 The caller adds the time limit (the parent kills the child) and the memory limit (:func:`limited_command`).
@@ -57,6 +59,9 @@ _PASSED_ENV = (
     "GENBENCH_JSONNET_TIMEOUT", "GENBENCH_REGEX_TIMEOUT", "GENBENCH_MAX_DOWNLOAD_BYTES", "GENBENCH_DOWNLOAD_TIMEOUT",
 )  # fmt: skip
 _PROBE_TIMEOUT = 30.0
+# The checker's own task registry (its package's tasks/, wherever tests point the registry): hidden inside but for its
+# plain files and the task checked.
+CHECKER_TASKS_DIR = Path(__file__).resolve().parents[1] / "tasks"
 # Sets the memory limit (soft and hard, so the child cannot raise it), then runs the command: a tiny trusted
 # program of the parent's, so that no pre-exec hook runs in the threaded parent.
 _LIMITS = (
@@ -164,17 +169,30 @@ def sandbox_command(
     del keep_fds  # bwrap keeps inherited descriptors open; the caller passes them to Popen
     home = Path.home().resolve()
     seen: set[Path] = set()
-    binds: list[str] = []
+    outside: list[Path] = []  # bound first; then the package's tasks hidden; then what lies inside them
+    inside: list[Path] = []
     for path in sorted({Path(os.path.abspath(p)) for p in read_only}, key=lambda p: (len(p.parts), str(p))):
         if path in seen or not path.exists() or path == Path("/") or path in home.parents or path == home:
             continue
-        seen.add(path)
-        binds += ["--ro-bind", str(path), str(path)]
-        real = path.resolve()
-        if real != path and real not in seen:
-            seen.add(real)
-            binds += ["--ro-bind", str(real), str(real)]
+        for bound in dict.fromkeys([path, path.resolve()]):
+            if bound not in seen:
+                seen.add(bound)
+                (inside if bound.is_relative_to(CHECKER_TASKS_DIR) else outside).append(bound)
+    binds = [option for path in outside for option in ("--ro-bind", str(path), str(path))]
+    if any(CHECKER_TASKS_DIR.is_relative_to(path) for path in outside):
+        binds += _hide_package_tasks()
+    binds += [option for path in inside for option in ("--ro-bind", str(path), str(path))]
     return [executable, *_base_options(), *binds, "--", *command]
+
+
+def _hide_package_tasks() -> list[str]:
+    """Options that make the package's ``tasks/`` an empty directory but for its plain files (``__init__.py``: the
+    ``genbench.tasks`` package): a checkout's tasks, drafts included, are not the task under review."""
+    options = ["--tmpfs", str(CHECKER_TASKS_DIR)]
+    for entry in sorted(CHECKER_TASKS_DIR.iterdir()):
+        if entry.is_file() and not entry.is_symlink():
+            options += ["--ro-bind", str(entry), str(entry)]
+    return options
 
 
 def limited_command(command: Sequence[str], memory_limit: int | None) -> list[str]:
@@ -213,6 +231,7 @@ def child_environment(environ: Mapping[str, str], *, sandboxed: bool) -> dict[st
 
 __all__ = [
     "BWRAP",
+    "CHECKER_TASKS_DIR",
     "DEFAULT_MEMORY_LIMIT",
     "NONE",
     "SANDBOX_ENV",
