@@ -180,7 +180,7 @@ def test_the_checker_comes_from_the_base_branch():
 
 
 # What a trusted step may do with the pull request's checkout: read its git history, lint its files.
-SUBMISSION_USES = re.compile(r"git -C submission (archive|diff) |--repo submission |^\s*cd submission$", re.M)
+SUBMISSION_USES = re.compile(r"git -C submission diff |--repo submission |^\s*cd submission$", re.M)
 # Ways of running the pull request's code or configuration.
 RUNS_SUBMISSION = re.compile(
     r"pip install[^\n]*submission|PYTHONPATH|\bmake\b|\b(python|bash|sh|source)\s+\S*submission/|\./submission/"
@@ -194,10 +194,21 @@ def test_no_trusted_step_runs_the_pull_requests_code():
             assert "working-directory" not in step, f"{name}/{step.get('name')}"
             assert not RUNS_SUBMISSION.search(script), f"{name}/{step.get('name')}: {script}"
             uses = len(SUBMISSION_USES.findall(script))
-            assert script.count("submission") - script.count("--submission") == uses, f"{name}/{step.get('name')}"
+            mentions = script.count("submission") - script.count("--submission") - script.count(".submission.")
+            assert mentions == uses, f"{name}/{step.get('name')}"
             if "cd submission" in script:  # only the linters, with the base branch's configuration
                 commands = [line.strip() for line in script.splitlines()[1:] if line.strip()]
                 assert commands and all(c.startswith("ruff ") and "--config ../trusted/" in c for c in commands)
+
+
+def test_tasks_are_staged_blob_by_blob_never_with_git_archive():
+    # git archive applies the task's .gitattributes (export-ignore hid files from the review: issue 31).
+    for name, job in review_jobs().items():
+        script = job_script(job)
+        assert not re.search(r"\barchive\b", script), name
+        staging = re.findall(r"python -m genbench\.authoring\.submission\.staging[^\n]*", script)
+        assert staging == ["python -m genbench.authoring.submission.staging --repo submission --rev HEAD --to "
+                           'review-tasks "$task_id"'], name  # fmt: skip
 
 
 def test_the_static_job_runs_no_task_code():
@@ -429,16 +440,22 @@ def pull_request(tmp_path: Path) -> Path:
 
 
 def test_staging_copies_the_changed_tasks_out_of_git_as_data(pull_request: Path):
-    env = {**os.environ, "GITHUB_ENV": str(pull_request / "github_env")}
-    for job in ("static", "task-code"):
+    from .submission_helpers import write_task
+
+    # The workflow puts the trusted virtual environment first on PATH: here, this test's Python.
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    env = {**os.environ, "GITHUB_ENV": str(pull_request / "github_env"), "PATH": path}
+    staged = pull_request / "review-tasks"
+    for job in ("static", "task-code"):  # each on a runner of its own
+        shutil.rmtree(staged, ignore_errors=True)
+        write_task(pull_request / "trusted" / "src" / "genbench" / "tasks" / "edited")
         process = run_step(review_step("Stage the changed tasks as data", job), pull_request, env)
         assert process.returncode == 0, process.stderr
-    staged = pull_request / "review-tasks"
-    assert sorted(p.name for p in staged.iterdir()) == ["added", "edited"]
-    assert (staged / "edited" / "doc.md").read_text() == "new documentation\n"
-    assert (staged / "edited" / "secret.jsonl").is_symlink()  # kept a link, so the task_files check fails it
-    assert not (pull_request / "trusted" / "src" / "genbench" / "tasks" / "edited").exists()
-    assert f"GENBENCH_TASKS_PATH={staged}" in (pull_request / "github_env").read_text()
+        assert sorted(p.name for p in staged.iterdir()) == ["added", "edited"]
+        assert (staged / "edited" / "doc.md").read_text() == "new documentation\n"
+        assert (staged / "edited" / "secret.jsonl").is_symlink()  # kept a link, so the task_files check fails it
+        assert not (pull_request / "trusted" / "src" / "genbench" / "tasks" / "edited").exists()
+        assert f"GENBENCH_TASKS_PATH={staged}" in (pull_request / "github_env").read_text()
 
 
 def test_a_pull_request_changing_files_outside_the_tasks_fails(pull_request: Path):

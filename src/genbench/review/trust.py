@@ -57,6 +57,11 @@ def _describe(path: Path, mode: int, task_dir: Path) -> str | None:
         return f"{name} is a symbolic link (to {os.readlink(path)!r})"
     if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
         return f"{name} is not a regular file or directory"
+    if path.name == ".gitattributes":
+        return (
+            f"{name} sets git attributes, with which git can leave files out of an export or rewrite them on "
+            "checkout, so that users could get other files than those reviewed"
+        )
     return None
 
 
@@ -90,7 +95,7 @@ def unsafe_entries(task_dir: Path) -> list[str]:
 
 def check_task_files(task_dir: Path) -> None:
     """The task is a plain directory holding only plain files and directories: no symbolic link (to a file, a
-    directory, or for the task directory itself), no device, socket or pipe.
+    directory, or for the task directory itself), no device, socket or pipe, and no ``.gitattributes``.
 
     A symbolic link can make the review test one thing while the registry loads another, or make a task read files
     outside its directory, so none is accepted, wherever it points. The other checks are not run on a task that
