@@ -150,3 +150,11 @@ def test_a_task_flooding_its_output_gets_a_report_that_says_it_was_truncated(mak
     assert report.output.startswith("[output truncated: the child wrote ")
     assert len(report.output) < OUTPUT_KEEP + 200
     assert report.ok, [r.message for r in report.results if r.outcome == "failed"] + report.errors
+
+
+def test_a_record_in_utf16_is_not_read():
+    # Found by the fuzz campaign: json.loads takes UTF-16 bytes; the protocol is UTF-8.
+    line = ('{"event": "result", "case": "t/a", "result": {"outcome": "passed", "message": "", "warnings": [], '
+            '"details": "", "duration": 0}}\n').encode("utf-16")  # fmt: skip
+    run = child(RECORD + f"send({line!r}); send(b'\\n')", ["t/a"])
+    assert run.results == {} and run.violations[0].startswith("a line that is not a JSON record: b'\\xff\\xfe{")

@@ -120,8 +120,15 @@ def _signals_kill(process: subprocess.Popen[Any]) -> Iterator[None]:
             signal.signal(signum, handler)
 
 
-class _Records:
-    """Parses the child's record stream against the expected cases."""
+class RecordStream:
+    """Parses the child's record stream against the expected cases, as it arrives in chunks of any size.
+
+    Never raises on what the child sends: every problem is a violation in :attr:`run`.
+
+    >>> stream = RecordStream(["t/a"], None)
+    >>> stream.feed(b'[[[\\n{"event": "end"}\\n'), stream.run.violations, stream.run.ended
+    (True, ["a line that is not a JSON record: b'[[['"], True)
+    """
 
     def __init__(self, expected: Sequence[str], on_record: Callable[[dict[str, Any]], None] | None):
         self.expected = set(expected)
@@ -146,12 +153,14 @@ class _Records:
         return True
 
     def close(self) -> None:
+        """The stream ended: a last line without its newline is a violation."""
         if self.buffer:
             self.run.violations.append("the child's last record is cut off")
 
     def _line(self, line: bytes) -> None:
         try:
-            record = json.loads(line, parse_constant=_refuse_constant)
+            # Decoded here: json.loads would take UTF-16 and UTF-32 bytes too.
+            record = json.loads(line.decode("utf-8"), parse_constant=_refuse_constant)
         except (ValueError, RecursionError):  # not UTF-8, not JSON, NaN, a too long integer; nested too deep
             self.run.violations.append(f"a line that is not a JSON record: {line[:80]!r}")
             return
@@ -239,7 +248,7 @@ def run_child(
     """
     read_end, write_end = os.pipe()
     output_read, output_write = os.pipe()
-    records = _Records(expected, on_record)
+    records = RecordStream(expected, on_record)
     output = _OutputTail(OUTPUT_KEEP)
     argv = [str(write_end) if part == fd_placeholder else part for part in command]
     try:
@@ -274,7 +283,7 @@ def _read_until_done(
     process: subprocess.Popen[Any],
     selector: selectors.BaseSelector,
     result_fd: int,
-    records: _Records,
+    records: RecordStream,
     output: _OutputTail,
     timeout: float | None,
 ) -> None:
@@ -354,4 +363,13 @@ def output_tail(text: str, limit: int = 4000) -> str:
     return text[-limit:].strip()
 
 
-__all__ = ["MAX_RECORD_BYTES", "MAX_TOTAL_BYTES", "OUTPUT_KEEP", "ChildRun", "kill_group", "output_tail", "run_child"]
+__all__ = [
+    "MAX_RECORD_BYTES",
+    "MAX_TOTAL_BYTES",
+    "OUTPUT_KEEP",
+    "ChildRun",
+    "RecordStream",
+    "kill_group",
+    "output_tail",
+    "run_child",
+]
