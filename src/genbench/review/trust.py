@@ -18,8 +18,9 @@ The trust model (``docs/review.md`` tells it to authors and reviewers):
   expects and decides the verdict from what it observes: a check without exactly one record, a malformed or
   duplicate record, anything after the end record, a timeout or a crash is a failure, whatever the child's exit
   status. The child's stdout, stderr, exit status and any file it writes are never read as results.
-- **Symlinks, files outside the task directory and ids that are not plain directories are failures**, and the
-  child is not started for a task that has them.
+- **Symlinks, files outside the task directory, a ``.gitattributes`` and ids that are not plain directories are
+  failures**, and the child is not started for a task that has them. Every check runs with data paths confined to
+  the task directory (:mod:`genbench.data.confinement`): a data path outside it fails ``data_loads`` unread.
 
 - **The child runs in a sandbox** where this machine can make one (:mod:`genbench.review.sandbox`: bubblewrap, no
   network, its own PID namespace, the checker, its environment and the task read-only, a private scratch directory,
