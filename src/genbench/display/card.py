@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from genbench.core.errors import GenBenchError
 from genbench.core.vocabulary import PreparationStrategy
 from genbench.display.eval_card import eval_card_html_section
-from genbench.display.html import CARD_CSS, escape, table, visible_whitespace
+from genbench.display.html import card_css, escape, table, visible_whitespace
 
 if TYPE_CHECKING:
     from genbench.task import Task
@@ -100,7 +100,7 @@ def task_dict_card_html(task_dict: TaskDict, *, load_data: bool = False, standal
 
 
 def _wrap(body: str, standalone: bool) -> str:
-    style = f"<style>{CARD_CSS}</style>" if standalone else ""
+    style = f"<style>{card_css()}</style>" if standalone else ""
     return f'{style}<div class="gb-card">{body}</div>'
 
 

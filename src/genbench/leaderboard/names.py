@@ -215,6 +215,11 @@ def axis_label(axis: str) -> str:
     return AXES.get(axis, axis.replace("_", " ").capitalize())
 
 
+def shots_label(shots: int | None) -> str:
+    """``3`` -> ``'3-shot'``; ``None`` (evaluated without prompts) -> ``'unprompted'``."""
+    return "unprompted" if shots is None else f"{shots}-shot"
+
+
 def lower_is_better(key: str) -> bool:
     """Whether a smaller value of the metric is better (a gap, a loss, an error rate), guessed from its name: the
     fallback of :func:`metric_direction` for a task that does not declare the metric's direction.

@@ -7,14 +7,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup
+
 from genbench.core.errors import GenBenchError
 from genbench.core.files import write_json_atomic, write_text_atomic
 from genbench.display.card import task_card_html, task_dict_card_html
-from genbench.display.html import escape
 from genbench.leaderboard.collect import Leaderboard, OnStale, StaleFile, TaskEntry, collect
-from genbench.leaderboard.overview import overview_body
-from genbench.leaderboard.pages import model_page, page, task_page
+from genbench.leaderboard.overview import overview_page
+from genbench.leaderboard.pages import model_page, task_page
 from genbench.leaderboard.standings import RESAMPLES, GroupScore, Score, Standing, Standings, rank_models
+from genbench.leaderboard.templating import templates
 from genbench.runs.results import canonical_sha256
 
 
@@ -88,7 +90,7 @@ def build_leaderboard(
         write_text_atomic(path, model_page(board, model, standing_of.get(model.key)))
         model_pages.append(path)
     index = site / "index.html"
-    write_text_atomic(index, page("genbench leaderboard", overview_body(board, standings), root=""))
+    write_text_atomic(index, overview_page(board, standings))
     data = site / "leaderboard.json"
     write_json_atomic(data, standings_document(board, standings))
     return Site(index, task_pages, model_pages, board.skipped, board, standings, data, board.stale)
@@ -186,21 +188,11 @@ def task_card(task: TaskEntry, installed: InstalledTasks | None = None) -> str:
     results' own description of the task when the registry does not have it."""
     loaded, exc = (installed or InstalledTasks()).get(task.task_id)
     if loaded is None:
-        keywords = "".join(f'<span class="gb-kw">{escape(k)}</span>' for k in task.keywords) or "—"
-        return (
-            f'<div class="gb-card"><h3>{escape(task.name)} <span class="gb-id">{escape(task.task_id)}</span></h3>'
-            f"<div>Type: {escape(task.task_type)}</div><div>Keywords: {keywords}</div>"
-            f'<div class="gb-note">Not in this installation\'s registry ({escape(exc)}): shown from the results '
-            "files.</div></div>"
-        )
+        return templates().get_template("results_card.html.j2").render(task=task, why=exc)
     from genbench.task.task_dict import TaskDict
 
     if isinstance(loaded, TaskDict):
         return task_dict_card_html(loaded, standalone=False)
-    note = ""
-    if canonical_sha256(loaded.config.model_dump(mode="json")) != task.fingerprint["config_sha256"]:
-        note = (
-            '<p class="gb-note">The registry\'s config of this task differs from the one of these results '
-            "(changed since they were made).</p>"
-        )
-    return note + task_card_html(loaded, standalone=False)
+    changed = canonical_sha256(loaded.config.model_dump(mode="json")) != task.fingerprint["config_sha256"]
+    card = Markup(task_card_html(loaded, standalone=False))
+    return templates().get_template("registry_card.html.j2").render(card=card, changed=changed)
