@@ -31,6 +31,7 @@ def task_card_html(
     shots: int = 3,
     random_seed: int = 42,
     standalone: bool = True,
+    python_hints: bool = True,
 ) -> str:
     """An HTML card of a task.
 
@@ -41,6 +42,8 @@ def task_card_html(
         shots: The k of the k-shot prompts shown next to the 0-shot ones.
         random_seed: Seed of the shown prompts' shot selection.
         standalone: Include the card's ``<style>`` (leave it out when the page has it already).
+        python_hints: Say which Python call loads the data (in a notebook); False on a static page, whose reader has
+            no Python at hand.
 
     >>> from genbench import load_task
     >>> html = task_card_html(load_task("arithmetic_length"))
@@ -59,7 +62,7 @@ def task_card_html(
                 ("Authors", escape(", ".join(task.authors)) or "—"),
                 ("Metrics", _metrics(config)),
                 ("Preparation", _strategies(config)),
-                ("Splits", _split_sizes(datasets)),
+                ("Splits", _split_sizes(datasets, python_hints)),
             ]
         ),
         eval_card_html_section(task),
@@ -71,7 +74,9 @@ def task_card_html(
     return _wrap("".join(parts), standalone)
 
 
-def task_dict_card_html(task_dict: TaskDict, *, load_data: bool = False, standalone: bool = True) -> str:
+def task_dict_card_html(
+    task_dict: TaskDict, *, load_data: bool = False, standalone: bool = True, python_hints: bool = True
+) -> str:
     """An HTML card of a task with subtasks: its own facts, then each subtask's card (folded).
 
     >>> from genbench import load_task
@@ -80,7 +85,7 @@ def task_dict_card_html(task_dict: TaskDict, *, load_data: bool = False, standal
     """
     subtask_cards = "".join(
         f"<details><summary>{escape(subtask_id)}: {escape(subtask.name)}</summary>"
-        f"{task_card_html(subtask, load_data=load_data, standalone=False)}</details>"
+        f"{task_card_html(subtask, load_data=load_data, standalone=False, python_hints=python_hints)}</details>"
         for subtask_id, subtask in task_dict.items()
     )
     parts = [
@@ -162,7 +167,9 @@ def _loaded_datasets(task: Task, load_data: bool) -> Mapping[str, Any] | None:
     return loaded
 
 
-def _split_sizes(datasets: Mapping[str, Any] | None) -> str:
+def _split_sizes(datasets: Mapping[str, Any] | None, python_hints: bool = True) -> str:
+    if datasets is None and not python_hints:
+        return '<span class="gb-note">not loaded to draw this card</span>'
     if datasets is None:
         return (
             '<span class="gb-note">not loaded (sizes unknown until the data is loaded: '

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
+from genbench.leaderboard.names import short_model_labels
 from genbench.leaderboard.templating import templates
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f"]
@@ -18,15 +19,6 @@ WIDTH, HEIGHT = 620, 300
 LEFT, RIGHT, TOP, BOTTOM = 50, 210, 16, 40
 
 Point = tuple[float, tuple[float, float] | None]  # value, (low, high) interval
-
-
-def _short(name: str, limit: int = 30) -> str:
-    """A legend label that fits: a long name's start (the model kind) and end (file, function) around an ellipsis.
-
-    >>> _short("python:/a/very/long/path/to/predictors.py:shortest_option")
-    'python:/a/….py:shortest_option'
-    """
-    return name if len(name) <= limit else name[: limit // 3] + "…" + name[-(limit - limit // 3 - 1) :]
 
 
 @dataclass
@@ -81,8 +73,9 @@ def score_vs_shots_svg(series: Mapping[str, Mapping[int | None, Point]], metric:
         return TOP + plot_height * (1 - (v - low) / (high - low))
 
     lines = []
+    legend = short_model_labels(series, limit=30)
     for number, (name, points) in enumerate(series.items()):
-        line = ChartLine(name, _short(name), PALETTE[number % len(PALETTE)], TOP + 14 * number + 6)
+        line = ChartLine(name, legend[name], PALETTE[number % len(PALETTE)], TOP + 14 * number + 6)
         for s in (s for s in shots if s in points):
             value, ci = points[s]
             top, bottom = (y(ci[1]), y(ci[0])) if ci is not None else (0.0, 0.0)

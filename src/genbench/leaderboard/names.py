@@ -11,11 +11,14 @@ the measure does not (``hf_accuracy__accuracy`` is just "Accuracy").
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from genbench.core.metric_direction import Direction, declared_direction
+from genbench.core.taxonomy import AXES as AXES_OF_TAXONOMY
 
 MEASURES = {
     "f1": "F1",
@@ -259,3 +262,64 @@ def direction_note(key: str, declared: Mapping[str, str] | None = None) -> str:
     ``higher is better (guessed from its name)``, ..."""
     direction, source = metric_direction(key, declared)
     return f"{DIRECTION_PHRASES[direction]} ({source})"
+
+
+def taxonomy_value_label(axis: str, value: str) -> str:
+    """A taxonomy value as the taxonomy spells it out (``across_domain`` -> ``Across domains``); a value the
+    taxonomy does not have (results written before values were checked) stays as written.
+
+    >>> taxonomy_value_label("generalisation_type", "across_domain"), taxonomy_value_label("shift_locus", "x-y")
+    ('Across domains', 'x-y')
+    """
+    known = AXES_OF_TAXONOMY.get(axis)
+    return known.value_title(value) if known is not None and value in known.values else value
+
+
+SEPARATORS = "/:"
+"""Where a model's name may be cut: between path parts and after its kind (``hf:``)."""
+
+
+def short_model_labels(labels: Iterable[str], limit: int = 20) -> dict[str, str]:
+    """Each label shortened for a narrow column, keeping what tells it apart from the others: the start the labels
+    share up to a ``/`` becomes ``…`` (a shared kind such as ``hf:`` is dropped); a label alone keeps its kind and its
+    last path part. What is still longer than ``limit`` keeps its start and end around an ellipsis; labels that would
+    still look the same keep their full name.
+
+    >>> short_model_labels(["hf:/models/tiny-gpt2-a", "hf:/models/tiny-gpt2-b"])
+    {'hf:/models/tiny-gpt2-a': '…/tiny-gpt2-a', 'hf:/models/tiny-gpt2-b': '…/tiny-gpt2-b'}
+    >>> short_model_labels(["hf:/tmp/lb/before/tiny-gpt2"])
+    {'hf:/tmp/lb/before/tiny-gpt2': 'hf:…/tiny-gpt2'}
+    >>> short_model_labels(["hf:gpt2", "hf:partial-model"])
+    {'hf:gpt2': 'gpt2', 'hf:partial-model': 'partial-model'}
+    """
+    labels = list(dict.fromkeys(labels))
+    if len(labels) == 1:
+        (label,) = labels
+        kind, colon, rest = label.partition(":")
+        head, slash, last = rest.rpartition("/")
+        short = f"{kind}:…/{last}" if colon and slash and head and len(label) > limit else label
+        return {label: middle_ellipsis(short, limit)}
+    common = os.path.commonprefix(labels)
+    if "/" in common:
+        shorts = {label: middle_ellipsis("…" + label[common.rfind("/") :], limit) for label in labels}
+    else:
+        shorts = {label: middle_ellipsis(label[common.find(":") + 1 :], limit) for label in labels}
+    seen = Counter(shorts.values())
+    return {label: short if seen[short] == 1 else label for label, short in shorts.items()}
+
+
+def middle_ellipsis(name: str, limit: int = 22) -> str:
+    """A name that fits ``limit`` characters: ``…/`` and its last path part when that fits, else its start and end
+    around an ellipsis.
+
+    >>> middle_ellipsis("python:/a/very/long/path/to/predictors.py:shortest_option", 30)
+    'python:/a/….py:shortest_option'
+    >>> middle_ellipsis("/models/organisation/a-long-name/checkpoint-final", 20)
+    '…/checkpoint-final'
+    """
+    if len(name) <= limit:
+        return name
+    last = name.rpartition("/")[2]
+    if "/" in name and len(last) + 2 <= limit:
+        return "…/" + last
+    return name[: limit // 3] + "…" + name[-(limit - limit // 3 - 1) :]

@@ -9,14 +9,15 @@ ellipsis, the full name on hover.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from genbench.core.metric_direction import better_value_key
-from genbench.leaderboard.collect import Leaderboard
-from genbench.leaderboard.names import DIRECTION_PHRASES
+from genbench.leaderboard.collect import Leaderboard, ModelEntry
+from genbench.leaderboard.names import DIRECTION_PHRASES, short_model_labels, taxonomy_value_label
 from genbench.leaderboard.standings import Headline, Score, Standings
 from genbench.leaderboard.templating import render_page
 
@@ -30,6 +31,51 @@ class BestBaseline:
 
 
 @dataclass
+class Coverage:
+    """The counted tasks a model has results on, and those it misses."""
+
+    model: ModelEntry
+    covered: list[str]
+    missing: list[str]
+
+
+@dataclass
+class UnrankedAdvice:
+    """Why a leaderboard with model results ranks nobody (no model covers every task), and the tasks to choose
+    (``-t``) to rank them: those every model covers, else those of the model that covers most."""
+
+    tasks: list[str]
+    models: list[Coverage]
+    shared: list[str]
+
+    @property
+    def suggested(self) -> list[str]:
+        return self.shared or self.models[0].covered
+
+    @property
+    def which(self) -> str:
+        """Which tasks :attr:`suggested` are, in words."""
+        if len(self.models) == 1:
+            return "the tasks it has"
+        return "the tasks they all have" if self.shared else f"the tasks of {self.models[0].model.label}"
+
+
+def unranked_advice(standings: Standings) -> UnrankedAdvice | None:
+    """What the page says when models have results but none is ranked; None when someone is ranked (or there are
+    baselines only, which the page explains otherwise)."""
+    if not standings.models or any(s.rank for s in standings.models):
+        return None
+    counted = [task_id for task_id, headline in standings.headlines.items() if headline.counts]
+    models = [
+        Coverage(s.model, [t for t in counted if t in s.tasks], [t for t in counted if t not in s.tasks])
+        for s in standings.models
+    ]
+    models.sort(key=lambda c: -len(c.covered))
+    shared = [t for t in counted if all(t in c.covered for c in models)]
+    return UnrankedAdvice(counted, models, shared)
+
+
+@dataclass
 class TaskRow:
     """A task's row of the scores per task: its headline, the text the filter searches, its notes."""
 
@@ -39,14 +85,20 @@ class TaskRow:
     note: str
     subtasks: list[str]
     best: BestBaseline | None
+    registered: bool
 
 
-def task_rows(standings: Standings) -> list[TaskRow]:
-    """The rows of the scores per task, in the order of the headlines."""
+def task_rows(standings: Standings, unregistered: Collection[str] = ()) -> list[TaskRow]:
+    """The rows of the scores per task, in the order of the headlines; the filter searches each task's id, name,
+    keywords and taxonomy values (ids and labels)."""
     rows = []
     for task_id, headline in standings.headlines.items():
         task = headline.task
-        taxonomy = " ".join(v for values in task.taxonomy.values() for v in values)
+        taxonomy = " ".join(
+            f"{value} {taxonomy_value_label(axis, value)}"
+            for axis, values in task.taxonomy.items()
+            for value in values
+        )
         note = ""
         if not headline.counts and headline.metric is not None:
             note = f"{DIRECTION_PHRASES[headline.direction]}, {headline.direction_source}"
@@ -57,10 +109,14 @@ def task_rows(standings: Standings) -> list[TaskRow]:
             TaskRow(
                 headline=headline,
                 keywords=" ".join([task_id, task.name, *task.keywords, taxonomy]),
-                tags=list(task.taxonomy.get("generalisation_type", [])),
+                tags=[
+                    taxonomy_value_label("generalisation_type", v)
+                    for v in task.taxonomy.get("generalisation_type", [])
+                ],
                 note=note,
                 subtasks=standings.subtasks.get(task_id, []),
                 best=BestBaseline(best[0], best[1].model) if best else None,
+                registered=task_id not in unregistered,
             )
         )
     return rows
@@ -87,8 +143,17 @@ def ranking_data(standings: Standings) -> dict[str, Any]:
     return {"counted": counted, "models": models}
 
 
-def overview_page(board: Leaderboard, standings: Standings) -> str:
-    """The site's ``index.html``."""
+def overview_page(
+    board: Leaderboard,
+    standings: Standings,
+    *,
+    unregistered: Sequence[str] = (),
+    tasks_left_out: Sequence[str] = (),
+) -> str:
+    """The site's ``index.html``; ``unregistered``: the tasks this installation's registry does not have,
+    ``tasks_left_out``: the tasks of the results left out by the choice of tasks to rank."""
+    columns = standings.models or standings.baselines
+    models = short_model_labels(s.model.label for s in columns if not s.model.is_baseline)
     return render_page(
         "overview.html.j2",
         root="",
@@ -96,8 +161,16 @@ def overview_page(board: Leaderboard, standings: Standings) -> str:
         standings=standings,
         ranked=sum(1 for standing in standings.models if standing.rank),
         counted=[task_id for task_id, headline in standings.headlines.items() if headline.counts],
-        columns=standings.models or standings.baselines,
+        columns=columns,
+        ranking_labels=short_model_labels((s.model.label for s in standings.models), limit=28),
+        short_labels={
+            **models,
+            **{s.model.label: s.model.label.removeprefix("baseline:") for s in standings.baselines},
+        },
+        unregistered=unregistered,
+        tasks_left_out=tasks_left_out,
+        advice=unranked_advice(standings),
         best_baseline=bool(standings.models and standings.baselines),
-        task_rows=task_rows(standings),
+        task_rows=task_rows(standings, unregistered),
         ranking_data=ranking_data(standings),
     )

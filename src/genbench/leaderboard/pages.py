@@ -13,7 +13,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from genbench.core.metric_direction import Direction
+from genbench.core.metric_direction import Direction, declared_direction
 from genbench.core.metric_values import finite_number
 from genbench.leaderboard.chart import score_vs_shots_svg
 from genbench.leaderboard.collect import Leaderboard, ModelEntry, TaskEntry
@@ -39,6 +39,11 @@ def metric_column(key: str, declared: Mapping[str, str] | None = None) -> Metric
     column sorts by absolute value)."""
     direction, _ = metric_direction(key, declared)
     return MetricColumn(key, metric_label(key), direction, direction_note(key, declared), DIRECTION_MARKS[direction])
+
+
+def declares(task: TaskEntry, key: str) -> bool:
+    """Whether the task declares which way metric ``key`` is better (``metric_directions``): a metric it means."""
+    return declared_direction(key, task.metric_directions) is not None
 
 
 def _by_shots(item: tuple[int | None, Any]) -> int:
@@ -69,9 +74,9 @@ def task_page(
     primary = headline or next(
         (e["primary_metric"] for _, c in cells for e in c.evaluations.values() if e["primary_metric"]), None
     )
-    if primary in metric_names:
-        metric_names.remove(primary)
-        metric_names.insert(0, primary)
+    # The headline first, then the metrics the task declares a direction for (its point: negation_consistency's
+    # negation_gap__*), then the rest in the results' order.
+    metric_names.sort(key=lambda name: 0 if name == primary else 1 if declares(task, name) else 2)
     rows = []
     series: dict[str, dict[int | None, tuple[float, tuple[float, float] | None]]] = {}
     for model, cell in cells:

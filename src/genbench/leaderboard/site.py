@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,6 +15,7 @@ from genbench.display.card import task_card_html, task_dict_card_html
 from genbench.leaderboard.collect import Leaderboard, OnStale, StaleFile, TaskEntry, collect
 from genbench.leaderboard.overview import overview_page
 from genbench.leaderboard.pages import model_page, task_page
+from genbench.leaderboard.selection import select_tasks
 from genbench.leaderboard.standings import RESAMPLES, GroupScore, Score, Standing, Standings, rank_models
 from genbench.leaderboard.templating import templates
 from genbench.runs.results import canonical_sha256
@@ -33,6 +34,10 @@ class Site:
     standings: Standings
     data: Path
     stale: list[StaleFile] = field(default_factory=list)
+    unregistered: list[str] = field(default_factory=list)
+    """Tasks of the results that this installation's registry does not have (shown from their results files)."""
+    tasks_left_out: list[str] = field(default_factory=list)
+    """Tasks of the results left out by the choice of tasks (``tasks``, ``exclude_tasks``)."""
 
 
 def build_leaderboard(
@@ -42,6 +47,8 @@ def build_leaderboard(
     shots: int = 0,
     on_stale: OnStale = "skip",
     resamples: int = RESAMPLES,
+    tasks: Sequence[str] | None = None,
+    exclude_tasks: Sequence[str] | None = None,
 ) -> Site:
     """Write the leaderboard of the results files under ``results_dirs`` into ``site_dir``.
 
@@ -54,13 +61,20 @@ def build_leaderboard(
         on_stale: ``skip`` (default), ``latest`` or ``fail``: results files made from another version of a task
             (see :data:`genbench.leaderboard.collect.ON_STALE`).
         resamples: Bootstrap rounds of the intervals of means over tasks.
+        tasks: The tasks to rank (ids or shell-style patterns; a task brings its subtasks); None: every task of the
+            results.
+        exclude_tasks: Tasks to leave out (ids or patterns).
 
     Raises:
-        LeaderboardError: no results files, or (``on_stale="fail"``) mixed fingerprints of one task.
+        LeaderboardError: no results files, (``on_stale="fail"``) mixed fingerprints of one task, or a task to rank
+            or to leave out that the results do not have.
         ResultsFileError: a results file or per-sample log breaks the schema.
     """
     installed = InstalledTasks()
-    board = collect(results_dirs, on_stale=on_stale, current_config=installed.config_sha256)
+    collected = collect(results_dirs, on_stale=on_stale, current_config=installed.config_sha256)
+    board = select_tasks(collected, tasks, exclude_tasks)
+    left_out = sorted(set(collected.tasks) - set(board.tasks))
+    unregistered = [task_id for task_id in board.tasks if installed.get(task_id)[0] is None]
     logs = board.logs
     standings = rank_models(board, shots, resamples=resamples, logs=logs)
     site = Path(site_dir)
@@ -90,10 +104,14 @@ def build_leaderboard(
         write_text_atomic(path, model_page(board, model, standing_of.get(model.key)))
         model_pages.append(path)
     index = site / "index.html"
-    write_text_atomic(index, overview_page(board, standings))
+    write_text_atomic(index, overview_page(board, standings, unregistered=unregistered, tasks_left_out=left_out))
     data = site / "leaderboard.json"
-    write_json_atomic(data, standings_document(board, standings))
-    return Site(index, task_pages, model_pages, board.skipped, board, standings, data, board.stale)
+    document = standings_document(board, standings)
+    document.update(unregistered_tasks=unregistered, tasks_left_out=left_out)
+    write_json_atomic(data, document)
+    return Site(
+        index, task_pages, model_pages, board.skipped, board, standings, data, board.stale, unregistered, left_out
+    )
 
 
 class InstalledTasks:
@@ -192,7 +210,7 @@ def task_card(task: TaskEntry, installed: InstalledTasks | None = None) -> str:
     from genbench.task.task_dict import TaskDict
 
     if isinstance(loaded, TaskDict):
-        return task_dict_card_html(loaded, standalone=False)
+        return task_dict_card_html(loaded, standalone=False, python_hints=False)
     changed = canonical_sha256(loaded.config.model_dump(mode="json")) != task.fingerprint["config_sha256"]
-    card = Markup(task_card_html(loaded, standalone=False))
+    card = Markup(task_card_html(loaded, standalone=False, python_hints=False))
     return templates().get_template("registry_card.html.j2").render(card=card, changed=changed)

@@ -11,7 +11,7 @@ from markupsafe import Markup
 
 from genbench.core.metric_values import finite_number
 from genbench.display import html
-from genbench.leaderboard.names import axis_label, metric_label, shots_label
+from genbench.leaderboard.names import axis_label, metric_label, shots_label, taxonomy_value_label
 
 
 def fixed(value: float, digits: int = 3) -> str:
@@ -46,6 +46,7 @@ def templates() -> jinja2.Environment:
         metric_label=metric_label,
         shots_label=shots_label,
         axis_label=axis_label,
+        taxonomy_label=lambda value, axis: taxonomy_value_label(axis, value),
     )
     environment.globals["plural"] = lambda count: "" if count == 1 else "s"
     return environment
