@@ -279,18 +279,21 @@ SEPARATORS = "/:"
 """Where a model's name may be cut: between path parts and after its kind (``hf:``)."""
 
 
-def short_model_labels(labels: Iterable[str], limit: int = 20) -> dict[str, str]:
+def short_model_labels(labels: Iterable[str], limit: int = 18) -> dict[str, str]:
     """Each label shortened for a narrow column, keeping what tells it apart from the others: the start the labels
-    share up to a ``/`` becomes ``…`` (a shared kind such as ``hf:`` is dropped); a label alone keeps its kind and its
-    last path part. What is still longer than ``limit`` keeps its start and end around an ellipsis; labels that would
-    still look the same keep their full name.
+    share becomes ``…`` (cut at a ``/``; a shared kind such as ``hf:`` is dropped); when that is still longer than
+    ``limit``, a window of ``limit`` characters from just before the first character that differs. A label alone
+    keeps its kind and its last path part. Labels that would still look the same keep their full name.
 
     >>> short_model_labels(["hf:/models/tiny-gpt2-a", "hf:/models/tiny-gpt2-b"])
     {'hf:/models/tiny-gpt2-a': '…/tiny-gpt2-a', 'hf:/models/tiny-gpt2-b': '…/tiny-gpt2-b'}
-    >>> short_model_labels(["hf:/tmp/lb/before/tiny-gpt2"])
-    {'hf:/tmp/lb/before/tiny-gpt2': 'hf:…/tiny-gpt2'}
-    >>> short_model_labels(["hf:gpt2", "hf:partial-model"])
-    {'hf:gpt2': 'gpt2', 'hf:partial-model': 'partial-model'}
+    >>> short_model_labels(["hf:/m/tiny-gpt2-finetuned-a", "hf:/m/tiny-gpt2-finetuned-b"])
+    {'hf:/m/tiny-gpt2-finetuned-a': '…-gpt2-finetuned-a', 'hf:/m/tiny-gpt2-finetuned-b': '…-gpt2-finetuned-b'}
+    >>> short_model_labels(["hf:/m/organisation/run-1/checkpoint-final", "hf:/m/organisation/run-2/checkpoint-final"])
+    {'hf:/m/organisation/run-1/checkpoint-final': '…/run-1/checkpoin…', \
+'hf:/m/organisation/run-2/checkpoint-final': '…/run-2/checkpoin…'}
+    >>> short_model_labels(["hf:/tmp/lb/before/tiny-gpt2"]), short_model_labels(["hf:gpt2", "hf:/m/org/ckpt-final9"])
+    ({'hf:/tmp/lb/before/tiny-gpt2': 'hf:…/tiny-gpt2'}, {'hf:gpt2': 'gpt2', 'hf:/m/org/ckpt-final9': '…/ckpt-final9'})
     """
     labels = list(dict.fromkeys(labels))
     if len(labels) == 1:
@@ -300,12 +303,25 @@ def short_model_labels(labels: Iterable[str], limit: int = 20) -> dict[str, str]
         short = f"{kind}:…/{last}" if colon and slash and head and len(label) > limit else label
         return {label: middle_ellipsis(short, limit)}
     common = os.path.commonprefix(labels)
-    if "/" in common:
-        shorts = {label: middle_ellipsis("…" + label[common.rfind("/") :], limit) for label in labels}
-    else:
-        shorts = {label: middle_ellipsis(label[common.find(":") + 1 :], limit) for label in labels}
+    cut = common.rfind("/") if "/" in common else common.find(":") + 1
+
+    def window(label: str) -> str:
+        """``limit`` characters from a few before the first difference: the part that tells the labels apart."""
+        start = max(cut, min(len(common) - limit // 3, len(label) - (limit - 1)))
+        rest = label[start:]
+        return "…" + rest if len(rest) <= limit - 1 else "…" + rest[: limit - 2] + "…"
+
+    texts = {label: ("…" if cut > 0 and label[cut] == "/" else "") + label[cut:] for label in labels}
+    # Where they differ from the start, the end (a path's last part) says most; else the window at the difference.
+    differ_early = len(common) - cut < limit // 3
+    shorts = {
+        label: text if len(text) <= limit else middle_ellipsis(text, limit) if differ_early else window(label)
+        for label, text in texts.items()
+    }
     seen = Counter(shorts.values())
-    return {label: short if seen[short] == 1 else label for label, short in shorts.items()}
+    shorts = {label: text if seen[text] == 1 else window(label) for label, text in shorts.items()}
+    seen = Counter(shorts.values())
+    return {label: text if seen[text] == 1 else label for label, text in shorts.items()}
 
 
 def middle_ellipsis(name: str, limit: int = 22) -> str:
