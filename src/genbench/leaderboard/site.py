@@ -74,6 +74,8 @@ def build_leaderboard(
     collected = collect(results_dirs, on_stale=on_stale, current_config=installed.config_sha256)
     board = select_tasks(collected, tasks, exclude_tasks)
     left_out = sorted(set(collected.tasks) - set(board.tasks))
+    # A task left out stands for its subtasks.
+    left_out = [t for t in left_out if ":" not in t or t.split(":", 1)[0] not in left_out]
     unregistered = [task_id for task_id in board.tasks if installed.get(task_id)[0] is None]
     logs = board.logs
     standings = rank_models(board, shots, resamples=resamples, logs=logs)
