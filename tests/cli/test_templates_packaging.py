@@ -91,8 +91,9 @@ def test_wheel_contains_the_templates_and_creates_tasks_outside_the_checkout(tmp
     names = set(zipfile.ZipFile(wheel).namelist())
     for relative in TEMPLATE_FILES:
         assert f"genbench/authoring/templates/{relative}" in names, relative
-    # The leaderboard's page templates, style and script, and the task card's style (inlined into the pages).
-    for package, folder in [("leaderboard", "templates"), ("leaderboard", "static"), ("display", "static")]:
+    # The templates, style and script of the leaderboard and of the task cards (inlined into the pages).
+    pairs = [("leaderboard", "templates"), ("leaderboard", "static"), ("display", "templates"), ("display", "static")]
+    for package, folder in pairs:
         shipped = {p.name for p in (REPO_ROOT / "src" / "genbench" / package / folder).iterdir() if p.is_file()}
         assert shipped and {f"genbench/{package}/{folder}/{name}" for name in shipped} <= names, (package, folder)
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import html
 import importlib.resources
-from collections.abc import Iterable, Sequence
 from typing import Any
 
 import jinja2
@@ -28,32 +27,36 @@ def escape(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def visible_whitespace(text: str) -> str:
-    """Escaped text with its whitespace made visible: ``↵`` before each newline, ``→`` for tabs, ``·`` for spaces at
-    the end of a line or of the text (they matter in prompts and are otherwise invisible).
+def whitespace_tokens(text: str) -> list[tuple[str, str]]:
+    r"""Text cut into ``("text", ...)`` and ``("mark", ...)`` pieces that make its whitespace visible: ``↵`` before
+    each newline, ``→`` before a tab, ``·`` for each space at the end of a line or of the text (they matter in
+    prompts and are otherwise invisible); templates draw the marks dimmed (``text|whitespace_tokens``).
 
-    >>> visible_whitespace("Q: 1<2 \\nA: ")
-    'Q: 1&lt;2<span class="gb-ws">·</span><span class="gb-ws">↵</span>\\nA:<span class="gb-ws">·</span>'
+    >>> whitespace_tokens("Q: 1<2 \nA: ")
+    [('text', 'Q: 1<2'), ('mark', '·'), ('mark', '↵'), ('text', '\n'), ('text', 'A:'), ('mark', '·')]
     """
-    marked_lines = []
-    for line in text.split("\n"):
+    tokens: list[tuple[str, str]] = []
+    for number, line in enumerate(text.split("\n")):
+        if number:
+            tokens += [("mark", "↵"), ("text", "\n")]
         body = line.rstrip(" ")
-        trailing = len(line) - len(body)
-        marked = escape(body).replace("\t", '<span class="gb-ws">→</span>\t')
-        marked_lines.append(marked + '<span class="gb-ws">·</span>' * trailing)
-    return '<span class="gb-ws">↵</span>\n'.join(marked_lines)
+        for position, part in enumerate(body.split("\t")):
+            if position:
+                tokens += [("mark", "→"), ("text", "\t")]
+            if part:
+                tokens.append(("text", part))
+        tokens += [("mark", "·")] * (len(line) - len(body))
+    return tokens
 
 
-def table(header: Sequence[str] | None, rows: Iterable[Sequence[str]], *, css_class: str = "gb-table") -> str:
-    """A ``<table>`` (no header row when ``header`` is None); header cells are escaped, row cells are HTML already
-    (escape them first)."""
-    head = (
-        ""
-        if header is None
-        else "<thead><tr>" + "".join(f"<th>{escape(cell)}</th>" for cell in header) + "</tr></thead>"
-    )
-    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
-    return f'<table class="{css_class}">{head}<tbody>{body}</tbody></table>'
+def visible_whitespace(text: str) -> Markup:
+    r"""Escaped text with its whitespace made visible (:func:`whitespace_tokens`, the marks dimmed), as markup.
+
+    >>> str(visible_whitespace("a<b \n"))
+    'a&lt;b<span class="gb-ws">·</span><span class="gb-ws">↵</span>\n'
+    """
+    macro = templates("genbench.display").get_template("whitespace.html.j2").module.whitespace  # type: ignore[attr-defined]
+    return Markup(macro(text))
 
 
 @functools.cache
@@ -69,6 +72,7 @@ def templates(package: str) -> jinja2.Environment:
         lstrip_blocks=True,
     )
     environment.policies["json.dumps_kwargs"] = {"sort_keys": True, "separators": (",", ":")}
+    environment.filters["whitespace_tokens"] = whitespace_tokens
     return environment
 
 
