@@ -91,6 +91,11 @@ def test_wheel_contains_the_templates_and_creates_tasks_outside_the_checkout(tmp
     names = set(zipfile.ZipFile(wheel).namelist())
     for relative in TEMPLATE_FILES:
         assert f"genbench/authoring/templates/{relative}" in names, relative
+    # The templates, style and script of the leaderboard and of the task cards (inlined into the pages).
+    pairs = [("leaderboard", "templates"), ("leaderboard", "static"), ("display", "templates"), ("display", "static")]
+    for package, folder in pairs:
+        shipped = {p.name for p in (REPO_ROOT / "src" / "genbench" / package / folder).iterdir() if p.is_file()}
+        assert shipped and {f"genbench/{package}/{folder}/{name}" for name in shipped} <= names, (package, folder)
 
     # "Install" the wheel (a pure-Python wheel is a zip of the package) and create a task from it, elsewhere.
     site = tmp_path / "site"

@@ -27,9 +27,9 @@ def test_a_baselines_only_board_shows_the_baselines_and_how_to_add_a_model(resul
         add is not None and "genbench-cli run --model" in add.group(1) and "genbench-cli leaderboard" in add.group(1)
     )
     # Scores per task: a column per baseline, marked as one, each with its scores.
-    tasks = re.search(r'<table class="gb-board gb-filterable" id="gb-tasks">(.*?)</table>', html)
+    tasks = re.search(r'<table class="gb-board gb-filterable" id="gb-tasks">(.*?)</table>', html, re.S)
     assert tasks is not None
-    header = re.search(r"<thead>(.*?)</thead>", tasks.group(1))
+    header = re.search(r"<thead>(.*?)</thead>", tasks.group(1), re.S)
     assert header is not None
     columns = re.findall(r'<th class="sortable gb-model-col"[^>]*title="([^"]+)"', header.group(1))
     assert sorted(columns) == sorted(s.model.label for s in site.standings.baselines)

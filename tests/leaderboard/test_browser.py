@@ -178,6 +178,19 @@ def test_first_screen_shows_ranking_and_axes_without_horizontal_scroll(
         shutil.copy(tmp_path / "leaderboard_ranked.png", Path(os.environ["GENBENCH_SCREENSHOT_DIR"]))
 
 
+def test_model_names_are_shown_whole_where_they_tell_models_apart(ranked_site: Path, browser: Browser) -> None:
+    """The columns of the scores per task and the ranking's names show each model's distinguishing part in full
+    (no ellipsis drawn by the browser), the full name on hover."""
+    browser.open((ranked_site / "index.html").as_uri())
+    names = browser.evaluate(
+        "Array.from(document.querySelectorAll('#gb-tasks th.gb-model-col .gb-name, #gb-ranking .gb-name'))"
+        ".map(e => [e.textContent, e.closest('[title]').title, e.scrollWidth <= e.clientWidth])"
+    )
+    assert [cut for _, _, cut in names] == [True] * len(names) and len(names) == 3 + 3 + 2
+    shown = {title: text for text, title, _ in names if not title.startswith("baseline:")}
+    assert len(set(shown.values())) == 3 and shown[LONG_NAME].endswith("checkpoint-final")
+
+
 def test_a_click_sorts_the_ranking(ranked_site: Path, browser: Browser) -> None:
     browser.open((ranked_site / "index.html").as_uri())
     browser.click("#gb-ranking thead th:nth-child(3)")  # Mean score
@@ -200,7 +213,7 @@ def test_taxonomy_axis_buttons_and_the_filter(ranked_site: Path, browser: Browse
     headers = browser.evaluate(
         "Array.from(document.querySelectorAll('#gb-axis-shift_locus thead th')).map(th => th.firstChild.textContent)"
     )
-    assert headers == ["Model", "pretrain-test", "pretrain-train", "train-test"]
+    assert headers == ["Model", "Pretrain–test", "Pretrain–train", "Train–test"]  # the taxonomy's labels
     browser.click("#gb-filter")
     browser.type("robustness")
     assert [row[0] for row in visible_rows(browser, "#gb-tasks")] == ["t_neg"]
@@ -237,7 +250,7 @@ def test_the_filter_ranks_the_models_again_over_the_tasks_shown(ranked_site: Pat
     # The per-axis means follow: motivation "intrinsic" (t_arith, t_neg) is now t_arith alone.
     intrinsic = browser.evaluate(
         "(() => { const t = document.getElementById('gb-axis-motivation');"
-        " const i = Array.from(t.tHead.rows[0].cells).findIndex(c => c.firstChild.textContent === 'intrinsic');"
+        " const i = Array.from(t.tHead.rows[0].cells).findIndex(c => c.firstChild.textContent === 'Intrinsic');"
         " return Array.from(t.tBodies[0].rows).map(r => [r.cells[0].dataset.sort, r.cells[i].dataset.sort,"
         " t.tHead.rows[0].cells[i].querySelector('small').textContent]); })()"
     )
@@ -249,7 +262,7 @@ def test_the_filter_ranks_the_models_again_over_the_tasks_shown(ranked_site: Pat
         "Array.from(document.querySelectorAll('#gb-axis-motivation thead th.gb-hidden'))"
         ".map(th => th.firstChild.textContent)"
     )
-    assert browser.evaluate(hidden) == ["fairness", "practical"]  # values of no task shown
+    assert browser.evaluate(hidden) == ["fairness", "Practical"]  # values of no task shown ("fairness": not an id)
     # Baselines are not ranked, whatever the filter.
     assert browser.evaluate("Array.from(document.querySelectorAll('#gb-ranking tr.gb-baseline'))"
                             ".map(r => r.cells[0].dataset.sort)") == ["", ""]  # fmt: skip

@@ -121,7 +121,7 @@ def test_means_per_taxonomy_value(tmp_path: Path) -> None:
     assert standing.axes["shift_locus"]["pretrain-test"].score.value == pytest.approx(np.mean(T2))
     html = site.index.read_text()
     assert html.count('class="gb-axis-button"') == 5 and 'id="gb-axis-generalisation_type"' in html
-    assert ">Generalisation type</button>" in html and ">robustness<br>" in html
+    assert ">Generalisation type</button>" in html and ">Robustness<br>" in html  # the taxonomy's label, not the id
 
 
 def test_a_declared_primary_metric_is_the_headline_and_lower_is_better_stays_out_of_means(tmp_path: Path) -> None:

@@ -7,9 +7,10 @@ from typing import cast
 
 import click
 
-from genbench.cli.params import output_dir_option, shots_option
+from genbench.cli.params import SharedOption, TaskIdType, output_dir_option, shots_option, task_option
 from genbench.leaderboard import build_leaderboard
 from genbench.leaderboard.collect import ON_STALE, OnStale
+from genbench.leaderboard.overview import unranked_advice
 
 
 @click.command("leaderboard")
@@ -33,7 +34,31 @@ from genbench.leaderboard.collect import ON_STALE, OnStale
     "of the installed version (else of the newest), latest = keep the newest version among the files, fail = stop. "
     "Left-out files are listed here and on the page.",
 )
-def leaderboard(results_dirs: tuple[Path, ...], output_dir: Path, shots: int, on_stale: str) -> None:
+@task_option(
+    several=True,
+    required=False,
+    deprecated=("--tasks",),
+    help="The tasks to rank: ids or patterns ('my_*'), repeated or comma-separated; a task brings its subtasks. "
+    "Default: every task of the results.",
+)
+@click.option(
+    "--exclude-task",
+    "exclude_tasks",
+    cls=SharedOption,
+    aliases=("--exclude-tasks",),
+    type=TaskIdType(several=True),
+    multiple=True,
+    metavar="ID[,ID...]",
+    help="Tasks to leave out (ids or patterns, repeated or comma-separated).",
+)
+def leaderboard(
+    results_dirs: tuple[Path, ...],
+    output_dir: Path,
+    shots: int,
+    on_stale: str,
+    task_ids: tuple[str, ...] | None,
+    exclude_tasks: tuple[list[str], ...],
+) -> None:
     """Build a static leaderboard site from the results files under RESULTS_DIR... (searched recursively).
 
     The overview ranks the models by the mean of each task's headline score (with 95% intervals from the per-sample
@@ -43,8 +68,17 @@ def leaderboard(results_dirs: tuple[Path, ...], output_dir: Path, shots: int, on
     needed.
 
     Example: genbench-cli leaderboard results demo_results/results -o site
+
+    Example (your own tasks only): genbench-cli leaderboard results -o site -t my_task,my_other_task
     """
-    site = build_leaderboard(results_dirs, output_dir, shots=shots, on_stale=cast(OnStale, on_stale))
+    site = build_leaderboard(
+        results_dirs,
+        output_dir,
+        shots=shots,
+        on_stale=cast(OnStale, on_stale),
+        tasks=task_ids,
+        exclude_tasks=[task_id for group in exclude_tasks for task_id in group],
+    )
     board = site.board
     ranked = sum(1 for s in site.standings.models if s.rank)
     click.echo(
@@ -55,5 +89,18 @@ def leaderboard(results_dirs: tuple[Path, ...], output_dir: Path, shots: int, on
         click.echo(f"Left out {len(site.stale)} stale results file(s) (--on-stale {on_stale}):")
         for stale in site.stale:
             click.echo(f"  {stale.path}: {stale.reason}")
+    if site.tasks_left_out:
+        click.echo(f"Left out {len(site.tasks_left_out)} task(s) of the results: {', '.join(site.tasks_left_out)}")
+    if site.unregistered:
+        click.echo(
+            f"{len(site.unregistered)} task(s) not in this installation's registry, shown from their results files: "
+            f"{', '.join(site.unregistered)} (leave them out with --exclude-task)"
+        )
+    advice = unranked_advice(site.standings)
+    if advice is not None:
+        click.echo(
+            f"No model is ranked: none has results on all {len(advice.tasks)} task(s). To rank over "
+            f"{advice.which}: -t {','.join(advice.suggested)}"
+        )
     if site.skipped:
         click.echo(f"Skipped {len(site.skipped)} JSON file(s) that are not results files, e.g. {site.skipped[0]}")

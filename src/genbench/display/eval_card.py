@@ -20,11 +20,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
-from xml.sax.saxutils import escape as xml_escape
 
 from genbench.core.errors import GenBenchError
 from genbench.core.taxonomy import AXES, AXIS_NAMES, EVAL_CARDS_URL, suggest_from_keywords
-from genbench.display.html import escape
+from genbench.display.html import templates
 
 CardFormat = Literal["svg", "html", "latex", "markdown"]
 FORMATS: tuple[str, ...] = ("svg", "html", "latex", "markdown")
@@ -89,32 +88,17 @@ class EvalCard:
 
     def html(self) -> str:
         """An HTML fragment (escaped, inline styles only): a band per axis with its values and the markers."""
-        rows = []
-        for name in AXIS_NAMES:
-            axis = AXES[name]
-            cells = "".join(
-                '<td style="text-align:center;padding:1px 2px;font-size:11px;'
-                f'{_html_mark_style(self.marks(name, value))}">'
-                f"<i>{escape(axis.label(value))}</i><br>"
-                f'<span style="font-size:15px">{escape(self._markers(self.marks(name, value))) or "&nbsp;"}'
-                "</span></td>"
-                for value in axis.values
-            )
-            rows.append(
-                f'<tr><td colspan="{len(axis.values)}" style="background:#bbb;font-weight:bold;text-align:center;'
-                f'padding:1px">{escape(axis.title)}</td></tr><tr>{cells}</tr>'
-            )
-        tables = "".join(
-            f'<table style="border-collapse:collapse;width:100%;table-layout:fixed;font-size:inherit">{row}</table>'
-            for row in rows
-        )
-        legend = " &nbsp; ".join(f"{escape(m)} <code>{escape(label)}</code>" for m, label in self._legend())
-        return (
-            '<div class="gb-eval-card" style="border:1px solid #444;max-width:46em;font-size:12px;'
-            'font-family:system-ui,sans-serif;color:#222;background:#fff">'
-            f'<div style="text-align:center;padding:2px"><b>GenBench evaluation card</b>: {escape(self.title)}</div>'
-            f'{tables}<div style="padding:2px 6px">{legend}</div></div>'
-        )
+        axes = [
+            {
+                "title": AXES[name].title,
+                "cells": [
+                    (AXES[name].label(value), self._markers(self.marks(name, value))) for value in AXES[name].values
+                ],
+            }
+            for name in AXIS_NAMES
+        ]
+        template = templates("genbench.display").get_template("eval_card.html.j2")
+        return template.render(title=self.title, axes=axes, legend=self._legend())
 
     def latex(self) -> str:
         """A standalone LaTeX document in genbench.org's card layout (xcolor, colortbl, amssymb); copy the part
@@ -167,51 +151,30 @@ class EvalCard:
         width, band, label_h, mark_h, top = 560, 20, 16, 22, 26
         legend_h = 18 * len(self.experiments) + 8
         height = top + len(AXIS_NAMES) * (band + label_h + mark_h) + legend_h
-        parts = [
-            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-            f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif" font-size="11">',
-            f"<title>GenBench evaluation card: {xml_escape(self.title)}</title>",
-            f'<rect x="0.5" y="0.5" width="{width - 1}" height="{height - 1}" fill="#fff" stroke="#333"/>',
-            f'<text x="{width / 2}" y="17" text-anchor="middle" font-size="13" font-weight="bold">'
-            f"GenBench evaluation card: {xml_escape(self.title)}</text>",
-        ]
-        y = top
-        for name in AXIS_NAMES:
-            axis = AXES[name]
-            parts.append(f'<rect x="1" y="{y}" width="{width - 2}" height="{band}" fill="#a6a6a6"/>')
-            parts.append(
-                f'<text x="{width / 2}" y="{y + 14}" text-anchor="middle" font-weight="bold">'
-                f"{xml_escape(axis.title)}</text>"
-            )
-            y += band
+        bands = []
+        for number, name in enumerate(AXIS_NAMES):
+            axis, y = AXES[name], top + number * (band + label_h + mark_h)
             column = (width - 2) / len(axis.values)
-            for position, value in enumerate(axis.values):
-                x = 1 + column * (position + 0.5)
-                marks = self.marks(name, value)
-                weight = ' font-weight="bold"' if marks else ""
-                parts.append(
-                    f'<text x="{x:.1f}" y="{y + 12}" text-anchor="middle" font-style="italic"{weight}>'
-                    f"{xml_escape(axis.label(value))}</text>"
-                )
-                if marks:
-                    parts.append(
-                        f'<text x="{x:.1f}" y="{y + label_h + 15}" text-anchor="middle" font-size="16">'
-                        f"{xml_escape(self._markers(marks))}</text>"
-                    )
-            y += label_h + mark_h
-        parts.append(f'<line x1="1" y1="{y}" x2="{width - 1}" y2="{y}" stroke="#333"/>')
-        for marker, label in self._legend():
-            y += 18
-            parts.append(f'<text x="10" y="{y}">{xml_escape(marker)} {xml_escape(label)}</text>')
-        parts.append("</svg>")
-        return "\n".join(parts) + "\n"
+            values = [
+                {
+                    "x": 1 + column * (position + 0.5),
+                    "y": y + band,
+                    "label": axis.label(value),
+                    "label_height": label_h,
+                    "markers": self._markers(self.marks(name, value)),
+                }
+                for position, value in enumerate(axis.values)
+            ]
+            bands.append({"y": y, "height": band, "title": axis.title, "cells": values})
+        template = templates("genbench.display").get_template("eval_card.svg.j2")
+        legend_y = top + len(AXIS_NAMES) * (band + label_h + mark_h)
+        svg = template.render(
+            width=width, height=height, title=self.title, bands=bands, legend_y=legend_y, legend=self._legend()
+        )
+        return svg + "\n"
 
     def _markers(self, positions: Sequence[int]) -> str:
         return " ".join(MARKERS[i % len(MARKERS)] for i in positions)
-
-
-def _html_mark_style(marks: Sequence[int]) -> str:
-    return "font-weight:bold;background:#eef" if marks else "color:#555"
 
 
 def _md(text: str) -> str:

@@ -1,14 +1,21 @@
-"""Small HTML helpers shared by the task cards and the leaderboard: escaping, visible whitespace, tables.
+"""HTML shared by the task cards and the leaderboard: the Jinja2 environment of a package's templates (autoescaping),
+its static files (CSS, JavaScript), escaping and visible whitespace.
 
-Hand-written because the pages are tiny and must stay dependency-free (no template engine to install for a notebook
-card); everything user-controlled goes through :func:`escape`.
+Pages come from templates (``<package>/templates/*.j2``) with autoescaping: every value is escaped unless it is
+:class:`~markupsafe.Markup` already (HTML made by another template). Style and script are package files
+(``<package>/static/``), inlined into each page because a page opened from ``file://`` (or a notebook output) can load
+no stylesheet.
 """
 
 from __future__ import annotations
 
+import functools
 import html
-from collections.abc import Iterable, Sequence
+import importlib.resources
 from typing import Any
+
+import jinja2
+from markupsafe import Markup
 
 
 def escape(value: Any) -> str:
@@ -20,46 +27,65 @@ def escape(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def visible_whitespace(text: str) -> str:
-    """Escaped text with its whitespace made visible: ``↵`` before each newline, ``→`` for tabs, ``·`` for spaces at
-    the end of a line or of the text (they matter in prompts and are otherwise invisible).
+def whitespace_tokens(text: str) -> list[tuple[str, str]]:
+    r"""Text cut into ``("text", ...)`` and ``("mark", ...)`` pieces that make its whitespace visible: ``↵`` before
+    each newline, ``→`` before a tab, ``·`` for each space at the end of a line or of the text (they matter in
+    prompts and are otherwise invisible); templates draw the marks dimmed (``text|whitespace_tokens``).
 
-    >>> visible_whitespace("Q: 1<2 \\nA: ")
-    'Q: 1&lt;2<span class="gb-ws">·</span><span class="gb-ws">↵</span>\\nA:<span class="gb-ws">·</span>'
+    >>> whitespace_tokens("Q: 1<2 \nA: ")
+    [('text', 'Q: 1<2'), ('mark', '·'), ('mark', '↵'), ('text', '\n'), ('text', 'A:'), ('mark', '·')]
     """
-    marked_lines = []
-    for line in text.split("\n"):
+    tokens: list[tuple[str, str]] = []
+    for number, line in enumerate(text.split("\n")):
+        if number:
+            tokens += [("mark", "↵"), ("text", "\n")]
         body = line.rstrip(" ")
-        trailing = len(line) - len(body)
-        marked = escape(body).replace("\t", '<span class="gb-ws">→</span>\t')
-        marked_lines.append(marked + '<span class="gb-ws">·</span>' * trailing)
-    return '<span class="gb-ws">↵</span>\n'.join(marked_lines)
+        for position, part in enumerate(body.split("\t")):
+            if position:
+                tokens += [("mark", "→"), ("text", "\t")]
+            if part:
+                tokens.append(("text", part))
+        tokens += [("mark", "·")] * (len(line) - len(body))
+    return tokens
 
 
-def table(header: Sequence[str] | None, rows: Iterable[Sequence[str]], *, css_class: str = "gb-table") -> str:
-    """A ``<table>`` (no header row when ``header`` is None); header cells are escaped, row cells are HTML already
-    (escape them first)."""
-    head = (
-        ""
-        if header is None
-        else "<thead><tr>" + "".join(f"<th>{escape(cell)}</th>" for cell in header) + "</tr></thead>"
+def visible_whitespace(text: str) -> Markup:
+    r"""Escaped text with its whitespace made visible (:func:`whitespace_tokens`, the marks dimmed), as markup.
+
+    >>> str(visible_whitespace("a<b \n"))
+    'a&lt;b<span class="gb-ws">·</span><span class="gb-ws">↵</span>\n'
+    """
+    macro = templates("genbench.display").get_template("whitespace.html.j2").module.whitespace  # type: ignore[attr-defined]
+    return Markup(macro(text))
+
+
+@functools.cache
+def templates(package: str) -> jinja2.Environment:
+    """The Jinja2 environment of ``package``'s ``templates/`` folder: autoescaping, undefined names an error, block
+    tags leave no blank lines, ``tojson`` compact (it escapes ``<``, ``>``, ``&`` and ``'``, so JSON stays inert
+    inside ``<script>``)."""
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader(package, "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
     )
-    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
-    return f'<table class="{css_class}">{head}<tbody>{body}</tbody></table>'
+    environment.policies["json.dumps_kwargs"] = {"sort_keys": True, "separators": (",", ":")}
+    environment.filters["whitespace_tokens"] = whitespace_tokens
+    return environment
 
 
-# Scoped under .gb-card so that a notebook's own styles are not touched; inlined because a notebook output (and a
-# leaderboard page opened from file://) can load no stylesheet.
-CARD_CSS = """
-.gb-card{font-family:system-ui,sans-serif;font-size:13px;line-height:1.4;border:1px solid #ccd;border-radius:6px;
-padding:8px 12px;max-width:60em;background:#fff;color:#222}
-.gb-card h3{margin:2px 0 4px 0;font-size:15px}.gb-card h4{margin:8px 0 2px 0;font-size:13px}
-.gb-card .gb-id{color:#667;font-family:monospace;font-weight:normal}
-.gb-card .gb-kw{display:inline-block;background:#eef;border-radius:3px;padding:0 4px;margin:1px 2px 1px 0}
-.gb-card .gb-note{color:#886}
-.gb-card .gb-table{border-collapse:collapse;margin:2px 0}
-.gb-card .gb-table th,.gb-card .gb-table td{border:1px solid #dde;padding:2px 6px;text-align:left;vertical-align:top}
-.gb-card pre{white-space:pre-wrap;background:#f6f6fa;padding:4px 6px;margin:2px 0;max-height:20em;overflow:auto}
-.gb-card .gb-ws{color:#bbc}
-.gb-card details>summary{cursor:pointer}
-"""
+@functools.cache
+def static_text(package: str, name: str) -> Markup:
+    """A file of ``package``'s ``static/`` folder (a stylesheet, a script), as markup to inline into a page.
+
+    >>> "gb-card" in static_text("genbench.display", "card.css")
+    True
+    """
+    return Markup(importlib.resources.files(package).joinpath("static").joinpath(name).read_text(encoding="utf-8"))
+
+
+def card_css() -> Markup:
+    """The task card's style, scoped under ``.gb-card`` so that a notebook's own styles are not touched."""
+    return static_text("genbench.display", "card.css")

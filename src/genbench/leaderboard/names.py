@@ -11,11 +11,14 @@ the measure does not (``hf_accuracy__accuracy`` is just "Accuracy").
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from genbench.core.metric_direction import Direction, declared_direction
+from genbench.core.taxonomy import AXES as AXES_OF_TAXONOMY
 
 MEASURES = {
     "f1": "F1",
@@ -215,6 +218,11 @@ def axis_label(axis: str) -> str:
     return AXES.get(axis, axis.replace("_", " ").capitalize())
 
 
+def shots_label(shots: int | None) -> str:
+    """``3`` -> ``'3-shot'``; ``None`` (evaluated without prompts) -> ``'unprompted'``."""
+    return "unprompted" if shots is None else f"{shots}-shot"
+
+
 def lower_is_better(key: str) -> bool:
     """Whether a smaller value of the metric is better (a gap, a loss, an error rate), guessed from its name: the
     fallback of :func:`metric_direction` for a task that does not declare the metric's direction.
@@ -254,3 +262,80 @@ def direction_note(key: str, declared: Mapping[str, str] | None = None) -> str:
     ``higher is better (guessed from its name)``, ..."""
     direction, source = metric_direction(key, declared)
     return f"{DIRECTION_PHRASES[direction]} ({source})"
+
+
+def taxonomy_value_label(axis: str, value: str) -> str:
+    """A taxonomy value as the taxonomy spells it out (``across_domain`` -> ``Across domains``); a value the
+    taxonomy does not have (results written before values were checked) stays as written.
+
+    >>> taxonomy_value_label("generalisation_type", "across_domain"), taxonomy_value_label("shift_locus", "x-y")
+    ('Across domains', 'x-y')
+    """
+    known = AXES_OF_TAXONOMY.get(axis)
+    return known.value_title(value) if known is not None and value in known.values else value
+
+
+SEPARATORS = "/:"
+"""Where a model's name may be cut: between path parts and after its kind (``hf:``)."""
+
+
+def short_model_labels(labels: Iterable[str], limit: int = 18) -> dict[str, str]:
+    """Each label shortened for a narrow column, keeping what tells it apart from the others: the start the labels
+    share becomes ``…`` (cut at a ``/``; a shared kind such as ``hf:`` is dropped); when that is still longer than
+    ``limit``, a window of ``limit`` characters from just before the first character that differs. A label alone
+    keeps its kind and its last path part. Labels that would still look the same keep their full name.
+
+    >>> short_model_labels(["hf:/models/tiny-gpt2-a", "hf:/models/tiny-gpt2-b"])
+    {'hf:/models/tiny-gpt2-a': '…/tiny-gpt2-a', 'hf:/models/tiny-gpt2-b': '…/tiny-gpt2-b'}
+    >>> short_model_labels(["hf:/m/tiny-gpt2-finetuned-a", "hf:/m/tiny-gpt2-finetuned-b"])
+    {'hf:/m/tiny-gpt2-finetuned-a': '…-gpt2-finetuned-a', 'hf:/m/tiny-gpt2-finetuned-b': '…-gpt2-finetuned-b'}
+    >>> short_model_labels(["hf:/m/organisation/run-1/checkpoint-final", "hf:/m/organisation/run-2/checkpoint-final"])
+    {'hf:/m/organisation/run-1/checkpoint-final': '…/run-1/checkpoin…', \
+'hf:/m/organisation/run-2/checkpoint-final': '…/run-2/checkpoin…'}
+    >>> short_model_labels(["hf:/tmp/lb/before/tiny-gpt2"]), short_model_labels(["hf:gpt2", "hf:/m/org/ckpt-final9"])
+    ({'hf:/tmp/lb/before/tiny-gpt2': 'hf:…/tiny-gpt2'}, {'hf:gpt2': 'gpt2', 'hf:/m/org/ckpt-final9': '…/ckpt-final9'})
+    """
+    labels = list(dict.fromkeys(labels))
+    if len(labels) == 1:
+        (label,) = labels
+        kind, colon, rest = label.partition(":")
+        head, slash, last = rest.rpartition("/")
+        short = f"{kind}:…/{last}" if colon and slash and head and len(label) > limit else label
+        return {label: middle_ellipsis(short, limit)}
+    common = os.path.commonprefix(labels)
+    cut = common.rfind("/") if "/" in common else common.find(":") + 1
+
+    def window(label: str) -> str:
+        """``limit`` characters from a few before the first difference: the part that tells the labels apart."""
+        start = max(cut, min(len(common) - limit // 3, len(label) - (limit - 1)))
+        rest = label[start:]
+        return "…" + rest if len(rest) <= limit - 1 else "…" + rest[: limit - 2] + "…"
+
+    texts = {label: ("…" if cut > 0 and label[cut] == "/" else "") + label[cut:] for label in labels}
+    # Where they differ from the start, the end (a path's last part) says most; else the window at the difference.
+    differ_early = len(common) - cut < limit // 3
+    shorts = {
+        label: text if len(text) <= limit else middle_ellipsis(text, limit) if differ_early else window(label)
+        for label, text in texts.items()
+    }
+    seen = Counter(shorts.values())
+    shorts = {label: text if seen[text] == 1 else window(label) for label, text in shorts.items()}
+    seen = Counter(shorts.values())
+    return {label: text if seen[text] == 1 else label for label, text in shorts.items()}
+
+
+def middle_ellipsis(name: str, limit: int = 22) -> str:
+    """A name that fits ``limit`` characters: ``…/`` and its last path part when that fits, else its start and end
+    around an ellipsis.
+
+    >>> middle_ellipsis("python:/a/very/long/path/to/predictors.py:shortest_option", 30)
+    'python:/a/….py:shortest_option'
+    >>> middle_ellipsis("/models/organisation/a-long-name/checkpoint-final", 20)
+    '…/checkpoint-final'
+    """
+    if len(name) <= limit:
+        return name
+    last = name.rpartition("/")[2]
+    if "/" in name and len(last) + 2 <= limit:
+        return "…/" + last
+    return name[: limit // 3] + "…" + name[-(limit - limit // 3 - 1) :]

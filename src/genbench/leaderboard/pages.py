@@ -1,59 +1,53 @@
-"""The leaderboard's HTML pages: the overview, one page per task, one page per model.
+"""The leaderboard's task and model pages: what each shows, computed here; the markup is in ``templates/``
+(``task.html.j2``, ``model.html.j2``).
 
-Every page is a single self-contained file (style and script inlined, see ``assets.py``); links are relative, so
-the site works opened from ``file://`` and copied anywhere.
+Every page is a single self-contained file (style and script inlined); links are relative, so the site works opened
+from ``file://`` and copied anywhere.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from genbench.core.metric_direction import Direction
+from markupsafe import Markup
+
+from genbench.core.metric_direction import Direction, declared_direction
 from genbench.core.metric_values import finite_number
-from genbench.display.html import escape
-from genbench.leaderboard.assets import SITE_CSS, SITE_JS
-from genbench.leaderboard.chart import score_vs_shots_svg, shots_label
+from genbench.leaderboard.chart import score_vs_shots_svg
 from genbench.leaderboard.collect import Leaderboard, ModelEntry, TaskEntry
 from genbench.leaderboard.names import DIRECTION_MARKS, direction_note, metric_direction, metric_label
 from genbench.leaderboard.sample_logs import SampleLogs
 from genbench.leaderboard.standings import RESAMPLES, Headline, Score, Standing, cell_score
+from genbench.leaderboard.templating import render_page
 
 
-def page(title: str, body: str, *, root: str) -> str:
-    """A complete HTML document; ``root`` is the relative path to the site's root (``""`` or ``"../"``)."""
-    return (
-        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-        f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{escape(title)}</title>'
-        f"<style>{SITE_CSS}</style><script>{SITE_JS}</script></head><body>"
-        f'<nav><a href="{root}index.html">genbench leaderboard</a></nav>{body}</body></html>'
-    )
+@dataclass
+class MetricColumn:
+    """A metric's column on a task page: its key, label, which way it is better (and where that comes from)."""
+
+    key: str
+    label: str
+    direction: Direction
+    direction_note: str
+    mark: str
 
 
-def metric_cell(metric: dict[str, Any] | None, direction: Direction = "higher") -> tuple[str, str]:
-    """``(html, sort key)`` of a metric: its value and, when known, its interval. A closer-to-zero metric
-    (``direction`` ``zero``) sorts by its absolute value, so that sorting orders it by how good it is."""
-    value = finite_number(metric["value"]) if metric else None
-    if value is None:
-        reason = metric.get("reason") if metric else None
-        return f'<span class="gb-missing" title="{escape(reason or "no value")}">—</span>', ""
-    ci = metric.get("ci") if metric else None
-    interval = f' <span class="gb-ci">[{ci[0]:.3f}, {ci[1]:.3f}]</span>' if ci else ""
-    return f"{value:.3f}{interval}", repr(abs(value) if direction == "zero" else value)
-
-
-def td(html: str, sort: str) -> str:
-    return f'<td data-sort="{escape(sort)}">{html}</td>'
-
-
-def metric_header(key: str, declared: Mapping[str, str] | None = None) -> str:
-    """A sortable header naming a metric for a reader; on hover its raw key and which way it is better, declared by
-    the task (``metric_directions``) or guessed from its name; a lower-is-better metric is marked ``↓``, a
-    closer-to-zero one ``|x|↓`` (its column sorts by absolute value)."""
+def metric_column(key: str, declared: Mapping[str, str] | None = None) -> MetricColumn:
+    """The column of metric ``key``; a lower-is-better metric is marked ``↓``, a closer-to-zero one ``|x|↓`` (its
+    column sorts by absolute value)."""
     direction, _ = metric_direction(key, declared)
-    mark = f' <span class="gb-direction">{DIRECTION_MARKS[direction]}</span>' if DIRECTION_MARKS[direction] else ""
-    title = f"{key}: {direction_note(key, declared)}"
-    return f'<th class="sortable" data-type="number" title="{escape(title)}">{escape(metric_label(key))}{mark}</th>'
+    return MetricColumn(key, metric_label(key), direction, direction_note(key, declared), DIRECTION_MARKS[direction])
+
+
+def declares(task: TaskEntry, key: str) -> bool:
+    """Whether the task declares which way metric ``key`` is better (``metric_directions``): a metric it means."""
+    return declared_direction(key, task.metric_directions) is not None
+
+
+def _by_shots(item: tuple[int | None, Any]) -> int:
+    return -1 if item[0] is None else item[0]
 
 
 def task_page(
@@ -80,32 +74,18 @@ def task_page(
     primary = headline or next(
         (e["primary_metric"] for _, c in cells for e in c.evaluations.values() if e["primary_metric"]), None
     )
-    if primary in metric_names:
-        metric_names.remove(primary)
-        metric_names.insert(0, primary)
-    header = '<th class="sortable" data-type="text">Model</th><th class="sortable" data-type="number">Shots</th>'
-    header += '<th class="sortable" data-type="number">n</th>'
-    header += "".join(metric_header(name, task.metric_directions) for name in metric_names)
-    directions = {name: metric_direction(name, task.metric_directions)[0] for name in metric_names}
+    # The headline first, then the metrics the task declares a direction for (its point: negation_consistency's
+    # negation_gap__*), then the rest in the results' order.
+    metric_names.sort(key=lambda name: 0 if name == primary else 1 if declares(task, name) else 2)
     rows = []
     series: dict[str, dict[int | None, tuple[float, tuple[float, float] | None]]] = {}
     for model, cell in cells:
         # One row per seed and setting: seeds of a model are listed, the overview averages them.
         runs = sorted(cell.runs.values(), key=lambda run: run.seed)
         for run in runs:
-            row_label = model.label + (f" (seed {run.seed})" if len(runs) > 1 else "")
-            for shots, run_evaluation in sorted(
-                run.evaluations.items(), key=lambda kv: -1 if kv[0] is None else kv[0]
-            ):
-                row = [
-                    td(f'<a href="../models/{escape(model.slug)}.html">{escape(row_label)}</a>', row_label),
-                    td(escape(shots_label(shots)), "" if shots is None else str(shots)),
-                    td(str(run_evaluation["num_examples"]), str(run_evaluation["num_examples"])),
-                ]
-                row += [
-                    td(*metric_cell(run_evaluation["metrics"].get(name), directions[name])) for name in metric_names
-                ]
-                rows.append("<tr>" + "".join(row) + "</tr>")
+            label = model.label + (f" (seed {run.seed})" if len(runs) > 1 else "")
+            for shots, evaluation in sorted(run.evaluations.items(), key=_by_shots):
+                rows.append({"model": model, "label": label, "shots": shots, "evaluation": evaluation})
         for shots in sorted(cell.evaluations, key=lambda s: -1 if s is None else s):
             key = (model.key, task.task_id, shots, primary)
             if known is not None and key in known:
@@ -114,28 +94,21 @@ def task_page(
                 point = cell_score(cell, Headline(task, primary, shots, declared=False), model, logs, resamples)
             if point is not None:
                 series.setdefault(model.label, {})[shots] = (point.value, point.ci)
-    chart = score_vs_shots_svg(series, metric_label(primary) if primary else "primary metric")
-    fingerprint = task.fingerprint["sha256"]
-    related = sorted(t for t in board.tasks if t.startswith(task.task_id + ":"))
-    if task.parent in board.tasks:
-        related = [task.parent]
-    links = ", ".join(f'<a href="{escape(board.tasks[t].slug)}.html">{escape(t)}</a>' for t in related)
-    if links:
-        links = f"<p>{'Part of' if task.parent in board.tasks else 'Subtasks (detail, not ranked)'}: {links}</p>"
-    body = (
-        f'<h1>{escape(task.name)} <small class="gb-ci">{escape(task.task_id)}</small></h1>'
-        f'<p class="gb-ci">Task fingerprint {escape(fingerprint[:16])}… (all results on this page share it).</p>'
-        f"{links}"
-        f"<h2>{escape(metric_label(primary) if primary else 'Primary metric')} by number of shots</h2>{chart}"
-        # Many metrics (a task with subtasks has each subtask's and the merged ones) scroll in their own box.
-        '<h2>Metrics per model and setting</h2><div class="gb-scroll"><table class="gb-board" id="gb-task-metrics">'
-        "<thead><tr>"
-        + header
-        + "</tr></thead><tbody>"
-        + "".join(rows)
-        + f"</tbody></table></div><h2>The task</h2>{card_html}"
+    chart_metric = metric_label(primary) if primary else "primary metric"
+    part_of = task.parent in board.tasks
+    related = [task.parent] if part_of else sorted(t for t in board.tasks if t.startswith(task.task_id + ":"))
+    return render_page(
+        "task.html.j2",
+        root="../",
+        task=task,
+        related=[board.tasks[t] for t in related if t is not None],
+        part_of=part_of,
+        chart_metric=metric_label(primary) if primary else "Primary metric",
+        chart=score_vs_shots_svg(series, chart_metric),
+        columns=[metric_column(name, task.metric_directions) for name in metric_names],
+        rows=rows,
+        card=Markup(card_html),
     )
-    return page(f"{task.task_id} · genbench leaderboard", body, root="../")
 
 
 def model_page(board: Leaderboard, model: ModelEntry, standing: Standing | None = None) -> str:
@@ -144,21 +117,15 @@ def model_page(board: Leaderboard, model: ModelEntry, standing: Standing | None 
     for (model_key, task_id), cell in sorted(board.cells.items(), key=lambda kv: kv[0][1]):
         if model_key != model.key:
             continue
-        task = board.tasks[task_id]
-        for shots, evaluation in sorted(cell.evaluations.items(), key=lambda kv: -1 if kv[0] is None else kv[0]):
-            primary = evaluation["primary_metric"] or ""
+        for shots, evaluation in sorted(cell.evaluations.items(), key=_by_shots):
             rows.append(
-                "<tr>"
-                + td(f'<a href="../tasks/{escape(task.slug)}.html">{escape(task_id)}</a>', task_id)
-                + td(escape(shots_label(shots)), "" if shots is None else str(shots))
-                + td(
-                    f'<span title="{escape(primary)}">{escape(metric_label(primary) if primary else "—")}</span>',
-                    primary,
-                )
-                + td(*metric_cell(evaluation["metrics"].get(primary)))
-                + td(str(evaluation["num_examples"]), str(evaluation["num_examples"]))
-                + td(escape(cell.created), cell.created)
-                + "</tr>"
+                {
+                    "task": board.tasks[task_id],
+                    "shots": shots,
+                    "primary": evaluation["primary_metric"] or "",
+                    "evaluation": evaluation,
+                    "created": cell.created,
+                }
             )
     facts = [("Spec", model.spec), ("Kind", model.kind), ("Revision", model.revision or "unknown")]
     if standing is not None:
@@ -174,22 +141,4 @@ def model_page(board: Leaderboard, model: ModelEntry, standing: Standing | None 
     facts += [(f"Argument {key}", value) for key, value in sorted(model.args.items())]
     if model.description:
         facts.append(("Description", model.description))
-    facts_html = "".join(f"<tr><th>{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in facts)
-    header = "".join(
-        f'<th class="sortable" data-type="{kind}">{name}</th>'
-        for name, kind in [
-            ("Task", "text"),
-            ("Shots", "number"),
-            ("Primary metric", "text"),
-            ("Value", "number"),
-            ("n", "number"),
-            ("Created", "text"),
-        ]
-    )
-    body = (
-        f'<h1>{escape(model.label)}</h1><table class="gb-board">{facts_html}</table>'
-        f'<h2>Results</h2><table class="gb-board" id="gb-model-results"><thead><tr>{header}</tr></thead><tbody>'
-        + "".join(rows)
-        + "</tbody></table>"
-    )
-    return page(f"{model.label} · genbench leaderboard", body, root="../")
+    return render_page("model.html.j2", root="../", model=model, facts=facts, rows=rows)

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup
+
 from genbench.core.errors import GenBenchError
 from genbench.core.files import write_json_atomic, write_text_atomic
 from genbench.display.card import task_card_html, task_dict_card_html
-from genbench.display.html import escape
 from genbench.leaderboard.collect import Leaderboard, OnStale, StaleFile, TaskEntry, collect
-from genbench.leaderboard.overview import overview_body
-from genbench.leaderboard.pages import model_page, page, task_page
+from genbench.leaderboard.overview import overview_page
+from genbench.leaderboard.pages import model_page, task_page
+from genbench.leaderboard.selection import select_tasks
 from genbench.leaderboard.standings import RESAMPLES, GroupScore, Score, Standing, Standings, rank_models
+from genbench.leaderboard.templating import templates
 from genbench.runs.results import canonical_sha256
 
 
@@ -31,6 +34,10 @@ class Site:
     standings: Standings
     data: Path
     stale: list[StaleFile] = field(default_factory=list)
+    unregistered: list[str] = field(default_factory=list)
+    """Tasks of the results that this installation's registry does not have (shown from their results files)."""
+    tasks_left_out: list[str] = field(default_factory=list)
+    """Tasks of the results left out by the choice of tasks (``tasks``, ``exclude_tasks``)."""
 
 
 def build_leaderboard(
@@ -40,6 +47,8 @@ def build_leaderboard(
     shots: int = 0,
     on_stale: OnStale = "skip",
     resamples: int = RESAMPLES,
+    tasks: Sequence[str] | None = None,
+    exclude_tasks: Sequence[str] | None = None,
 ) -> Site:
     """Write the leaderboard of the results files under ``results_dirs`` into ``site_dir``.
 
@@ -52,13 +61,22 @@ def build_leaderboard(
         on_stale: ``skip`` (default), ``latest`` or ``fail``: results files made from another version of a task
             (see :data:`genbench.leaderboard.collect.ON_STALE`).
         resamples: Bootstrap rounds of the intervals of means over tasks.
+        tasks: The tasks to rank (ids or shell-style patterns; a task brings its subtasks); None: every task of the
+            results.
+        exclude_tasks: Tasks to leave out (ids or patterns).
 
     Raises:
-        LeaderboardError: no results files, or (``on_stale="fail"``) mixed fingerprints of one task.
+        LeaderboardError: no results files, (``on_stale="fail"``) mixed fingerprints of one task, or a task to rank
+            or to leave out that the results do not have.
         ResultsFileError: a results file or per-sample log breaks the schema.
     """
     installed = InstalledTasks()
-    board = collect(results_dirs, on_stale=on_stale, current_config=installed.config_sha256)
+    collected = collect(results_dirs, on_stale=on_stale, current_config=installed.config_sha256)
+    board = select_tasks(collected, tasks, exclude_tasks)
+    left_out = sorted(set(collected.tasks) - set(board.tasks))
+    # A task left out stands for its subtasks.
+    left_out = [t for t in left_out if ":" not in t or t.split(":", 1)[0] not in left_out]
+    unregistered = [task_id for task_id in board.tasks if installed.get(task_id)[0] is None]
     logs = board.logs
     standings = rank_models(board, shots, resamples=resamples, logs=logs)
     site = Path(site_dir)
@@ -88,10 +106,14 @@ def build_leaderboard(
         write_text_atomic(path, model_page(board, model, standing_of.get(model.key)))
         model_pages.append(path)
     index = site / "index.html"
-    write_text_atomic(index, page("genbench leaderboard", overview_body(board, standings), root=""))
+    write_text_atomic(index, overview_page(board, standings, unregistered=unregistered, tasks_left_out=left_out))
     data = site / "leaderboard.json"
-    write_json_atomic(data, standings_document(board, standings))
-    return Site(index, task_pages, model_pages, board.skipped, board, standings, data, board.stale)
+    document = standings_document(board, standings)
+    document.update(unregistered_tasks=unregistered, tasks_left_out=left_out)
+    write_json_atomic(data, document)
+    return Site(
+        index, task_pages, model_pages, board.skipped, board, standings, data, board.stale, unregistered, left_out
+    )
 
 
 class InstalledTasks:
@@ -186,21 +208,11 @@ def task_card(task: TaskEntry, installed: InstalledTasks | None = None) -> str:
     results' own description of the task when the registry does not have it."""
     loaded, exc = (installed or InstalledTasks()).get(task.task_id)
     if loaded is None:
-        keywords = "".join(f'<span class="gb-kw">{escape(k)}</span>' for k in task.keywords) or "—"
-        return (
-            f'<div class="gb-card"><h3>{escape(task.name)} <span class="gb-id">{escape(task.task_id)}</span></h3>'
-            f"<div>Type: {escape(task.task_type)}</div><div>Keywords: {keywords}</div>"
-            f'<div class="gb-note">Not in this installation\'s registry ({escape(exc)}): shown from the results '
-            "files.</div></div>"
-        )
+        return templates().get_template("results_card.html.j2").render(task=task, why=exc)
     from genbench.task.task_dict import TaskDict
 
     if isinstance(loaded, TaskDict):
-        return task_dict_card_html(loaded, standalone=False)
-    note = ""
-    if canonical_sha256(loaded.config.model_dump(mode="json")) != task.fingerprint["config_sha256"]:
-        note = (
-            '<p class="gb-note">The registry\'s config of this task differs from the one of these results '
-            "(changed since they were made).</p>"
-        )
-    return note + task_card_html(loaded, standalone=False)
+        return task_dict_card_html(loaded, standalone=False, python_hints=False)
+    changed = canonical_sha256(loaded.config.model_dump(mode="json")) != task.fingerprint["config_sha256"]
+    card = Markup(task_card_html(loaded, standalone=False, python_hints=False))
+    return templates().get_template("registry_card.html.j2").render(card=card, changed=changed)

@@ -11,7 +11,7 @@
     'compositional generalisation',
     'length generalisation',
     'covariate shift',
-    'generated shift',
+    'fully generated data',
     'train-test locus',
     'arithmetic',
   ],

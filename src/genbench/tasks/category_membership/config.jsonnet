@@ -10,7 +10,7 @@
     'compositional generalisation',
     'lexical semantics',
     'label shift',
-    'generated shift',
+    'fully generated data',
     'train-test locus',
     'multiple choice',
   ],

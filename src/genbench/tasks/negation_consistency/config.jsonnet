@@ -8,9 +8,9 @@
   keywords: [
     'sample_task',
     'compositional generalisation',
-    'robustness',
+    'consistency',
     'covariate shift',
-    'generated shift',
+    'fully generated data',
     'train-test locus',
     'negation',
   ],

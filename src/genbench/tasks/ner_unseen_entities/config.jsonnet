@@ -11,7 +11,7 @@
     'compositional generalisation',
     'lexical generalisation',
     'covariate shift',
-    'generated shift',
+    'fully generated data',
     'train-test locus',
     'named entity recognition',
   ],

@@ -1,63 +1,10 @@
-"""The leaderboard's stylesheet and script, inlined into every page.
-
-Hand-written and inlined rather than a front-end library: the site must open from ``file://`` with no server and
-no network (browsers block many ``file://`` sub-resources, and a CDN is the network), and sorting a table and
-filtering its columns take a few dozen lines.
-"""
-
-from __future__ import annotations
-
-from genbench.display.html import CARD_CSS
-
-SITE_CSS = (
-    """
-body{font-family:system-ui,sans-serif;font-size:14px;margin:16px 24px;color:#222;background:#fafafc}
-h1{font-size:20px;margin:4px 0 8px 0}h2{font-size:16px;margin:18px 0 6px 0}
-a{color:#1a55a6;text-decoration:none}a:hover{text-decoration:underline}
-nav{margin-bottom:10px;color:#667}
-table.gb-board{border-collapse:collapse;background:#fff}
-table.gb-board th,table.gb-board td{border:1px solid #dde;padding:3px 8px;text-align:right;white-space:nowrap}
-table.gb-board th:first-child,table.gb-board td:first-child{text-align:left}
-table.gb-board th.sortable{cursor:pointer;user-select:none}
-table.gb-board th.sortable:after{content:" \\2195";color:#aab}
-table.gb-board th[aria-sort=ascending]:after{content:" \\2191";color:#222}
-table.gb-board th[aria-sort=descending]:after{content:" \\2193";color:#222}
-.gb-ci{color:#778;font-size:12px}.gb-note{color:#886}.gb-missing{color:#bbb}
-.gb-hidden{display:none}
-#gb-filter{margin:6px 0 10px 0;padding:3px 6px;width:22em}
-.gb-chart{background:#fff;border:1px solid #dde}
-.gb-summary{color:#445;max-width:110em;margin:2px 0 6px 0}
-.gb-top{display:grid;grid-template-columns:minmax(0,auto) minmax(0,1fr);gap:28px;align-items:start}
-.gb-top h2{margin-top:6px}
-.gb-scroll{overflow-x:auto;max-width:100%}
-.gb-sub{display:block;line-height:1.1}
-table.gb-board td{vertical-align:top}
-table.gb-board td.gb-model,table.gb-board td.gb-task,table.gb-board th.gb-left{text-align:left}
-.gb-task .gb-note{font-size:12px}
-.gb-name{display:inline-block;max-width:17em;overflow:hidden;text-overflow:ellipsis;vertical-align:bottom}
-.gb-model-col .gb-name{max-width:10em}
-tr.gb-partial td{background:#fbf8ee}
-.gb-partial-mark{display:block;color:#a65e00;font-size:11px}
-th.gb-group{text-align:left;background:#eef0f6;font-weight:600}
-tr.gb-baseline td{color:#556;background:#f6f7fa}
-.gb-axis-buttons{margin:0 0 6px 0}
-.gb-axis-button{border:1px solid #bbc;background:#fff;border-radius:3px;padding:2px 8px;margin:0 3px 3px 0;
-cursor:pointer;font:inherit}
-.gb-axis-button[aria-pressed=true]{background:#1a55a6;color:#fff;border-color:#1a55a6}
-.gb-tag{display:inline-block;background:#eef;border-radius:3px;padding:0 4px;margin-left:4px;font-size:11px}
-.gb-metric{color:#556}
-.gb-direction{color:#a65e00;font-size:12px}
-"""
-    + CARD_CSS
-)
-
-# Sorting: a click on a `th.sortable` orders the rows of its table's first body by the cells' data-sort values
-# (numbers numerically, missing values last), descending first for numbers; other bodies (the baselines block) keep
-# their place. Filtering: `#gb-filter` hides the rows of `table.gb-filterable` whose data-keywords do not contain
-# the typed text, and ranks the models again over the tasks left (`rerank`: means, coverage, ranks, per-axis
-# means). Axis buttons show the taxonomy table of their axis. Test hooks: `#sort=N` clicks the N-th header of the
-# first table, `#filter=TEXT` types TEXT and `#axis=NAME` presses an axis button, once the page has loaded.
-SITE_JS = """
+// The leaderboard's script, inlined into every page (the site opens from file://: nothing can be loaded beside it).
+// Sorting: a click on a `th.sortable` orders the rows of its table's first body by the cells' data-sort values
+// (numbers numerically, missing values last), descending first for numbers; other bodies (the baselines block) keep
+// their place. Filtering: `#gb-filter` hides the rows of `table.gb-filterable` whose data-keywords do not contain
+// the typed text, and ranks the models again over the tasks left (`rerank`: means, coverage, ranks, per-axis
+// means). Axis buttons show the taxonomy table of their axis. Test hooks: `#sort=N` clicks the N-th header of the
+// first table, `#filter=TEXT` types TEXT and `#axis=NAME` presses an axis button, once the page has loaded.
 (function () {
   function key(cell) {
     var raw = cell ? cell.getAttribute("data-sort") : null;
@@ -123,7 +70,7 @@ SITE_JS = """
   }
   function scoreCell(cell, group) {
     if (group.value === null) {
-      cell.innerHTML = '<span class="gb-missing">\u2014</span>';
+      cell.innerHTML = '<span class="gb-missing">—</span>';
       cell.setAttribute("data-sort", "");
       return;
     }
@@ -168,7 +115,7 @@ SITE_JS = """
         var group = row.gbGroup, baseline = DATA.models[row.getAttribute("data-model")].baseline;
         var complete = group.covered === group.of && group.of > 0, cells = row.cells;
         var ranked = complete && !baseline ? ++rank : null;
-        cells[0].textContent = ranked === null ? "\u2014" : String(ranked);
+        cells[0].textContent = ranked === null ? "—" : String(ranked);
         cells[0].setAttribute("data-sort", ranked === null ? "" : String(ranked));
         scoreCell(cells[2], {covered: group.covered, of: group.covered, value: group.value, ci: group.ci});
         cells[3].innerHTML = complete ? group.covered + "/" + group.of :
@@ -242,4 +189,3 @@ SITE_JS = """
     document.body.setAttribute("data-ready", "1");
   });
 })();
-"""
