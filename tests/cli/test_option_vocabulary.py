@@ -15,7 +15,6 @@ import pytest
 import genbench.cli
 from genbench.cli import COMMANDS, GLOBAL_FLAGS, cli
 from genbench.cli.params import (
-    COUNT,
     DEPRECATED_SPELLINGS,
     SEED,
     SHOT_LIST,
@@ -26,12 +25,9 @@ from genbench.cli.params import (
 )
 from genbench.core.plugins import PluginGroup
 
-# Options that use a spelling of the vocabulary for another concept, with the reason.
-OWN_MEANINGS = {
-    # The id to give the new task (no task is selected): -i/--id, as in the seed guide.
-    ("create-task", "-i"),
-    ("create-task", "--id"),
-}
+# Options that use a spelling of the vocabulary for another concept, with the reason (none at present: create-task's
+# id of the new task is --task-id, with -i/--id of the original framework hidden).
+OWN_MEANINGS: set[tuple[str, str]] = set()
 
 SPELLINGS = {spelling: concept for concept, spellings in VOCABULARY.items() for spelling in spellings}
 
@@ -93,7 +89,7 @@ def _check_meaning(path: str, concept: str, param: click.Option) -> None:
     elif concept == "output_file":
         assert isinstance(param.type, click.Path) and param.type.file_okay and not param.type.dir_okay, path
     elif concept == "shots":
-        assert param.type in (COUNT, SHOT_LIST), path
+        assert param.type is SHOT_LIST, path  # N[,N...] in every command
     elif concept == "seed":
         assert param.type is SEED and param.default == 42, path
     assert param.name == {"task": param.name, "output_dir": "output_dir", "output_file": "output_file"}.get(

@@ -132,7 +132,7 @@ def test_scan_writes_what_index_and_search_write(runner, files, tmp_path):
             ours, theirs = (CREATED.sub("<created>", text) for text in (ours, theirs))
         assert ours == theirs, path.name
     result = runner.invoke(contamination, ["scan", "--output_dir", str(tmp_path / "x")])
-    assert result.exit_code == 2 and "--train_dataset_names" in result.output
+    assert result.exit_code == 2 and "--train-dataset-names" in result.output
 
 
 def test_html_escapes_queries(runner, files):
@@ -171,7 +171,7 @@ def test_usage_errors(runner, files):
     result = runner.invoke(
         contamination, [*base, "--ngram_size", "3", "--decontaminate", "--task", "arithmetic_length"]
     )
-    assert result.exit_code == 2 and "needs --match_threshold" in result.output
+    assert result.exit_code == 2 and "needs --match-threshold" in result.output
     result = runner.invoke(contamination, [*base, "--dataset", str(files["eval"])])
     assert result.exit_code == 2 and "--field" in result.output
     result = runner.invoke(contamination, ["index", "--index-dir", str(files["idx"])])

@@ -12,6 +12,7 @@ import click
 from genbench.authoring import scaffold
 from genbench.authoring.scaffold import task_id_problem
 from genbench.cli._output import display_path
+from genbench.cli.params import SharedOption, kebab_case_option
 from genbench.cli.taxonomy_options import taxonomy_from_options, taxonomy_options
 from genbench.registry.roots import task_roots
 
@@ -43,17 +44,17 @@ def _check_subtask_ids(ctx: click.Context, param: click.Parameter, value: tuple[
 @click.command("create-task")
 @click.option("-n", "--name", required=True, help="Name of the task, e.g. 'The addition task'.")
 @click.option(
-    "-i",
-    "--id",
+    "--task-id",
     "task_id",
+    cls=SharedOption,
+    deprecated=("-i", "--id"),
     metavar="ID",
     callback=_check_id,
     help="Unique id of the task, e.g. 'addition': lower-case letters, digits and '_'. Default: derived from the "
     "name ('The addition task' -> 'the_addition_task').",
 )
-@click.option(
+@kebab_case_option(
     "-s",
-    "--subtask_ids",
     "--subtask-ids",
     "subtask_ids",
     metavar="SUBTASK_ID",
@@ -92,8 +93,8 @@ def create_task(
 
     \b
     Examples:
-      genbench-cli create-task --name "The addition task" --id addition -a "Jane Doe, John Smith"
-      genbench-cli create-task -n "The addition task" -i addition -s subtask_1 -s subtask_2
+      genbench-cli create-task --name "The addition task" --task-id addition -a "Jane Doe, John Smith"
+      genbench-cli create-task -n "The addition task" --task-id addition -s subtask_1 -s subtask_2
       genbench-cli create-task -n "Addition" --generalisation-type compositional --shift-locus train-test
     """
     if not name.strip():

@@ -21,7 +21,7 @@ def data() -> None:
 
     \b
     Online:  genbench-cli data fetch my_task
-             genbench-cli data export my_task -o my_task-data.tar
+             genbench-cli data export my_task --output-file my_task-data.tar
     Offline: genbench-cli data import my_task-data.tar
     """
 

@@ -2,7 +2,7 @@
 
 The predictions file holds one JSON object per line with a ``target`` (what the model answered), in the order of
 the split's rows. A task with subtasks takes one predictions file per subtask (``--predictions SUBTASK=FILE``) and
-reports the merged results of its ``merge_evaluation_results``; ``-i task:subtask`` scores one subtask.
+reports the merged results of its ``merge_evaluation_results``; ``-t task:subtask`` scores one subtask.
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def _assign_files(task_id: str, subtask_ids: list[str], values: tuple[str, ...])
         if not sep or not file:
             raise click.BadParameter(
                 f"{task_id!r} has subtasks ({', '.join(subtask_ids)}): give one SUBTASK=FILE per subtask, "
-                f"e.g. --predictions {subtask_ids[0]}=predictions.jsonl, or score one with -i {task_id}:SUBTASK.",
+                f"e.g. --predictions {subtask_ids[0]}=predictions.jsonl, or score one with -t {task_id}:SUBTASK.",
                 param_hint="'--predictions'",
             )
         if subtask_id not in subtask_ids:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from genbench.cli.params import POSITIVE_INT, model_option, task_option
+from genbench.cli.params import POSITIVE_INT, kebab_case_option, model_option, task_option
 
 
 @click.command("rerank")
@@ -15,7 +15,7 @@ from genbench.cli.params import POSITIVE_INT, model_option, task_option
     help="A sentence-transformers CrossEncoder (local path or model id). With --bi-encoder, or when PATH is a "
     "sentence-transformers bi-encoder, a SentenceTransformer (default: the offline all-MiniLM-L6-v2).",
 )
-@click.option("--at_k", "--at-k", "at_k", type=POSITIVE_INT, default=None, help="Cut-off of MRR and NDCG.")
+@kebab_case_option("--at-k", "at_k", type=POSITIVE_INT, default=None, help="Cut-off of MRR and NDCG.")
 @click.option("--batch-size", type=POSITIVE_INT, default=64, show_default=True, help="Model batch size.")
 @click.option("--bi-encoder", is_flag=True, help="Score (query, document) by cosine similarity of a bi-encoder.")
 def rerank(task_id: str, model: str | None, at_k: int | None, batch_size: int, bi_encoder: bool) -> None:
