@@ -9,6 +9,7 @@ import click
 
 from genbench.authoring.submission.changes import DEFAULT_TASKS_DIR
 from genbench.authoring.submission.changes import changed_tasks as find_changed_tasks
+from genbench.cli._output import note
 from genbench.review.inert_text import inert
 
 # At most this many paths outside the tasks are named in the error (the count of the others is given).
@@ -56,7 +57,7 @@ def changed_tasks(base: str, as_json: bool, repo: Path, tasks_dir: str) -> None:
         for task_id in result.changed:
             click.echo(task_id)
         if result.deleted:
-            click.echo(f"Deleted tasks (nothing to test): {', '.join(result.deleted)}", err=True)
+            note(f"Deleted tasks (nothing to test): {', '.join(result.deleted)}", err=True)
     problems = []
     if result.invalid:
         names = ", ".join(inert(repr(name)) for name in result.invalid)
