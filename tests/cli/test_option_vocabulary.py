@@ -92,9 +92,20 @@ def _check_meaning(path: str, concept: str, param: click.Option) -> None:
         assert param.type is SHOT_LIST, path  # N[,N...] in every command
     elif concept == "seed":
         assert param.type is SEED and param.default == 42, path
-    assert param.name == {"task": param.name, "output_dir": "output_dir", "output_file": "output_file"}.get(
-        concept, concept
-    ), path
+    elif concept == "json":
+        assert param.is_flag and param.name == "as_json", path
+    assert param.name == {
+        "task": param.name,
+        "output_dir": "output_dir",
+        "output_file": "output_file",
+        "json": "as_json",
+    }.get(concept, concept), path
+
+
+def test_the_commands_that_print_a_result_table_take_json():
+    printing = {path for path, command in ALL_COMMANDS for p in command.params if getattr(p, "concept", "") == "json"}
+    expected = {"list-tasks", "compare", "changed-tasks", "evaluate", "rerank", "test-task"}
+    assert expected | {"contamination search", "contamination scan"} <= printing
 
 
 def test_the_commands_that_select_tasks_all_do_it_with_t():

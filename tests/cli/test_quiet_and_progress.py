@@ -3,6 +3,7 @@ order of the results it announces), and ``-q`` leaves out the notes."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -92,3 +93,12 @@ def test_quiet_keeps_the_results_and_drops_the_notes(args):
         assert "Cache: " in loud.stdout and "Cache: " not in quiet.stdout
     else:
         assert quiet.stdout == loud.stdout
+
+
+def test_test_task_json_is_the_report(tiny_task):
+    result = CliRunner().invoke(cli, ["test-task", "-t", "tiny", "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert [r["check"] for r in report["results"]][:2] == ["task_files", "required_files"]
+    assert len(report["results"]) == 21
+    assert "[ 2/21] PASSED   tiny / required_files" in result.stderr

@@ -262,3 +262,21 @@ def test_progress_bars_by_default_only_where_they_redraw(tmp_path: Path):
     assert quiet.exit_code == 0 and asked.exit_code == 0, quiet.output + asked.output
     assert "Scanning" not in quiet.stderr
     assert f"Scanning {train}" in asked.stderr
+
+
+def test_json_prints_the_scores_and_files_as_one_document(runner, files, tmp_path):
+    out = tmp_path / "out"
+    result = runner.invoke(
+        contamination,
+        ["scan", "--train-dataset-names", str(files["train"]), "--dataset", str(files["eval"]), "--split", "train",
+         "--field", "instruction", "--ngram-size", "3", "--match-threshold", "0.4", "--decontaminate",
+         "--output-dir", str(out), "--no-progress", "--json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    tsv = (out / "contamination_report.tsv").read_text().splitlines()
+    assert tsv[1] == f"{files['train']}\t{document['scores'][str(files['train'])][str(files['eval'])]:.4f}"
+    assert str(out / "contamination_report.tsv") in document["files"]
+    [decontaminated] = document["decontaminated"]
+    assert decontaminated["kept"] + decontaminated["removed"] == decontaminated["total"] == 3
+    assert "Wrote " in result.stderr

@@ -15,10 +15,12 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+from genbench.cli._output import dumps
 from genbench.cli.params import (
     NAME,
     POSITIVE_INT,
     THRESHOLD,
+    json_option,
     kebab_case_option,
     model_option,
     output_dir_option,
@@ -187,6 +189,7 @@ def _report_options(command: Callable[..., Any]) -> Callable[..., Any]:
     for decorator in reversed(
         [
             output_dir_option(aliases=("--output_dir",), required=True, help="Folder for the results."),
+            json_option(help="Print the scores, the files written and the decontaminated datasets as JSON."),
             _option("top_k", type=POSITIVE_INT, default=1, show_default=True, help="Matches reported per instance."),
             _option("decontaminate", is_flag=True, help="Also write each training dataset without the matched rows."),
         ]
@@ -258,34 +261,53 @@ def _check_decontaminate(
         )
 
 
-def _write_report(report: Any, output_dir: Path, decontaminate: bool, search_size: int | None = None) -> None:
-    """Write the report's files, print the contamination table, decontaminate if asked."""
+def _write_report(
+    report: Any, output_dir: Path, decontaminate: bool, search_size: int | None = None, *, as_json: bool = False
+) -> None:
+    """Write the report's files, print the contamination table (or, with ``as_json``, one JSON document on stdout and
+    the rest on stderr), decontaminate if asked."""
     from genbench.contamination import decontaminate as decontaminate_data
 
     written = report.write(output_dir)
     table = report.table()
     names = list(dict.fromkeys(result.test_set for result in report.results))
-    click.echo(f"Contamination scores ({report.mode.describe()}):")
-    for source, scores in table.items():
-        click.echo(f"  {source}")
-        for name in names:
-            click.echo(f"    {name}: {scores[name]:.4f}")
+
+    def echo(line: str) -> None:
+        click.echo(line, err=as_json)
+
+    if not as_json:
+        click.echo(f"Contamination scores ({report.mode.describe()}):")
+        for source, scores in table.items():
+            click.echo(f"  {source}")
+            for name in names:
+                click.echo(f"    {name}: {scores[name]:.4f}")
     cut = sum(result.truncated for result in report.results)
     if cut:
-        click.echo(
+        echo(
             f"Warning: {cut} instances reached --search-size {search_size} hits (flagged truncated): their scores "
             "may be too low."
         )
     for result in report.results:
         if result.unmatchable:
             click.echo(f"Warning: {_unmatchable_message(result, report.mode)}", err=True)
-    click.echo(f"Wrote {len(written)} files to {output_dir} (contamination_report.tsv, report.html, per-pair JSONL).")
-    if decontaminate:
-        for summary in decontaminate_data(report, output_dir):
-            click.echo(
-                f"{summary.dataset}: kept {summary.kept} + removed {summary.removed} = {summary.total} rows "
-                f"-> {summary.output}"
-            )
+    echo(f"Wrote {len(written)} files to {output_dir} (contamination_report.tsv, report.html, per-pair JSONL).")
+    summaries = list(decontaminate_data(report, output_dir)) if decontaminate else []
+    for summary in summaries:
+        echo(
+            f"{summary.dataset}: kept {summary.kept} + removed {summary.removed} = {summary.total} rows "
+            f"-> {summary.output}"
+        )
+    if as_json:
+        document = {
+            "mode": report.mode.describe(),
+            "scores": table,
+            "files": [str(path) for path in written],
+            "decontaminated": [
+                {"dataset": s.dataset, "kept": s.kept, "removed": s.removed, "total": s.total, "output": str(s.output)}
+                for s in summaries
+            ],
+        }
+        click.echo(dumps(document), nl=False)
 
 
 def _unmatchable_message(result: Any, mode: Any) -> str:
@@ -464,6 +486,7 @@ def search(
     output_dir: Path,
     top_k: int,
     decontaminate: bool,
+    as_json: bool,
     index_dir: str | None,
     verify: bool,
     backend: str,
@@ -508,7 +531,7 @@ def search(
         backend=chosen,
         verify=verify,
     )
-    _write_report(report, output_dir, decontaminate, search_size)
+    _write_report(report, output_dir, decontaminate, search_size, as_json=as_json)
 
 
 @contamination.command("scan", cls=_ListOptionsCommand)
@@ -539,6 +562,7 @@ def scan(
     output_dir: Path,
     top_k: int,
     decontaminate: bool,
+    as_json: bool,
     messages_field: str,
     query_filter: str,
     query_field: str,
@@ -570,7 +594,7 @@ def scan(
         text_field=text_field,
         progress=_bars_on(progress),
     )
-    _write_report(report, output_dir, decontaminate)
+    _write_report(report, output_dir, decontaminate, as_json=as_json)
 
 
 @contamination.command("list")

@@ -79,12 +79,13 @@ VOCABULARY: dict[str, tuple[str, ...]] = {
     "shots": ("--shots",),
     "seed": ("--seed",),
     "model": ("-m", "--model"),
+    "json": ("--json",),
 }
 """Concept -> its spellings. A command that takes one of these concepts takes it under exactly these spellings (a
 test walks every command and checks it): ``-t/--task`` selects tasks (``id``, ``id:subtask``; several, repeated or
 comma-separated, and ``all`` where the command runs several), ``-o/--output-dir`` is always a folder and
-``--output-file`` always a file, ``--shots`` counts few-shot examples, ``--seed`` seeds every random choice and
-``-m/--model`` names the model."""
+``--output-file`` always a file, ``--shots`` counts few-shot examples, ``--seed`` seeds every random choice,
+``-m/--model`` names the model and ``--json`` prints the command's results as JSON on stdout instead of a table."""
 
 DEPRECATED_SPELLINGS: frozenset[str] = frozenset({"-i", "--id", "--tasks", "--output"})
 """Former spellings of the vocabulary's concepts, accepted for one release as hidden aliases that print a note."""
@@ -341,6 +342,13 @@ def model_option(*, help: str, metavar: str = "SPEC", aliases: tuple[str, ...] =
     return click.option(
         *VOCABULARY["model"], "model", cls=SharedOption, concept="model", aliases=aliases, metavar=metavar, help=help,
         **kwargs,
+    )  # fmt: skip
+
+
+def json_option(*, help: str = "Print the results as JSON instead of a table.") -> Decorator:
+    """``--json``: print the results as JSON on stdout instead of a table (``as_json``); notes go to stderr."""
+    return click.option(
+        *VOCABULARY["json"], "as_json", cls=SharedOption, concept="json", is_flag=True, help=help
     )  # fmt: skip
 
 

@@ -41,6 +41,7 @@ CONCEPT_MEANINGS = {
     "shots": "the numbers of few-shot examples, `N[,N...]` (`evaluate` and `leaderboard` take one: the setting)",
     "seed": "the random seed (few-shot selection, choice order, resamples); 42 unless given",
     "model": "the model: a spec such as `hf:gpt2` (run), a path or id (rerank, contamination), or a label (evaluate)",
+    "json": "print the results as JSON on stdout instead of a table (notes go to stderr)",
 }
 
 

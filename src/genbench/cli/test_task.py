@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from genbench.cli.params import FiniteFloatRange, global_setting, task_option
+from genbench.cli.params import FiniteFloatRange, global_setting, json_option, task_option
 from genbench.registry.directories import get_task_dir, split_task_id
 from genbench.review import CheckResult, TaskTestReport, run_task_tests
 from genbench.review.inert_text import actions_guard, in_github_actions, inert
@@ -216,6 +216,7 @@ def _load_printing(debug: bool) -> None:
     help="Run only the checks that need none of the task's code (files, config, doc.md, and the data checks of a "
     "task whose data comes from its config); the others are skipped. The review's first job uses it.",
 )
+@json_option(help="Print the report as JSON (every check's outcome, message and details) instead of the table.")
 @click.pass_context
 def cli_test_task(
     ctx: click.Context,
@@ -225,6 +226,7 @@ def cli_test_task(
     memory_limit: float,
     require_sandbox: bool,
     no_task_code: bool,
+    as_json: bool,
 ) -> None:
     """Check that a task is well-formed, by running genbench's validation suite on it.
 
@@ -280,7 +282,10 @@ def cli_test_task(
             sandbox=sandbox,
         )
     with actions_guard(lambda line: console.print(line, markup=False, highlight=False), enabled=in_github_actions()):
-        print_report(report, console, debug=debug)
+        if as_json:  # json.dumps escapes control characters: the task's text stays inert
+            click.echo(report.to_json())
+        else:
+            print_report(report, console, debug=debug)
     if report.errors:
         raise click.ClickException(f"The checks of task {task_id!r} could not run to the end (see above).")
     if report.failures:
