@@ -108,13 +108,14 @@ def commands_in_help(path: str, command: click.Command) -> Iterator[DocumentedCo
                     yield from _commands_in_line(f"--help of {path}", span)
 
 
-def _walk(command: click.Command, path: str) -> Iterator[tuple[str, click.Command]]:
+def walk_commands(command: click.Command, path: str) -> Iterator[tuple[str, click.Command]]:
+    """``(path, command)`` of a command and of every subcommand of a group, e.g. ``('contamination search', ...)``."""
     yield path, command
     if isinstance(command, click.Group):
         for name in command.list_commands(click.Context(command)):
             sub = command.get_command(click.Context(command), name)
             if sub is not None:
-                yield from _walk(sub, f"{path} {name}")
+                yield from walk_commands(sub, f"{path} {name}")
 
 
 def documented_commands() -> list[DocumentedCommand]:
@@ -126,7 +127,7 @@ def documented_commands() -> list[DocumentedCommand]:
         found += commands_in_text(str(file.relative_to(REPO_ROOT)), file.read_text(encoding="utf-8"))
     found += commands_in_help("genbench-cli", cli)
     for name in COMMANDS.builtins:
-        for path, command in _walk(cli.get_command(click.Context(cli), name), name):
+        for path, command in walk_commands(cli.get_command(click.Context(cli), name), name):
             found += commands_in_help(path, command)
     return found
 

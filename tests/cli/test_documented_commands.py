@@ -13,11 +13,11 @@ from genbench.cli import COMMANDS, GLOBAL_FLAGS, cli
 from tests.cli.documented_commands import (
     REPO_ROOT,
     DocumentedCommand,
-    _walk,
     commands_in_help,
     commands_in_text,
     documented_commands,
     problems_of,
+    walk_commands,
 )
 
 COMMANDS_SHOWN = documented_commands()
@@ -91,7 +91,7 @@ def _spellings() -> tuple[set[str], set[str]]:
     """The spellings ``--help`` lists (every command's), and the hidden ones (aliases and deprecated)."""
     visible, hidden = set(GLOBAL_FLAGS), set()
     for name in COMMANDS.builtins:
-        for _, command in _walk(cli.get_command(click.Context(cli), name), name):
+        for _, command in walk_commands(cli.get_command(click.Context(cli), name), name):
             for param in command.params:
                 visible |= {*param.opts, *param.secondary_opts}
                 hidden |= {*getattr(param, "aliases", ()), *getattr(param, "deprecated_spellings", ())}

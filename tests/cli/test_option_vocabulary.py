@@ -24,6 +24,7 @@ from genbench.cli.params import (
     global_setting,
 )
 from genbench.core.plugins import PluginGroup
+from tests.cli.documented_commands import walk_commands
 
 # Options that use a spelling of the vocabulary for another concept, with the reason (none at present: create-task's
 # id of the new task is --task-id, with -i/--id of the original framework hidden).
@@ -32,18 +33,9 @@ OWN_MEANINGS: set[tuple[str, str]] = set()
 SPELLINGS = {spelling: concept for concept, spellings in VOCABULARY.items() for spelling in spellings}
 
 
-def _walk(command: click.Command, path: str):
-    yield path, command
-    if isinstance(command, click.Group):
-        for name in command.list_commands(click.Context(command)):
-            sub = command.get_command(click.Context(command), name)
-            if sub is not None:
-                yield from _walk(sub, f"{path} {name}")
-
-
 def _every_command():
     for name in COMMANDS.names():
-        yield from _walk(cli.get_command(click.Context(cli), name), name)
+        yield from walk_commands(cli.get_command(click.Context(cli), name), name)
 
 
 ALL_COMMANDS = list(_every_command())
