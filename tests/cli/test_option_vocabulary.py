@@ -96,7 +96,7 @@ def _check_meaning(path: str, concept: str, param: click.Option) -> None:
 
 def test_the_commands_that_print_a_result_table_take_json():
     printing = {path for path, command in ALL_COMMANDS for p in command.params if getattr(p, "concept", "") == "json"}
-    expected = {"list-tasks", "compare", "changed-tasks", "evaluate", "rerank", "test-task"}
+    expected = {"list-tasks", "compare", "changed-tasks", "evaluate", "rerank", "test-task", "run", "demo"}
     assert expected | {"contamination search", "contamination scan"} <= printing
 
 
