@@ -229,3 +229,23 @@ def test_global_flags_are_the_documented_ones():
     assert set(GLOBAL_FLAGS) == {"--debug", "-q", "--quiet", "--no-progress"}
     params = {opt for p in cli.params for opt in p.opts}
     assert set(GLOBAL_FLAGS) <= params
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["evaluate", "-t", "arithmetic_length", "-p", "x.jsonl", "--shots", "0,3"], "evaluate takes one number"),
+        (["leaderboard", "results", "-o", "site", "--shots", "0,1"], "leaderboard takes one number of shots"),
+    ],
+)
+def test_shots_is_parsed_alike_where_a_command_takes_one_setting(runner, args, message):
+    result = runner.invoke(cli, args)
+    assert result.exit_code == 2, result.output
+    assert message in result.output and "'--shots'" in result.output
+
+
+def test_show_task_shows_each_listed_setting(runner):
+    result = runner.invoke(cli, ["show-task", "-t", "arithmetic_length", "--shots", "1,2"])
+    assert result.exit_code == 0, result.output
+    titles = [line for line in result.stdout.splitlines() if line.startswith("--- ") and "prompt" in line]
+    assert titles == ["--- 1-shot prompt (test example 0) ---", "--- 2-shot prompt (test example 0) ---"]
