@@ -142,28 +142,6 @@ class SharedOption(click.Option):
         return super().consume_value(ctx, merged)
 
 
-def kebab_case_option(*param_decls: str, aliases: tuple[str, ...] = (), **kwargs: Any) -> Decorator:
-    """An option spelt in kebab-case (``--ngram-size``), whose snake_case spellings (``--ngram_size``, those of the
-    original GenBench scripts) are hidden aliases: parsed, not listed by ``--help``, and silent (the same word, with
-    no other meaning to warn about).
-
-    >>> import click
-    >>> from click.testing import CliRunner
-    >>> @click.command()
-    ... @kebab_case_option("--ngram-size", type=int)
-    ... def index(ngram_size):
-    ...     click.echo(ngram_size)
-    >>> CliRunner().invoke(index, ["--ngram_size", "8"]).output
-    '8\\n'
-    >>> "ngram_size" in CliRunner().invoke(index, ["--help"]).output
-    False
-    """
-    snake = tuple(
-        "--" + decl[2:].replace("-", "_") for decl in param_decls if decl.startswith("--") and "-" in decl[2:]
-    )
-    return click.option(*param_decls, cls=SharedOption, aliases=(*snake, *aliases), **kwargs)
-
-
 def deprecation_note(old: str, new: str) -> None:
     """Print ``Note: OLD is deprecated; use NEW`` on stderr (not under ``--quiet``)."""
     if not global_setting("quiet"):
@@ -211,6 +189,28 @@ def _task_selection(ctx: click.Context, param: click.Parameter, value: Any) -> t
 
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def kebab_case_option(*param_decls: str, aliases: tuple[str, ...] = (), **kwargs: Any) -> Decorator:
+    """An option spelt in kebab-case (``--ngram-size``), whose snake_case spellings (``--ngram_size``, those of the
+    original GenBench scripts) are hidden aliases: parsed, not listed by ``--help``, and silent (the same word, with
+    no other meaning to warn about).
+
+    >>> import click
+    >>> from click.testing import CliRunner
+    >>> @click.command()
+    ... @kebab_case_option("--ngram-size", type=int)
+    ... def index(ngram_size):
+    ...     click.echo(ngram_size)
+    >>> CliRunner().invoke(index, ["--ngram_size", "8"]).output
+    '8\\n'
+    >>> "ngram_size" in CliRunner().invoke(index, ["--help"]).output
+    False
+    """
+    snake = tuple(
+        "--" + decl[2:].replace("-", "_") for decl in param_decls if decl.startswith("--") and "-" in decl[2:]
+    )
+    return click.option(*param_decls, cls=SharedOption, aliases=(*snake, *aliases), **kwargs)
 
 
 def task_option(
