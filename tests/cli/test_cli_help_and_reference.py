@@ -52,7 +52,7 @@ def test_reference_covers_every_command_and_option():
     text = cli_reference_markdown()
     for command in MY_COMMANDS:
         assert f"### `genbench-cli {command}`" in text
-    assert "| `-s, --subtask_ids, --subtask-ids SUBTASK_ID` |" in text
+    assert "| `-s, --subtask-ids SUBTASK_ID` |" in text
     assert "| `-p, --predictions FILE` |" in text
     assert "```console\ngenbench-cli create-task --name" in text
     assert "<task_id>" not in text  # escaped for markdown

@@ -122,7 +122,7 @@ def test_index_text_field_of_nested_values_is_a_contamination_error(tmp_path, va
     train.write_text(json.dumps({"t": value}) + "\n", encoding="utf-8")
     args = ["contamination", "index", "--dataset", str(train), "--text_field", "t", "--index_dir", str(tmp_path)]
     result = CliRunner().invoke(cli, [*args, "--no-progress"])
-    _assert_one_error_line(result, "The field 't'", kind, "--text_field takes a field of texts")
+    _assert_one_error_line(result, "The field 't'", kind, "--text-field takes a field of texts")
     with pytest.raises(ContaminationError, match="nested lists and objects cannot be indexed"):
         build_index(str(train), text_field="t", index_dir=tmp_path / "api")
 

@@ -220,10 +220,10 @@ def test_authors_option_skips_the_prompt_on_a_terminal(runner, task_root, monkey
 @pytest.mark.parametrize(
     ("args", "param"),
     [
-        (["-n", "X", "-i", "Bad-Id"], "'-i' / '--id'"),
-        (["-n", "X", "-i", "_hidden"], "'-i' / '--id'"),
-        (["-n", "X", "-s", "Sub"], "'-s' / '--subtask_ids' / '--subtask-ids'"),
-        (["-n", "X", "-s", "a", "-s", "b", "-s", "a"], "'-s' / '--subtask_ids' / '--subtask-ids'"),
+        (["-n", "X", "--task-id", "Bad-Id"], "'--task-id'"),
+        (["-n", "X", "-i", "_hidden"], "'--task-id'"),  # -i: the original's spelling, hidden
+        (["-n", "X", "-s", "Sub"], "'-s' / '--subtask-ids'"),
+        (["-n", "X", "-s", "a", "-s", "b", "-s", "a"], "'-s' / '--subtask-ids'"),
         (["-n", "!!!"], "'-n' / '--name'"),
         (["-n", "  "], "'-n' / '--name'"),
     ],

@@ -109,5 +109,5 @@ def test_a_name_without_a_latin_spelling_asks_for_an_id(runner, task_root, name,
     assert reason in why_no_id_from_name(name)
     result = runner.invoke(cli, ["create-task", "-n", name, "-a", "Ada", "--tasks-dir", str(task_root)])
     assert result.exit_code == 2
-    assert reason in result.output and "give one with --id" in result.output
+    assert reason in result.output and "give one with --task-id" in result.output
     assert list(task_root.iterdir()) == []

@@ -172,3 +172,16 @@ def test_task_dict_usage_errors(runner, tmp_path, dict_id, write_predictions, va
     result = runner.invoke(cli, ["evaluate", "-t", dict_id, *args])
     assert result.exit_code == 2, result.output
     assert message in result.stderr and "'--predictions'" in result.stderr
+
+
+def test_json_prints_the_results_document_alone_on_stdout(runner, tmp_path, task_id, write_predictions):
+    predictions = write_predictions(tmp_path / "predictions.jsonl", _gold(task_id))
+    output = tmp_path / "results.json"
+    args = ["evaluate", "-t", task_id, "-p", str(predictions), "--output-file", str(output), "--json"]
+    result = runner.invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document == json.loads(output.read_text())
+    assert document["task_id"] == task_id and document["n"] == 10
+    assert document["metrics"]["hf_exact_match__exact_match"] == 1.0
+    assert f"Wrote {output}" in result.stderr

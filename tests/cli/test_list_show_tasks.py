@@ -135,7 +135,7 @@ def test_task_listing_is_what_json_prints(runner):
 
 # --------------------------------------------------------------------------------------------------- show-task
 def test_show_task_prints_summary_and_prompts(runner):
-    result = runner.invoke(cli, ["show-task", "-t", "arithmetic_length", "--shots", "2"])
+    result = runner.invoke(cli, ["show-task", "-t", "arithmetic_length", "--shots", "0,2"])
     assert result.exit_code == 0, result.output
     out = result.stdout
     assert out.startswith("arithmetic_length: Arithmetic Length Generalisation")
@@ -150,7 +150,7 @@ def test_show_task_prints_summary_and_prompts(runner):
 
 def test_show_task_of_a_created_task(runner, task_root):
     create_task("Shown Task", tasks_dir=task_root)
-    result = runner.invoke(cli, ["show-task", "-t", "shown_task", "--shots", "1"])
+    result = runner.invoke(cli, ["show-task", "-t", "shown_task", "--shots", "0,1"])
     assert result.exit_code == 0, result.output
     assert "Add two numbers together.\n\nQ: 300 + 80\nA: \n--- target ---\n380" in result.stdout
     assert "manual: train data/train.jsonl, test data/test.jsonl" in result.stdout

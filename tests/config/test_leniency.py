@@ -195,7 +195,7 @@ def test_what_makes_a_task_unusable_stays_an_error(tmp_path):
     path = write_config(tmp_path, data_source={"type": "manual"}, task_type="multi_choice")
     with pytest.raises(ConfigError) as info:
         load_task_config(jsonnet_path=path)
-    assert info.value.fields == ["task_type", "data_source.test"]
+    assert info.value.fields == ["data_source.test", "task_type"]  # in file order
     assert "got the string 'multi_choice'; did you mean 'multiple_choice'?" in str(info.value)
 
 

@@ -132,7 +132,7 @@ def test_scan_writes_what_index_and_search_write(runner, files, tmp_path):
             ours, theirs = (CREATED.sub("<created>", text) for text in (ours, theirs))
         assert ours == theirs, path.name
     result = runner.invoke(contamination, ["scan", "--output_dir", str(tmp_path / "x")])
-    assert result.exit_code == 2 and "--train_dataset_names" in result.output
+    assert result.exit_code == 2 and "--train-dataset-names" in result.output
 
 
 def test_html_escapes_queries(runner, files):
@@ -171,7 +171,7 @@ def test_usage_errors(runner, files):
     result = runner.invoke(
         contamination, [*base, "--ngram_size", "3", "--decontaminate", "--task", "arithmetic_length"]
     )
-    assert result.exit_code == 2 and "needs --match_threshold" in result.output
+    assert result.exit_code == 2 and "needs --match-threshold" in result.output
     result = runner.invoke(contamination, [*base, "--dataset", str(files["eval"])])
     assert result.exit_code == 2 and "--field" in result.output
     result = runner.invoke(contamination, ["index", "--index-dir", str(files["idx"])])
@@ -262,3 +262,21 @@ def test_progress_bars_by_default_only_where_they_redraw(tmp_path: Path):
     assert quiet.exit_code == 0 and asked.exit_code == 0, quiet.output + asked.output
     assert "Scanning" not in quiet.stderr
     assert f"Scanning {train}" in asked.stderr
+
+
+def test_json_prints_the_scores_and_files_as_one_document(runner, files, tmp_path):
+    out = tmp_path / "out"
+    result = runner.invoke(
+        contamination,
+        ["scan", "--train-dataset-names", str(files["train"]), "--dataset", str(files["eval"]), "--split", "train",
+         "--field", "instruction", "--ngram-size", "3", "--match-threshold", "0.4", "--decontaminate",
+         "--output-dir", str(out), "--no-progress", "--json"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    tsv = (out / "contamination_report.tsv").read_text().splitlines()
+    assert tsv[1] == f"{files['train']}\t{document['scores'][str(files['train'])][str(files['eval'])]:.4f}"
+    assert str(out / "contamination_report.tsv") in document["files"]
+    [decontaminated] = document["decontaminated"]
+    assert decontaminated["kept"] + decontaminated["removed"] == decontaminated["total"] == 3
+    assert "Wrote " in result.stderr

@@ -83,15 +83,15 @@ def test_search_size_warns_and_options_are_checked(osmem_url, tmp_path: Path, wr
         "--output_dir", str(tmp_path / "out"), "--backend", "elasticsearch", "--es_url", osmem_url,
         "--search_size", "2", "--no-progress",
     )  # fmt: skip
-    assert "Warning: 3 instances reached --search_size 2 hits (flagged truncated)" in printed
+    assert "Warning: 3 instances reached --search-size 2 hits (flagged truncated)" in printed
     listed = _run("list", "--backend", "elasticsearch", "--es_url", osmem_url)
     assert listed.split("\t")[1:] == ["text", str(train), "3 units\n"]
     refused = CliRunner().invoke(contamination, ["index", "--dataset", str(train), "--es_url", osmem_url])
-    assert refused.exit_code == 2 and "--es_url applies to --backend elasticsearch" in refused.output
+    assert refused.exit_code == 2 and "--es-url applies to --backend elasticsearch" in refused.output
     refused = CliRunner().invoke(
         contamination, ["index", "--dataset", str(train), "--backend", "elasticsearch", "--index_dir", "x"]
     )
-    assert refused.exit_code == 2 and "--index_dir applies to the embedded backend" in refused.output
+    assert refused.exit_code == 2 and "--index-dir applies to the embedded backend" in refused.output
 
 
 def test_an_incompatible_server_is_one_error_line(osmem, tmp_path: Path, write_jsonl):

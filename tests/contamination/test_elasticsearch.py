@@ -218,7 +218,7 @@ def test_a_server_that_is_down_is_one_clear_message():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    with pytest.raises(ContaminationError, match=r"Cannot reach Elasticsearch at http://127.0.0.1:\d+ .*--es_url"):
+    with pytest.raises(ContaminationError, match=r"Cannot reach Elasticsearch at http://127.0.0.1:\d+ .*--es-url"):
         connect(f"http://127.0.0.1:{port}", request_timeout=2)
 
 
@@ -302,7 +302,7 @@ def test_credentials_come_from_the_environment(monkeypatch):
     with RecorderServer() as recorder:
         client = connect(recorder.url, request_timeout=5)
         assert client._headers["authorization"].startswith("Basic ")  # noqa: SLF001
-    with pytest.raises(ContaminationError, match="--es_ca_certs /nonexistent.crt: no such file"):
+    with pytest.raises(ContaminationError, match="--es-ca-certs /nonexistent.crt: no such file"):
         connect("https://localhost:9200", ca_certs="/nonexistent.crt")
 
 

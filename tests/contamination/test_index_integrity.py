@@ -129,7 +129,7 @@ def test_index_again_rebuilds_a_damaged_index(tmp_path: Path, write_jsonl, chat)
 
 def test_other_unit_settings_do_not_replace_an_index_silently(tmp_path: Path, write_jsonl, chat):
     train, folder, _ = _build(tmp_path, write_jsonl, chat)
-    with pytest.raises(ContaminationError, match=r"holds units from .* with role:user; .*--rebuild.*--index_dir"):
+    with pytest.raises(ContaminationError, match=r"holds units from .* with role:user; .*--rebuild.*--index-dir"):
         build_index(str(train), index_dir=tmp_path / "idx", query_filter=None)
     rebuilt = build_index(str(train), index_dir=tmp_path / "idx", query_filter=None, rebuild=True)[0]
     assert rebuilt["units_from"]["query_filter"] is None
@@ -142,7 +142,7 @@ def test_report_records_the_unit_settings(tmp_path: Path, write_jsonl, chat):
     (recorded,) = report["indexes"].values()
     assert recorded["units_from"] == {"messages_field": "messages", "query_filter": None, "query_field": "content"}
     # the rebuild command of a damaged index repeats the unit settings
-    with pytest.raises(DamagedIndexError, match=r"--query_filter '' --index_dir"):
+    with pytest.raises(DamagedIndexError, match=r"--query-filter '' --index-dir"):
         (tmp_path / "idx" / recorded["name"] / "turns.npy").unlink()
         _search(train, tmp_path)
 

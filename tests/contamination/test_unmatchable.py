@@ -52,7 +52,7 @@ def _scan(tmp_path: Path, ngram_size: str) -> tuple[object, Path]:
 def test_the_cli_warns_with_the_count_and_the_fix_and_the_report_records_it(tmp_path: Path):
     result, out = _scan(tmp_path, "3")
     assert f"Warning: 2 of 3 instances of {tmp_path / 'test.jsonl'} (vs {tmp_path / 'train.jsonl'})" in result.stderr
-    assert "fewer than 3 tokens in every field" in result.stderr and "Use a smaller --ngram_size" in result.stderr
+    assert "fewer than 3 tokens in every field" in result.stderr and "Use a smaller --ngram-size" in result.stderr
     summary = json.loads((out / "contamination_report.json").read_text(encoding="utf-8"))
     assert list(summary["unmatchable"].values()) == [{str(tmp_path / "test.jsonl"): 2}]
     pairs = next(out.glob("train-*.jsonl")).read_text(encoding="utf-8").splitlines()

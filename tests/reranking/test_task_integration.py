@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -172,6 +173,10 @@ def test_rerank_cli_with_the_bi_encoder():
     assert "         Base  -> Reranked" in lines
     assert any(line.startswith("MAP:     48.75 -> ") for line in lines)
     assert any(line.startswith("MRR@10:  ") for line in lines) and any(line.startswith("NDCG@10: ") for line in lines)
+    as_json = CliRunner().invoke(cli, ["rerank", "-t", TASK_ID, "--bi-encoder", "--at-k", "10", "--json"])
+    assert as_json.exit_code == 0, as_json.output
+    metrics = json.loads(as_json.stdout)
+    assert round(metrics["base_map"] * 100, 2) == 48.75 and {"map", "mrr@10", "ndcg@10"} <= set(metrics)
 
 
 def test_rerank_cli_help_and_usage_error():

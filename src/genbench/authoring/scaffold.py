@@ -63,7 +63,7 @@ def _han_characters(name: str) -> str:
 
 
 def why_no_id_from_name(name: str) -> str:
-    """Why :func:`task_id_from_name` gives no id for ``name``, as advice that ends by asking for ``--id``.
+    """Why :func:`task_id_from_name` gives no id for ``name``, as advice that ends by asking for ``--task-id``.
 
     >>> print(why_no_id_from_name("日本語タスク")[:70])
     '日本語タスク' has Han characters (日本語), whose Latin spelling depends on the
@@ -72,11 +72,11 @@ def why_no_id_from_name(name: str) -> str:
     if han:
         return (
             f"{name!r} has Han characters ({han}), whose Latin spelling depends on the language (Chinese pinyin, "
-            "Japanese romaji, ...), so no id is made from it: give one with --id, e.g. --id nihongo_task."
+            "Japanese romaji, ...), so no id is made from it: give one with --task-id, e.g. --task-id nihongo_task."
         )
     return (
         f"{name!r} has no letters or digits with a Latin transliteration, so no id can be made from it: give one "
-        "with --id, e.g. --id my_task."
+        "with --task-id, e.g. --task-id my_task."
     )
 
 

@@ -1,4 +1,5 @@
-"""Shared output helpers of the CLI commands: rich consoles, a spinner for long work, value and path formatting.
+"""Shared output helpers of the CLI commands: rich consoles, a spinner for long work, notes (left out under
+``--quiet``), value and path formatting.
 
 ``rich`` is imported inside the functions, so importing a command module stays cheap.
 """
@@ -12,6 +13,8 @@ from collections.abc import Iterator
 from numbers import Real
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import click
 
 from genbench.cli.params import global_setting
 from genbench.core.files import to_jsonable
@@ -61,6 +64,13 @@ def spinner(message: str) -> Iterator[None]:
         return
     with err.status(message):
         yield
+
+
+def note(message: str, *, err: bool = False) -> None:
+    """Print a note: what a command is doing or advises (next steps, where the cache is), not its result, a warning
+    or an error. ``--quiet`` leaves notes out."""
+    if not global_setting("quiet"):
+        click.echo(message, err=err)
 
 
 def format_value(value: Any) -> str:

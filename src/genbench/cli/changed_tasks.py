@@ -9,6 +9,8 @@ import click
 
 from genbench.authoring.submission.changes import DEFAULT_TASKS_DIR
 from genbench.authoring.submission.changes import changed_tasks as find_changed_tasks
+from genbench.cli._output import note
+from genbench.cli.params import json_option
 from genbench.review.inert_text import inert
 
 # At most this many paths outside the tasks are named in the error (the count of the others is given).
@@ -17,12 +19,7 @@ _MAX_LISTED = 10
 
 @click.command("changed-tasks")
 @click.option("--base", required=True, metavar="REF", help="The ref the branch merges into, e.g. origin/main.")
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help='Print {"base", "changed", "deleted", "invalid", "not_directories", "outside_tasks"} as JSON.',
-)
+@json_option(help='Print {"base", "changed", "deleted", "invalid", "not_directories", "outside_tasks"} as JSON.')
 @click.option(
     "--repo",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
@@ -56,7 +53,7 @@ def changed_tasks(base: str, as_json: bool, repo: Path, tasks_dir: str) -> None:
         for task_id in result.changed:
             click.echo(task_id)
         if result.deleted:
-            click.echo(f"Deleted tasks (nothing to test): {', '.join(result.deleted)}", err=True)
+            note(f"Deleted tasks (nothing to test): {', '.join(result.deleted)}", err=True)
     problems = []
     if result.invalid:
         names = ", ".join(inert(repr(name)) for name in result.invalid)

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from genbench.cli._output import console, dumps
-from genbench.cli.params import seed_option
+from genbench.cli.params import json_option, seed_option
 
 
 @click.command("compare")
@@ -18,7 +18,7 @@ from genbench.cli.params import seed_option
     "--permutations", type=click.IntRange(min=10), default=10_000, show_default=True, help="Permutation-test draws."
 )
 @seed_option(help="Seed of the resamples and permutations.")
-@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON instead of a table.")
+@json_option(help="Print the comparison as JSON instead of a table.")
 def compare(results_a: Path, results_b: Path, resamples: int, permutations: int, seed: int, as_json: bool) -> None:
     """Compare two results files of one task (A - B) on the examples both scored.
 

@@ -1,7 +1,8 @@
 """``genbench-cli contamination``: index training data, search test sets in it, decontaminate.
 
-Every option has an underscore and a dash spelling (``--ngram_size`` and ``--ngram-size``); options taking several
-values accept them repeated (``--field a --field b``) or listed (``--field a b``), as the original scripts did.
+Options are spelt in kebab-case (``--ngram-size``); the original scripts' underscore spelling (``--ngram_size``) is a
+hidden alias. Options taking several values accept them repeated (``--field a --field b``) or listed
+(``--field a b``), as the original scripts did.
 """
 
 from __future__ import annotations
@@ -14,10 +15,13 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+from genbench.cli._output import dumps
 from genbench.cli.params import (
     NAME,
     POSITIVE_INT,
     THRESHOLD,
+    json_option,
+    kebab_case_option,
     model_option,
     output_dir_option,
     progress_option,
@@ -28,19 +32,21 @@ from genbench.core.files import prepare_output_dir
 from genbench.display.progress import interactive_output
 
 
-def _spellings(name: str) -> tuple[str, str]:
-    return f"--{name}", f"--{name.replace('_', '-')}"
-
-
 def _option(name: str, **kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    return click.option(*dict.fromkeys(_spellings(name)), name, **kwargs)
+    """The option of parameter ``name``, spelt ``--ngram-size`` (``--ngram_size`` a hidden alias)."""
+    return kebab_case_option(f"--{name.replace('_', '-')}", name, **kwargs)
 
 
 class _ListOptionsCommand(click.Command):
     """Lets ``--opt a b c`` stand for ``--opt a --opt b --opt c`` for options with ``multiple=True``."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        multiple = {s for p in self.params if isinstance(p, click.Option) and p.multiple for s in p.opts}
+        multiple = {
+            spelling
+            for p in self.params
+            if isinstance(p, click.Option) and p.multiple
+            for spelling in (*p.opts, *getattr(p, "aliases", ()), *getattr(p, "deprecated_spellings", ()))
+        }
         expanded: list[str] = []
         current: str | None = None
         awaiting_value = False
@@ -75,9 +81,8 @@ def _errors_as_messages(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _index_dir_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option(
+    return kebab_case_option(
         "--index-dir",
-        "--index_dir",
         "index_dir",
         type=click.Path(file_okay=False),
         help="Folder of the indexes (default: $GENBENCH_HOME/contamination or the user data folder).",
@@ -85,14 +90,14 @@ def _index_dir_option(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _backend_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--backend``, ``--es_url`` and ``--es_ca_certs``."""
+    """``--backend``, ``--es-url`` and ``--es-ca-certs``."""
     for decorator in reversed(
         [
             _option(
                 "backend",
                 default="embedded",
                 show_default=True,
-                help="Index backend: embedded (files under --index_dir) or elasticsearch (a server).",
+                help="Index backend: embedded (files under --index-dir) or elasticsearch (a server).",
             ),
             _option("es_url", help="Elasticsearch URL (default: $GENBENCH_ES_URL, else http://localhost:9200)."),
             _option(
@@ -114,10 +119,12 @@ def _chosen_backend(backend: str, index_dir: str | None, **es_options: Any) -> A
     if backend == "embedded":
         if given:
             option = {"url": "es_url", "ca_certs": "es_ca_certs"}.get(next(iter(given)), next(iter(given)))
-            raise click.UsageError(f"--{option} applies to --backend elasticsearch, not to the embedded backend.")
+            raise click.UsageError(
+                f"--{option.replace('_', '-')} applies to --backend elasticsearch, not to the embedded backend."
+            )
         return create_backend(backend, index_dir=index_dir)
     if index_dir is not None:
-        raise click.UsageError("--index_dir applies to the embedded backend; Elasticsearch keeps its own indexes.")
+        raise click.UsageError("--index-dir applies to the embedded backend; Elasticsearch keeps its own indexes.")
     return create_backend(backend, **given)
 
 
@@ -163,7 +170,7 @@ def _test_set_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _match_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """``--ngram_size``, ``--match_threshold``, ``--output_dir``, ``--top_k`` and ``--decontaminate``."""
+    """``--ngram-size``, ``--match-threshold``, ``--output-dir``, ``--top-k`` and ``--decontaminate``."""
     for decorator in reversed(
         [
             _option("ngram_size", type=POSITIVE_INT, help="N-gram match of this size (default: exact match)."),
@@ -182,6 +189,7 @@ def _report_options(command: Callable[..., Any]) -> Callable[..., Any]:
     for decorator in reversed(
         [
             output_dir_option(aliases=("--output_dir",), required=True, help="Folder for the results."),
+            json_option(help="Print the scores, the files written and the decontaminated datasets as JSON."),
             _option("top_k", type=POSITIVE_INT, default=1, show_default=True, help="Matches reported per instance."),
             _option("decontaminate", is_flag=True, help="Also write each training dataset without the matched rows."),
         ]
@@ -194,7 +202,7 @@ _PAST = {"index": "indexed", "scan": "scanned"}
 
 
 def _unit_options(command: Callable[..., Any], verb: str) -> Callable[..., Any]:
-    """``--messages_field``, ``--query_filter``, ``--query_field`` and ``--text_field``: what a training unit is."""
+    """``--messages-field``, ``--query-filter``, ``--query-field`` and ``--text-field``: what a training unit is."""
     for decorator in reversed(
         [
             _option(
@@ -249,38 +257,57 @@ def _check_decontaminate(
     mode = SearchMode.create(index_type=index_type, ngram_size=ngram_size, match_threshold=match_threshold)
     if decontaminate and not mode.can_decontaminate:
         raise click.UsageError(
-            f"--decontaminate after an {mode.describe()} needs --match_threshold (which scores count as a match)."
+            f"--decontaminate after an {mode.describe()} needs --match-threshold (which scores count as a match)."
         )
 
 
-def _write_report(report: Any, output_dir: Path, decontaminate: bool, search_size: int | None = None) -> None:
-    """Write the report's files, print the contamination table, decontaminate if asked."""
+def _write_report(
+    report: Any, output_dir: Path, decontaminate: bool, search_size: int | None = None, *, as_json: bool = False
+) -> None:
+    """Write the report's files, print the contamination table (or, with ``as_json``, one JSON document on stdout and
+    the rest on stderr), decontaminate if asked."""
     from genbench.contamination import decontaminate as decontaminate_data
 
     written = report.write(output_dir)
     table = report.table()
     names = list(dict.fromkeys(result.test_set for result in report.results))
-    click.echo(f"Contamination scores ({report.mode.describe()}):")
-    for source, scores in table.items():
-        click.echo(f"  {source}")
-        for name in names:
-            click.echo(f"    {name}: {scores[name]:.4f}")
+
+    def echo(line: str) -> None:
+        click.echo(line, err=as_json)
+
+    if not as_json:
+        click.echo(f"Contamination scores ({report.mode.describe()}):")
+        for source, scores in table.items():
+            click.echo(f"  {source}")
+            for name in names:
+                click.echo(f"    {name}: {scores[name]:.4f}")
     cut = sum(result.truncated for result in report.results)
     if cut:
-        click.echo(
-            f"Warning: {cut} instances reached --search_size {search_size} hits (flagged truncated): their scores "
+        echo(
+            f"Warning: {cut} instances reached --search-size {search_size} hits (flagged truncated): their scores "
             "may be too low."
         )
     for result in report.results:
         if result.unmatchable:
             click.echo(f"Warning: {_unmatchable_message(result, report.mode)}", err=True)
-    click.echo(f"Wrote {len(written)} files to {output_dir} (contamination_report.tsv, report.html, per-pair JSONL).")
-    if decontaminate:
-        for summary in decontaminate_data(report, output_dir):
-            click.echo(
-                f"{summary.dataset}: kept {summary.kept} + removed {summary.removed} = {summary.total} rows "
-                f"-> {summary.output}"
-            )
+    echo(f"Wrote {len(written)} files to {output_dir} (contamination_report.tsv, report.html, per-pair JSONL).")
+    summaries = list(decontaminate_data(report, output_dir)) if decontaminate else []
+    for summary in summaries:
+        echo(
+            f"{summary.dataset}: kept {summary.kept} + removed {summary.removed} = {summary.total} rows "
+            f"-> {summary.output}"
+        )
+    if as_json:
+        document = {
+            "mode": report.mode.describe(),
+            "scores": table,
+            "files": [str(path) for path in written],
+            "decontaminated": [
+                {"dataset": s.dataset, "kept": s.kept, "removed": s.removed, "total": s.total, "output": str(s.output)}
+                for s in summaries
+            ],
+        }
+        click.echo(dumps(document), nl=False)
 
 
 def _unmatchable_message(result: Any, mode: Any) -> str:
@@ -292,7 +319,7 @@ def _unmatchable_message(result: Any, mode: Any) -> str:
         return (
             f"{counted} {why_unmatchable(mode)}, so no {mode.ngram_size}-gram can match them: they score 0 whatever "
             "the training data (tokens are runs of letters and digits: '612 + 6' is 2 tokens). Use a smaller "
-            '--ngram_size, or an exact match (no --ngram_size). Marked "unmatchable" in the per-pair JSONL.'
+            '--ngram-size, or an exact match (no --ngram-size). Marked "unmatchable" in the per-pair JSONL.'
         )
     return (
         f"{counted} {why_unmatchable(mode)}, which an exact match never matches: they score 0 whatever the training "
@@ -308,7 +335,7 @@ def contamination() -> None:
     index (`scan`).
 
     Example: genbench-cli contamination index --dataset train.jsonl && genbench-cli contamination search
-    --train_dataset_names train.jsonl --ngram_size 8 --match_threshold 0.5 --output_dir out
+    --train-dataset-names train.jsonl --ngram-size 8 --match-threshold 0.5 --output-dir out
     """
 
 
@@ -377,10 +404,10 @@ def index(
     from genbench.contamination import build_index
 
     if not dataset and dataset_mixer_config is None:
-        raise click.UsageError("Give --dataset or --dataset_mixer_config.")
+        raise click.UsageError("Give --dataset or --dataset-mixer-config.")
     chosen = _chosen_backend(backend, index_dir, url=es_url, ca_certs=es_ca_certs)
     if backend != "embedded" and ngram_size:
-        raise click.UsageError("--ngram_size builds the embedded backend's n-gram tables; Elasticsearch needs none.")
+        raise click.UsageError("--ngram-size builds the embedded backend's n-gram tables; Elasticsearch needs none.")
     if shard_rows is not None:
         chosen.shard_rows = shard_rows
     manifests = build_index(
@@ -459,6 +486,7 @@ def search(
     output_dir: Path,
     top_k: int,
     decontaminate: bool,
+    as_json: bool,
     index_dir: str | None,
     verify: bool,
     backend: str,
@@ -473,7 +501,7 @@ def search(
     from genbench.contamination.workflow import training_datasets
 
     if not train_dataset_names and dataset_mixer_config is None:
-        raise click.UsageError("Give --train_dataset_names or --dataset_mixer_config.")
+        raise click.UsageError("Give --train-dataset-names or --dataset-mixer-config.")
     _check_test_set_options(dataset, field, task_ids)
     _check_decontaminate(decontaminate, ngram_size, match_threshold, index_type)
     prepare_output_dir(output_dir)  # before the search: an unwritable folder fails now, not after the work
@@ -503,7 +531,7 @@ def search(
         backend=chosen,
         verify=verify,
     )
-    _write_report(report, output_dir, decontaminate, search_size)
+    _write_report(report, output_dir, decontaminate, search_size, as_json=as_json)
 
 
 @contamination.command("scan", cls=_ListOptionsCommand)
@@ -534,6 +562,7 @@ def scan(
     output_dir: Path,
     top_k: int,
     decontaminate: bool,
+    as_json: bool,
     messages_field: str,
     query_filter: str,
     query_field: str,
@@ -547,7 +576,7 @@ def scan(
     from genbench.contamination.oneshot import scan as scan_datasets
 
     if not train_dataset_names and dataset_mixer_config is None:
-        raise click.UsageError("Give --train_dataset_names or --dataset_mixer_config.")
+        raise click.UsageError("Give --train-dataset-names or --dataset-mixer-config.")
     _check_test_set_options(dataset, field, task_ids)
     _check_decontaminate(decontaminate, ngram_size, match_threshold)
     prepare_output_dir(output_dir)  # before the scan: an unwritable folder fails now, not after the work
@@ -565,7 +594,7 @@ def scan(
         text_field=text_field,
         progress=_bars_on(progress),
     )
-    _write_report(report, output_dir, decontaminate)
+    _write_report(report, output_dir, decontaminate, as_json=as_json)
 
 
 @contamination.command("list")

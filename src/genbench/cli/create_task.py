@@ -11,7 +11,8 @@ import click
 
 from genbench.authoring import scaffold
 from genbench.authoring.scaffold import task_id_problem
-from genbench.cli._output import display_path
+from genbench.cli._output import display_path, note
+from genbench.cli.params import SharedOption, kebab_case_option
 from genbench.cli.taxonomy_options import taxonomy_from_options, taxonomy_options
 from genbench.registry.roots import task_roots
 
@@ -43,17 +44,17 @@ def _check_subtask_ids(ctx: click.Context, param: click.Parameter, value: tuple[
 @click.command("create-task")
 @click.option("-n", "--name", required=True, help="Name of the task, e.g. 'The addition task'.")
 @click.option(
-    "-i",
-    "--id",
+    "--task-id",
     "task_id",
+    cls=SharedOption,
+    deprecated=("-i", "--id"),
     metavar="ID",
     callback=_check_id,
     help="Unique id of the task, e.g. 'addition': lower-case letters, digits and '_'. Default: derived from the "
     "name ('The addition task' -> 'the_addition_task').",
 )
-@click.option(
+@kebab_case_option(
     "-s",
-    "--subtask_ids",
     "--subtask-ids",
     "subtask_ids",
     metavar="SUBTASK_ID",
@@ -92,8 +93,8 @@ def create_task(
 
     \b
     Examples:
-      genbench-cli create-task --name "The addition task" --id addition -a "Jane Doe, John Smith"
-      genbench-cli create-task -n "The addition task" -i addition -s subtask_1 -s subtask_2
+      genbench-cli create-task --name "The addition task" --task-id addition -a "Jane Doe, John Smith"
+      genbench-cli create-task -n "The addition task" --task-id addition -s subtask_1 -s subtask_2
       genbench-cli create-task -n "Addition" --generalisation-type compositional --shift-locus train-test
     """
     if not name.strip():
@@ -118,19 +119,17 @@ def create_task(
             authors = scaffold.DEFAULT_AUTHOR
     author_list = scaffold.parse_authors(authors) or [scaffold.DEFAULT_AUTHOR]
 
-    click.echo("Creating task...")
-    click.echo(f"Task name: {name.strip()}")
-    click.echo(f"Task id: {task_id}")
-    click.echo(f"Task root: {display_path(tasks_dir)} ({where})")
+    note("Creating task...")
+    note(f"Task name: {name.strip()}")
+    note(f"Task id: {task_id}")
+    note(f"Task root: {display_path(tasks_dir)} ({where})")
     if subtask_ids:
-        click.echo(
-            f"Task class name: {scaffold.class_name_from_id(task_id, suffix='TaskDict')} (optional, in __init__.py)"
-        )
+        note(f"Task class name: {scaffold.class_name_from_id(task_id, suffix='TaskDict')} (optional, in __init__.py)")
         for subtask_id in subtask_ids:
             full_id = f"{task_id}:{subtask_id}"
-            click.echo(f"Subtask id: {full_id} (class {scaffold.class_name_from_id(f'{task_id}_{subtask_id}')})")
+            note(f"Subtask id: {full_id} (class {scaffold.class_name_from_id(f'{task_id}_{subtask_id}')})")
     else:
-        click.echo(f"Task class name: {scaffold.class_name_from_id(task_id)}")
+        note(f"Task class name: {scaffold.class_name_from_id(task_id)}")
     path = scaffold.create_task(
         name,
         task_id=task_id,
@@ -140,7 +139,7 @@ def create_task(
         taxonomy=taxonomy_from_options(taxonomy),
     )
 
-    click.echo("Task created successfully.")
+    note("Task created successfully.")
     click.echo(f"View the task at {display_path(path)}")
     # Until the author exports it, the next steps' commands carry the task root themselves, so that each one works
     # as printed.
@@ -152,11 +151,11 @@ def create_task(
         )
         cli_command = f"GENBENCH_TASKS_PATH={shlex.quote(str(path.parent))} genbench-cli"
     of_each = " of each subtask" if subtask_ids else ""
-    click.echo("Next steps:")
-    click.echo(f"  1. Replace the example data in data/ and edit config.jsonnet{of_each} (data, task type, metrics).")
-    click.echo(
+    note("Next steps:")
+    note(f"  1. Replace the example data in data/ and edit config.jsonnet{of_each} (data, task type, metrics).")
+    note(
         f"  2. Describe the task in doc.md{' (and each subtask)' if subtask_ids else ''}, replacing the template text."
     )
-    click.echo(f"  3. Check the task:  {cli_command} test-task -t {task_id}")
-    click.echo(f"  4. Submit it:       {cli_command} submit-task -t {task_id}")
-    click.echo("Instructions to fill and submit the task: docs/creating_a_task.md")
+    note(f"  3. Check the task:  {cli_command} test-task -t {task_id}")
+    note(f"  4. Submit it:       {cli_command} submit-task -t {task_id}")
+    note("Instructions to fill and submit the task: docs/creating_a_task.md")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from genbench.cli._output import note
 from genbench.cli.params import output_file_option
 from genbench.core.errors import ChecksumMismatchError, GenBenchError
 from genbench.data.cache import add_to_cache, cache_dir, fetch, file_sha256, is_remote, list_cache_entries
@@ -21,7 +22,7 @@ def data() -> None:
 
     \b
     Online:  genbench-cli data fetch my_task
-             genbench-cli data export my_task -o my_task-data.tar
+             genbench-cli data export my_task --output-file my_task-data.tar
     Offline: genbench-cli data import my_task-data.tar
     """
 
@@ -70,11 +71,11 @@ def fetch_command(targets: tuple[str, ...], refresh: bool) -> None:
         if not items:
             click.echo(f"{target}: no data to fetch (its data is a local folder).")
         for (task_id, task_dir), splits in checksums.items():
-            click.echo(f"To pin the data of {task_id}, paste into data_source in {task_dir / 'config.jsonnet'}:")
+            note(f"To pin the data of {task_id}, paste into data_source in {task_dir / 'config.jsonnet'}:")
             click.echo("  sha256: {\n" + "".join(f"    {s}: '{d}',\n" for s, d in splits.items()) + "  },")
     if failures:
         raise click.ClickException(f"{len(failures)} could not be fetched:\n" + "\n".join(failures))
-    click.echo(f"Cache: {cache_dir()}")
+    note(f"Cache: {cache_dir()}")
 
 
 @data.command("export")
@@ -178,4 +179,4 @@ def list_command() -> None:
     for export in list_hub_exports():
         name = f" ({export.name})" if export.name else ""
         click.echo(f"Hugging Face dataset {export.hf_id}{name} @ {export.revision}\n  {export.path}")
-    click.echo(f"Cache: {cache_dir()}")
+    note(f"Cache: {cache_dir()}")

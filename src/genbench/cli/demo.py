@@ -9,7 +9,15 @@ from typing import Any
 
 import click
 
-from genbench.cli.params import global_setting, output_dir_option, seed_option, shots_option, task_option
+from genbench.cli._output import dumps
+from genbench.cli.params import (
+    global_setting,
+    json_option,
+    output_dir_option,
+    seed_option,
+    shots_option,
+    task_option,
+)
 from genbench.core.errors import GenBenchError
 from genbench.runs.demo import run_demo
 
@@ -44,8 +52,14 @@ def _format_value(value: Any) -> str:
     help="Also write the baselines' results files in the format of `genbench-cli run` (95% intervals, per-sample "
     "logs) here, e.g. demo_results/results.",
 )
+@json_option(help="Print the records of the tasks (as each <task_id>.json holds it) as a JSON list, not a table.")
 def demo(
-    output_dir: Path, task_ids: tuple[str, ...] | None, shots: list[int], seed: int, results_dir: Path | None
+    output_dir: Path,
+    task_ids: tuple[str, ...] | None,
+    shots: list[int],
+    seed: int,
+    results_dir: Path | None,
+    as_json: bool,
 ) -> None:
     """Run every task with simple baseline predictors, zero- and few-shot, and record the scores.
 
@@ -57,10 +71,6 @@ def demo(
     reported in one line; the others still run, and the command then exits with status 1. The global --debug
     prints the traceback of each failing task.
     """
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
     debug = global_setting("debug")
 
     def skipped(result: Any) -> bool:
@@ -87,6 +97,46 @@ def demo(
             raise
         raise click.ClickException(_one_line(str(exc))) from exc
 
+    written = [r for r in results if r.ok]
+    if as_json:
+        click.echo(dumps([result.record for result in written]), nl=False)
+    else:
+        _print_table(results, seed)
+
+    def echo(line: str) -> None:  # with --json, stdout holds the JSON document only
+        click.echo(line, err=as_json)
+
+    for result in results:
+        reranking = result.record.get("reranking") if result.ok and not as_json else None
+        if reranking:
+            echo(f"{result.task_id}: test set reranked by the {reranking['model']}:")
+            for line in reranking["table"]:
+                echo(f"  {line}")
+    failed = [r for r in results if not r.ok and not skipped(r)]
+    echo(f"Wrote {len(written)} results file{'s' if len(written) != 1 else ''} to {output_dir}/:")
+    for result in written:
+        echo(f"  {result.output_path}")
+    if results_dir is not None and written:
+        echo(f"Wrote the baselines' results files (genbench-cli schema --results) under {results_dir}/")
+    broken = [r for r in results if skipped(r)]
+    if broken:
+        click.echo(f"Skipped {len(broken)} broken task{'s' if len(broken) != 1 else ''} (it does not load):", err=True)
+        for result in broken:
+            click.echo(f"  {result.task_id}: {_one_line(result.error or '')}", err=True)
+            if debug and result.exception is not None:
+                click.echo("".join(traceback.format_exception(result.exception)), err=True)
+    if failed:
+        ids = ", ".join(r.task_id for r in failed)
+        click.echo(f"{len(failed)} of {len(results)} tasks failed ({ids}); see the error above.", err=True)
+        raise click.exceptions.Exit(1)
+
+
+def _print_table(results: list[Any], seed: int) -> None:
+    """The table of the baselines' metrics, per task, shots and metric."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
     console = Console()
     if not console.is_terminal:  # keep rows unwrapped in logs and captured output
         console = Console(width=140)
@@ -105,28 +155,3 @@ def demo(
                 table.add_row(escape(result.task_id), setting, escape(key), _format_value(value))
         table.add_section()
     console.print(table)
-    for result in results:
-        reranking = result.record.get("reranking") if result.ok else None
-        if reranking:
-            click.echo(f"{result.task_id}: test set reranked by the {reranking['model']}:")
-            for line in reranking["table"]:
-                click.echo(f"  {line}")
-
-    written = [r for r in results if r.ok]
-    failed = [r for r in results if not r.ok and not skipped(r)]
-    click.echo(f"Wrote {len(written)} results file{'s' if len(written) != 1 else ''} to {output_dir}/:")
-    for result in written:
-        click.echo(f"  {result.output_path}")
-    if results_dir is not None and written:
-        click.echo(f"Wrote the baselines' results files (genbench-cli schema --results) under {results_dir}/")
-    broken = [r for r in results if skipped(r)]
-    if broken:
-        click.echo(f"Skipped {len(broken)} broken task{'s' if len(broken) != 1 else ''} (it does not load):", err=True)
-        for result in broken:
-            click.echo(f"  {result.task_id}: {_one_line(result.error or '')}", err=True)
-            if debug and result.exception is not None:
-                click.echo("".join(traceback.format_exception(result.exception)), err=True)
-    if failed:
-        ids = ", ".join(r.task_id for r in failed)
-        click.echo(f"{len(failed)} of {len(results)} tasks failed ({ids}); see the error above.", err=True)
-        raise click.exceptions.Exit(1)

@@ -2,7 +2,7 @@
 
 The predictions file holds one JSON object per line with a ``target`` (what the model answered), in the order of
 the split's rows. A task with subtasks takes one predictions file per subtask (``--predictions SUBTASK=FILE``) and
-reports the merged results of its ``merge_evaluation_results``; ``-i task:subtask`` scores one subtask.
+reports the merged results of its ``merge_evaluation_results``; ``-t task:subtask`` scores one subtask.
 """
 
 from __future__ import annotations
@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from genbench.cli._output import console, dumps, format_value, spinner
-from genbench.cli.params import NAME, model_option, output_file_option, seed_option, shots_option, task_option
+from genbench.cli.params import (
+    NAME,
+    json_option,
+    model_option,
+    output_file_option,
+    seed_option,
+    shots_option,
+    task_option,
+)
 from genbench.core.errors import PredictionError
 from genbench.core.files import prepare_output_dir, write_text_atomic
 from genbench.core.vocabulary import PreparationStrategy
@@ -146,7 +154,7 @@ def _assign_files(task_id: str, subtask_ids: list[str], values: tuple[str, ...])
         if not sep or not file:
             raise click.BadParameter(
                 f"{task_id!r} has subtasks ({', '.join(subtask_ids)}): give one SUBTASK=FILE per subtask, "
-                f"e.g. --predictions {subtask_ids[0]}=predictions.jsonl, or score one with -i {task_id}:SUBTASK.",
+                f"e.g. --predictions {subtask_ids[0]}=predictions.jsonl, or score one with -t {task_id}:SUBTASK.",
                 param_hint="'--predictions'",
             )
         if subtask_id not in subtask_ids:
@@ -206,6 +214,7 @@ def _print_metrics(title: str, metrics: Mapping[str, Any]) -> None:
     help="With --results-dir: the predictions answer the N-shot prompts (test split), recorded with their prompts.",
 )
 @seed_option(help="With --shots: the few-shot seed.")
+@json_option(help="Print the results (task id, split, n, metrics) as JSON instead of a table.")
 def evaluate(
     task_id: str,
     predictions: tuple[str, ...],
@@ -215,6 +224,7 @@ def evaluate(
     model: str | None,
     shots: int | None,
     seed: int,
+    as_json: bool,
 ) -> None:
     """Score a file of predictions against a task's split and print the metrics.
 
@@ -246,7 +256,7 @@ def evaluate(
             raise click.BadParameter(f"give one predictions file for {task_id!r}.", param_hint="'--predictions'")
         with spinner(f"Scoring {predictions[0]}..."):
             result = evaluate_file(task, predictions[0], split)
-        _print_metrics(f"{task.task_id} ({split}, {result['n']} examples)", result["metrics"])
+        title = f"{task.task_id} ({split}, {result['n']} examples)"
     else:
         files = _assign_files(task_id, list(task), predictions)
         per_subtask = {}
@@ -261,11 +271,18 @@ def evaluate(
             "metrics": merged,
             "subtasks": {sid: {"n": r["n"], "metrics": r["metrics"]} for sid, r in per_subtask.items()},
         }
-        _print_metrics(f"{task.task_id} ({split}, {result['n']} examples, merged)", merged)
+        title = f"{task.task_id} ({split}, {result['n']} examples, merged)"
+    if as_json:
+        click.echo(dumps(result), nl=False)
+    else:
+        _print_metrics(title, result["metrics"])
+
+    def wrote(line: str) -> None:  # with --json, stdout holds the JSON document only
+        click.echo(line, err=as_json)
 
     if output_file is not None:
         write_text_atomic(output_file, dumps(result))
-        click.echo(f"Wrote {output_file}")
+        wrote(f"Wrote {output_file}")
     if results_dir is not None:
         if shots is not None and split != "test":
             raise click.BadParameter("prompts are built for the test split: drop --split.", param_hint="'--shots'")
@@ -279,7 +296,7 @@ def evaluate(
                 scored, path, split, model=model or path.name, results_dir=results_dir, shots=shots, seed=seed
             )
             task_runs.append(task_run)
-            click.echo(
+            wrote(
                 task_run.replaced[:1].upper() + task_run.replaced[1:]
                 if task_run.replaced
                 else f"Wrote {task_run.results_path}"
@@ -289,8 +306,8 @@ def evaluate(
 
             merged_run = merged_predictions_results(task, task_runs, results_dir)
             if merged_run is None:
-                click.echo(
+                wrote(
                     f"No merged results file for {task_id}: name what made every subtask's predictions with --model."
                 )
             else:
-                click.echo(f"Wrote {merged_run.path} (merged)")
+                wrote(f"Wrote {merged_run.path} (merged)")

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from genbench.cli._output import console, dumps
+from genbench.cli.params import json_option
 from genbench.cli.warnings_output import print_warning_groups
 from genbench.core.errors import warning_text
 from genbench.registry.listing import declared_splits, task_records
@@ -49,7 +50,7 @@ def _splits_label(record: dict[str, Any]) -> str:
 
 
 @click.command("list-tasks")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of task records instead of a table.")
+@json_option(help="Print a JSON list of task records instead of a table.")
 @click.option("--strict", is_flag=True, help="Exit with status 1 when a task is broken (it is listed either way).")
 def list_tasks(as_json: bool, strict: bool) -> None:
     """List the tasks of the registry: id, name, type and declared splits.

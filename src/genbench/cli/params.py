@@ -3,19 +3,20 @@
 The vocabulary (:data:`VOCABULARY`) gives each concept one name, short form and meaning: ``-t/--task``,
 ``-o/--output-dir``, ``--output-file``, ``--shots``, ``--seed``, ``-m/--model``; commands declare them with
 :func:`task_option`, :func:`output_dir_option` and the like, which keep former spellings as hidden aliases that print a
-deprecation note. Every number an option takes is range-checked here, once.
+deprecation note. Every option is spelt in kebab-case; :func:`kebab_case_option` keeps the snake_case spelling of the
+original scripts as a silent hidden alias. Every number an option takes is range-checked here, once.
 
 A value out of range is a usage error (exit 2) that names the option, raised by click before the command runs:
 
 >>> import click
 >>> from click.testing import CliRunner
 >>> @click.command()
-... @click.option("--match_threshold", type=THRESHOLD)
+... @click.option("--match-threshold", type=THRESHOLD)
 ... def search(match_threshold):
 ...     click.echo(match_threshold)
->>> print(CliRunner().invoke(search, ["--match_threshold", "nan"]).output.splitlines()[-1])
-Error: Invalid value for '--match_threshold': 'nan' is not a finite number.
->>> CliRunner().invoke(search, ["--match_threshold", "0.5"]).output
+>>> print(CliRunner().invoke(search, ["--match-threshold", "nan"]).output.splitlines()[-1])
+Error: Invalid value for '--match-threshold': 'nan' is not a finite number.
+>>> CliRunner().invoke(search, ["--match-threshold", "0.5"]).output
 '0.5\\n'
 
 click's own ``FloatRange`` lets ``nan`` through (every comparison with NaN is false), hence
@@ -62,9 +63,6 @@ THRESHOLD = FiniteFloatRange(0.0, 1.0)
 POSITIVE_INT = click.IntRange(min=1)
 """Sizes, batch sizes, n-gram sizes, cut-offs, ``top_k``: at least 1."""
 
-COUNT = click.IntRange(min=0)
-"""Counts that may be zero (numbers of shots)."""
-
 SEED = click.IntRange(min=0, max=2**32 - 1)
 """A random seed: ``0 <= seed < 2**32`` (what ``numpy.random.seed`` accepts, which task code may call)."""
 
@@ -81,12 +79,13 @@ VOCABULARY: dict[str, tuple[str, ...]] = {
     "shots": ("--shots",),
     "seed": ("--seed",),
     "model": ("-m", "--model"),
+    "json": ("--json",),
 }
 """Concept -> its spellings. A command that takes one of these concepts takes it under exactly these spellings (a
 test walks every command and checks it): ``-t/--task`` selects tasks (``id``, ``id:subtask``; several, repeated or
 comma-separated, and ``all`` where the command runs several), ``-o/--output-dir`` is always a folder and
-``--output-file`` always a file, ``--shots`` counts few-shot examples, ``--seed`` seeds every random choice and
-``-m/--model`` names the model."""
+``--output-file`` always a file, ``--shots`` counts few-shot examples, ``--seed`` seeds every random choice,
+``-m/--model`` names the model and ``--json`` prints the command's results as JSON on stdout instead of a table."""
 
 DEPRECATED_SPELLINGS: frozenset[str] = frozenset({"-i", "--id", "--tasks", "--output"})
 """Former spellings of the vocabulary's concepts, accepted for one release as hidden aliases that print a note."""
@@ -121,9 +120,12 @@ class SharedOption(click.Option):
         action = "append" if self.multiple else "store"
         for spelling in self._hidden_spellings():
             # Each hidden spelling writes to its own slot, so that consume_value knows which one was used.
-            parser.add_option(
-                obj=self, opts=[spelling], dest=f"{self.name}\0{spelling}", action=action, nargs=self.nargs
-            )
+            dest = f"{self.name}\0{spelling}"
+            if self.is_flag:
+                const = getattr(self, "flag_activation_value", self.flag_value)
+                parser.add_option(obj=self, opts=[spelling], dest=dest, action=f"{action}_const", const=const)
+            else:
+                parser.add_option(obj=self, opts=[spelling], dest=dest, action=action, nargs=self.nargs)
 
     def consume_value(self, ctx: click.Context, opts: Any) -> Any:
         merged = dict(opts)
@@ -187,6 +189,28 @@ def _task_selection(ctx: click.Context, param: click.Parameter, value: Any) -> t
 
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def kebab_case_option(*param_decls: str, aliases: tuple[str, ...] = (), **kwargs: Any) -> Decorator:
+    """An option spelt in kebab-case (``--ngram-size``), whose snake_case spellings (``--ngram_size``, those of the
+    original GenBench scripts) are hidden aliases: parsed, not listed by ``--help``, and silent (the same word, with
+    no other meaning to warn about).
+
+    >>> import click
+    >>> from click.testing import CliRunner
+    >>> @click.command()
+    ... @kebab_case_option("--ngram-size", type=int)
+    ... def index(ngram_size):
+    ...     click.echo(ngram_size)
+    >>> CliRunner().invoke(index, ["--ngram_size", "8"]).output
+    '8\\n'
+    >>> "ngram_size" in CliRunner().invoke(index, ["--help"]).output
+    False
+    """
+    snake = tuple(
+        "--" + decl[2:].replace("-", "_") for decl in param_decls if decl.startswith("--") and "-" in decl[2:]
+    )
+    return click.option(*param_decls, cls=SharedOption, aliases=(*snake, *aliases), **kwargs)
 
 
 def task_option(
@@ -279,15 +303,27 @@ class ShotListType(click.ParamType):
 SHOT_LIST = ShotListType()
 
 
+def _one_setting(ctx: click.Context, param: click.Parameter, value: list[int] | None) -> int | None:
+    if value is not None and len(value) != 1:
+        given = ",".join(map(str, value))
+        raise click.BadParameter(f"{ctx.info_name} takes one number of shots, not {given}.", ctx, param)
+    return None if value is None else value[0]
+
+
 def shots_option(*, several: bool = False, help: str, **kwargs: Any) -> Decorator:
-    """``--shots``: the number of few-shot examples (``shots``: an int; with ``several`` a list, ``N[,N...]``)."""
+    """``--shots``: numbers of few-shot examples, ``N[,N...]``, in every command (``shots``: a list of ints).
+
+    A command that takes one setting (the predictions of ``evaluate`` answer one; the leaderboard ranks one) declares
+    it without ``several``: it parses the same text and receives one int, and several numbers are a usage error.
+    """
     return click.option(
         *VOCABULARY["shots"],
         "shots",
         cls=SharedOption,
         concept="shots",
-        type=SHOT_LIST if several else COUNT,
+        type=SHOT_LIST,
         metavar="N[,N...]" if several else "N",
+        callback=None if several else _one_setting,
         help=help,
         **kwargs,
     )
@@ -306,6 +342,13 @@ def model_option(*, help: str, metavar: str = "SPEC", aliases: tuple[str, ...] =
     return click.option(
         *VOCABULARY["model"], "model", cls=SharedOption, concept="model", aliases=aliases, metavar=metavar, help=help,
         **kwargs,
+    )  # fmt: skip
+
+
+def json_option(*, help: str = "Print the results as JSON instead of a table.") -> Decorator:
+    """``--json``: print the results as JSON on stdout instead of a table (``as_json``); notes go to stderr."""
+    return click.option(
+        *VOCABULARY["json"], "as_json", cls=SharedOption, concept="json", is_flag=True, help=help
     )  # fmt: skip
 
 

@@ -38,9 +38,10 @@ CONCEPT_MEANINGS = {
     "separate ids with commas, and `all` selects every task",
     "output_dir": "a folder the command writes into (created if missing)",
     "output_file": "the one file the command writes",
-    "shots": "the number of few-shot examples (`N[,N...]` where a command runs several settings)",
+    "shots": "the numbers of few-shot examples, `N[,N...]` (`evaluate` and `leaderboard` take one: the setting)",
     "seed": "the random seed (few-shot selection, choice order, resamples); 42 unless given",
     "model": "the model: a spec such as `hf:gpt2` (run), a path or id (rerank, contamination), or a label (evaluate)",
+    "json": "print the results as JSON on stdout instead of a table (notes go to stderr)",
 }
 
 

@@ -7,7 +7,9 @@ from typing import Any
 
 import click
 
+from genbench.cli._output import dumps
 from genbench.cli.params import (
+    json_option,
     model_option,
     output_dir_option,
     progress_option,
@@ -47,6 +49,7 @@ from genbench.runs.request_cache import CACHE_FILE, RequestCache
     help="Bootstrap resamples of the 95% intervals (metrics that are means of per-sample scores).",
 )
 @progress_option()
+@json_option(help="Print per task its results file and evaluations (metrics, intervals) as a JSON list.")
 def run(
     model: str,
     model_args: str,
@@ -61,6 +64,7 @@ def run(
     no_samples: bool,
     bootstrap_resamples: int,
     progress: bool,
+    as_json: bool,
 ) -> None:
     """Run a model over tasks: prompts, answers (cached), metrics with 95% bootstrap intervals, results files.
 
@@ -104,13 +108,21 @@ def run(
     except KeyboardInterrupt:
         click.echo(interrupted_message(None if no_cache else cache_dir or default_cache_dir()), err=True)
         raise click.exceptions.Exit(INTERRUPTED) from None
+    if as_json:
+        documents = [
+            {"task_id": r.task_id, "results_file": str(r.results_path), "evaluations": r.document["evaluations"]}
+            for r in runs
+        ]
+        click.echo(dumps(documents), nl=False)
     for task_run in runs:
-        for line in summary_lines(task_run.task_id, task_run.document):
-            click.echo(line)
+        if not as_json:
+            for line in summary_lines(task_run.task_id, task_run.document):
+                click.echo(line)
+        # with --json, stdout holds the JSON document only
         if task_run.replaced:
-            click.echo(task_run.replaced[:1].upper() + task_run.replaced[1:])
+            click.echo(task_run.replaced[:1].upper() + task_run.replaced[1:], err=as_json)
         else:
-            click.echo(f"Wrote {task_run.results_path}")
+            click.echo(f"Wrote {task_run.results_path}", err=as_json)
 
 
 INTERRUPTED = 130  # 128 + SIGINT, as shells report a command stopped by Ctrl-C

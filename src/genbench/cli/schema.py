@@ -13,7 +13,7 @@ from genbench.runs.results import results_schema_text
 
 @click.command("schema")
 @click.option("--task-dict", is_flag=True, help="The schema of a TaskDict's config instead of a task's.")
-@click.option("--results", is_flag=True, help="The schema of results files (genbench-cli run, evaluate, demo).")
+@click.option("--results", is_flag=True, help="The schema of results files (written by run, evaluate and demo).")
 @output_file_option(help="Write to this file.")
 def schema(task_dict: bool, results: bool, output_file: Path | None) -> None:
     """Print the JSON Schema of a task's config.jsonnet (for editor autocompletion), or of results files.

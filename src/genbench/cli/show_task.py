@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 __all__ = ["config_summary", "example_prompts", "show_task"]
 
 
-def _prepare_task(task: Task, shots: int, seed: int) -> tuple[list[tuple[str, str]], list[dict[str, Any]]]:
+def _prepare_task(task: Task, shots: list[int], seed: int) -> tuple[list[tuple[str, str]], list[dict[str, Any]]]:
     """The summary rows and example prompts of a task: everything that can fail, before anything is printed."""
     rows = [("Description", task.config.description), *config_summary(task.config)]
     with spinner(f"Loading the data of {task.task_id}..."):
@@ -47,9 +47,9 @@ def _print_task(heading: str, rows: list[tuple[str, str]], prompts: list[dict[st
 
 @click.command("show-task")
 @task_option()
-@shots_option(default=3, show_default=True, help="Number of shots of the few-shot example prompt (0: zero-shot only).")
+@shots_option(several=True, default="0,3", show_default=True, help="Numbers of few-shot examples of the prompts.")
 @seed_option()
-def show_task(task_id: str, shots: int, seed: int) -> None:
+def show_task(task_id: str, shots: list[int], seed: int) -> None:
     """Show a task: its config summary, split sizes and an example prompt (0-shot and k-shot) with its target.
 
     For a task with subtasks, every subtask is shown; give 'id:subtask' to show one.
@@ -57,7 +57,7 @@ def show_task(task_id: str, shots: int, seed: int) -> None:
     \b
     Examples:
       genbench-cli show-task -t arithmetic_length
-      genbench-cli show-task -t negation_consistency:negated --shots 1
+      genbench-cli show-task -t negation_consistency:negated --shots 0,1
     """
     from genbench.task import Task
     from genbench.task.factory import load_task

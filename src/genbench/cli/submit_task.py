@@ -7,6 +7,7 @@ import click
 from genbench.authoring.submission.github import DEFAULT_API_URL
 from genbench.authoring.submission.submit import DEFAULT_BASE, DEFAULT_UPSTREAM, check_upstream_slug
 from genbench.authoring.submission.submit import submit_task as run_submission
+from genbench.cli._output import note
 from genbench.cli.params import task_option
 
 
@@ -66,7 +67,7 @@ def submit_task(
     """
 
     def progress(message: str) -> None:
-        click.echo(message, err=True)
+        note(message, err=True)
 
     result = run_submission(
         task_id,
@@ -80,11 +81,11 @@ def submit_task(
     )
     plan = result.plan
     if plan.tests_summary is not None:
-        click.echo(f"Validation suite passed: {plan.tests_summary}", err=True)
+        note(f"Validation suite passed: {plan.tests_summary}", err=True)
     else:
-        click.echo("Validation suite skipped (--skip-tests): the review workflow will run it.", err=True)
+        note("Validation suite skipped (--skip-tests): the review workflow will run it.", err=True)
     if result.opened:
-        click.echo(f"Opened the pull request {plan.head} -> {plan.upstream}:{plan.base}:", err=True)
+        note(f"Opened the pull request {plan.head} -> {plan.upstream}:{plan.base}:", err=True)
         click.echo(result.pull_request_url)
     else:
         click.echo(

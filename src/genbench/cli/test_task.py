@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from genbench.cli.params import FiniteFloatRange, task_option
+from genbench.cli.params import FiniteFloatRange, global_setting, json_option, task_option
 from genbench.registry.directories import get_task_dir, split_task_id
 from genbench.review import CheckResult, TaskTestReport, run_task_tests
 from genbench.review.inert_text import actions_guard, in_github_actions, inert
@@ -54,15 +54,23 @@ def _text(text: str) -> str:
 
 
 class _Progress:
-    """A progress bar on a terminal; one line per finished check otherwise (CI logs, captured output)."""
+    """Progress on stderr: a bar on a terminal, else one line per check in the report's order (CI logs, captured
+    output); nothing under ``--quiet`` or ``--no-progress``. Stdout carries only the report."""
 
-    def __init__(self, task_id: str, console: Any):
+    def __init__(self, task_id: str, console: Any, *, enabled: bool = True):
         self.task_id = task_id
         self.console = console
+        self.enabled = enabled
         self.bar: Any = None
         self.bar_task: Any = None
+        # Checks finish out of the report's order (those needing the task's code run last, in a child process):
+        # each line waits for those of the rows above it.
+        self.waiting: dict[int, dict[str, Any]] = {}
+        self.next_position = 1
 
     def __enter__(self) -> _Progress:
+        if not self.enabled:
+            return self
         if self.console.is_terminal:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn
 
@@ -85,6 +93,8 @@ class _Progress:
             self.bar.__exit__(*exc)
 
     def __call__(self, event: dict[str, Any]) -> None:
+        if not self.enabled:
+            return
         kind = event["event"]
         if self.bar is not None:
             if kind == "collected":
@@ -94,14 +104,20 @@ class _Progress:
             elif kind == "result":
                 self.bar.update(self.bar_task, completed=event["index"])
         elif kind == "result":
-            result = event["result"]
-            width = len(str(event["total"]))
-            self.console.print(
-                f"[{event['index']:>{width}}/{event['total']}] {result.outcome.upper():8} "
-                f"{result.task_id} / {result.check}",
-                markup=False,
-                highlight=False,
-            )
+            self.waiting[event["position"]] = event
+            while self.next_position in self.waiting:
+                self._print_line(self.waiting.pop(self.next_position))
+                self.next_position += 1
+
+    def _print_line(self, event: dict[str, Any]) -> None:
+        result = event["result"]
+        width = len(str(event["total"]))
+        self.console.print(
+            f"[{event['position']:>{width}}/{event['total']}] {result.outcome.upper():8} "
+            f"{result.task_id} / {result.check}",
+            markup=False,
+            highlight=False,
+        )
 
 
 def print_report(report: Any, console: Any, *, debug: bool = False) -> None:
@@ -200,6 +216,7 @@ def _load_printing(debug: bool) -> None:
     help="Run only the checks that need none of the task's code (files, config, doc.md, and the data checks of a "
     "task whose data comes from its config); the others are skipped. The review's first job uses it.",
 )
+@json_option(help="Print the report as JSON (every check's outcome, message and details) instead of the table.")
 @click.pass_context
 def cli_test_task(
     ctx: click.Context,
@@ -209,6 +226,7 @@ def cli_test_task(
     memory_limit: float,
     require_sandbox: bool,
     no_task_code: bool,
+    as_json: bool,
 ) -> None:
     """Check that a task is well-formed, by running genbench's validation suite on it.
 
@@ -243,15 +261,17 @@ def cli_test_task(
     console = Console()
     if not console.is_terminal:  # keep lines unwrapped in logs and captured output
         console = Console(width=160)
-    if sandbox is not None and not sandbox.available:
-        console.print(
+    err_console = Console(stderr=True)
+    if not err_console.is_terminal:
+        err_console = Console(stderr=True, width=160)
+    if sandbox is not None and not sandbox.available:  # a warning: printed under --quiet too
+        err_console.print(
             f"No sandbox: {sandbox.reason}; the task's code runs with your user's rights.",
             markup=False,
             highlight=False,
         )
     _load_printing(debug)
-    progress_console = Console(stderr=True) if console.is_terminal else console
-    with _Progress(task_id, progress_console) as progress:
+    with _Progress(task_id, err_console, enabled=global_setting("progress")) as progress:
         report = run_task_tests(
             task_id,
             submission=submission,
@@ -262,7 +282,10 @@ def cli_test_task(
             sandbox=sandbox,
         )
     with actions_guard(lambda line: console.print(line, markup=False, highlight=False), enabled=in_github_actions()):
-        print_report(report, console, debug=debug)
+        if as_json:  # json.dumps escapes control characters: the task's text stays inert
+            click.echo(report.to_json())
+        else:
+            print_report(report, console, debug=debug)
     if report.errors:
         raise click.ClickException(f"The checks of task {task_id!r} could not run to the end (see above).")
     if report.failures:

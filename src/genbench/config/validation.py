@@ -111,7 +111,7 @@ class CheckedDocument(Generic[ModelT]):
     warnings: list[ConfigProblem]
 
     def config_or_raise(self, file: str | None) -> ModelT:
-        """The config, or a ConfigError with every error (schema problems, the causes, first) and the warnings."""
+        """The config, or a ConfigError with every error and the warnings, each in line order."""
         if self.errors or self.config is None:
             raise ConfigError(file, self.errors, warnings=self.warnings)
         return self.config
@@ -131,8 +131,8 @@ def check_document(
         rules: The cross-field rules: ``(document, source, broken fields) -> (errors, warnings)``.
 
     Returns:
-        The validated config (None when there are errors), every error (schema problems, the causes, before rule
-        violations) and the problems to warn about, in line order. Rules reading a field with a schema error are
+        The validated config (None when there are errors), every error and the problems to warn about, each in line
+        order. Rules reading a field with a schema error are
         skipped, so the warnings are those independent of the errors.
 
     Raises:
@@ -153,9 +153,14 @@ def check_document(
             errors.append(ConfigProblem(field, msg, locate(source, field)))
     broken = {p.field for p in errors}
     rule_errors, rule_warnings = rules(document, source, broken) if rules is not None else ([], [])
-    errors += [p for p in rule_errors if p.field not in broken]
-    warnings = sorted(lenient + rule_warnings, key=lambda p: p.line if p.line is not None else 1 << 30)
+    errors = sorted(errors + [p for p in rule_errors if p.field not in broken], key=_file_order)
+    warnings = sorted(lenient + rule_warnings, key=_file_order)
     return CheckedDocument(result if not errors else None, errors, warnings)
+
+
+def _file_order(problem: ConfigProblem) -> int:
+    """Sort key: problems in the order of their lines in the file (sorting is stable), those without a line last."""
+    return problem.line if problem.line is not None else 1 << 30
 
 
 def task_rules(

@@ -65,13 +65,13 @@ def check_threshold(value: object) -> float:
     >>> check_threshold(float("nan"))
     Traceback (most recent call last):
     ...
-    genbench.contamination.errors.ContaminationError: --match_threshold must be a number in [0, 1], got nan.
+    genbench.contamination.errors.ContaminationError: --match-threshold must be a number in [0, 1], got nan.
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ContaminationError(f"--match_threshold must be a number in [0, 1], got {value!r}.")
+        raise ContaminationError(f"--match-threshold must be a number in [0, 1], got {value!r}.")
     threshold = float(value)
     if not (math.isfinite(threshold) and 0.0 <= threshold <= 1.0):
-        raise ContaminationError(f"--match_threshold must be a number in [0, 1], got {threshold!r}.")
+        raise ContaminationError(f"--match-threshold must be a number in [0, 1], got {threshold!r}.")
     return threshold
 
 
@@ -112,10 +112,10 @@ class SearchMode:
             match_threshold = check_threshold(match_threshold)
         if index_type == "vector":
             if ngram_size is not None:
-                raise ContaminationError("--ngram_size applies to text indexes, not to vector (embedding) indexes.")
+                raise ContaminationError("--ngram-size applies to text indexes, not to vector (embedding) indexes.")
             return cls("vector", None, match_threshold, model)
         if ngram_size is not None and ngram_size < 1:
-            raise ContaminationError(f"--ngram_size must be at least 1, got {ngram_size}.")
+            raise ContaminationError(f"--ngram-size must be at least 1, got {ngram_size}.")
         return cls("exact" if ngram_size is None else "ngram", ngram_size, match_threshold, None)
 
     @property
@@ -190,7 +190,7 @@ class InstanceResult:
         score: The reported score (0/1 with a threshold).
         raw_score: The largest match's score before the threshold.
         matches: The best matching units, best first (the first is the largest match).
-        truncated: A query of this instance reached the backend's result cap (``--search_size``): units past the
+        truncated: A query of this instance reached the backend's result cap (``--search-size``): units past the
             cap were not seen, so the score may be too low. Never set without a cap.
         unmatchable: No training data could match this instance: with an n-gram match every field has fewer
             tokens than the n-gram size, with an exact match some field has no token. Its score is 0 by

@@ -175,7 +175,7 @@ def render_html(report: ContaminationReport) -> str:
     parts.append("</table>")
     if truncated:
         parts.append(
-            '<p class="meta">truncated: instances with a query whose hits reached the result cap (--search_size); '
+            '<p class="meta">truncated: instances with a query whose hits reached the result cap (--search-size); '
             "their scores may be too low. Search without a cap for complete results.</p>"
         )
     parts.append("<h2>Top matched instances</h2>")

@@ -72,7 +72,7 @@ class UnitSpec:
 
     def __post_init__(self) -> None:
         if self.text_field is None and not self.messages_field:
-            raise ContaminationError("Give either a messages field (--messages_field) or a text field (--text_field).")
+            raise ContaminationError("Give either a messages field (--messages-field) or a text field (--text-field).")
         if self.text_field is None and self.query_filter is not None and ":" not in self.query_filter:
             raise ContaminationError(
                 f"query_filter must look like key:value (e.g. role:user), got {self.query_filter!r}."
@@ -101,16 +101,16 @@ class UnitSpec:
             return None
 
     def cli_options(self) -> str:
-        """The command-line options that select these units (defaults left out), e.g. ``--text_field text``."""
+        """The command-line options that select these units (defaults left out), e.g. ``--text-field text``."""
         if self.text_field is not None:
-            return f" --text_field {shlex.quote(self.text_field)}"
+            return f" --text-field {shlex.quote(self.text_field)}"
         options = ""
         if self.messages_field != "messages":
-            options += f" --messages_field {shlex.quote(str(self.messages_field))}"
+            options += f" --messages-field {shlex.quote(str(self.messages_field))}"
         if self.query_filter != "role:user":
-            options += f" --query_filter {shlex.quote(self.query_filter or '')}"
+            options += f" --query-filter {shlex.quote(self.query_filter or '')}"
         if self.query_field != "content":
-            options += f" --query_field {shlex.quote(self.query_field)}"
+            options += f" --query-field {shlex.quote(self.query_field)}"
         return options
 
     def describe(self) -> str:
@@ -680,7 +680,7 @@ def no_units_error(loaded: LoadedDataset, spec: UnitSpec) -> ContaminationError:
     if spec.filter is not None:
         seen = filter_values_seen(loaded, spec)
         hint = f" No message has {spec.query_filter}" + (
-            f"; the values of {spec.filter[0]!r} are {seen}. Check --query_filter." if seen else "."
+            f"; the values of {spec.filter[0]!r} are {seen}. Check --query-filter." if seen else "."
         )
     return ContaminationError(f"The dataset {loaded.name!r} has no training units ({spec.describe()}).{hint}")
 

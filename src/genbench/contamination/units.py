@@ -215,21 +215,21 @@ def check_unit_schema(name: str, schema: pa.Schema, spec: UnitSpec) -> None:
     columns = list(schema.names)
     field = spec.text_field if spec.text_field is not None else spec.messages_field
     if field not in columns:
-        hint = "" if spec.text_field is not None else " (for datasets without messages use --text_field)"
+        hint = "" if spec.text_field is not None else " (for datasets without messages use --text-field)"
         raise ContaminationError(f"The dataset {name!r} has no field {field!r}; its fields are {columns}{hint}.")
     column_type = schema.field(field).type
     if spec.text_field is not None:
         if not is_text_type(column_type):
             raise ContaminationError(
-                f"The field {field!r} of {name!r} holds {column_type}: --text_field takes a field of texts "
+                f"The field {field!r} of {name!r} holds {column_type}: --text-field takes a field of texts "
                 "(or numbers), or of lists of texts joined with spaces; nested lists and objects cannot be indexed. "
-                "For chat messages use --messages_field."
+                "For chat messages use --messages-field."
             )
         return
     if not is_list(column_type) or not pa.types.is_struct(column_type.value_type):
         raise ContaminationError(
             f"The field {field!r} of {name!r} holds {column_type}, not a list of messages (objects); "
-            "use --text_field for a plain text field."
+            "use --text-field for a plain text field."
         )
     keys = [column_type.value_type.field(i).name for i in range(column_type.value_type.num_fields)]
     wanted = [spec.query_field] + ([spec.filter[0]] if spec.filter else [])

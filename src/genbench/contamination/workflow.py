@@ -241,7 +241,7 @@ def decontaminate(report: ContaminationReport, output_dir: PathLike) -> list[Dec
     """
     if not report.mode.can_decontaminate:
         raise ContaminationError(
-            f"Decontaminating after an {report.mode.describe()} needs a match threshold (--match_threshold): "
+            f"Decontaminating after an {report.mode.describe()} needs a match threshold (--match-threshold): "
             "it decides which scores count as a match."
         )
     rows: dict[str, list[np.ndarray]] = {}

@@ -12,6 +12,7 @@ what the task gives.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from genbench.core.errors import PreparationError
@@ -140,13 +141,14 @@ def split_sizes(task: Task, splits: dict[str, pa.Table] | None = _NOT_GIVEN) -> 
 
 
 def example_prompts(
-    task: Task, shots: int, random_seed: int = 42, *, splits: dict[str, pa.Table] | None = _NOT_GIVEN
+    task: Task, shots: int | Sequence[int], random_seed: int = 42, *, splits: dict[str, pa.Table] | None = _NOT_GIVEN
 ) -> list[dict[str, Any]]:
-    """The first test example as the model sees it, 0-shot and ``shots``-shot.
+    """The first test example as the model sees it, 0-shot and ``shots``-shot (or in each setting of a list).
 
     Args:
         task: The task.
-        shots: The k of the k-shot prompt (0: the 0-shot prompt only).
+        shots: The k of the k-shot prompt shown after the 0-shot one (0: the 0-shot prompt only); or the numbers of
+            shots to show, e.g. ``[0, 3]`` (what ``show-task --shots`` gives).
         random_seed: Seed of the shot selection (and of ``permute_choices``).
         splits: :func:`light_splits`' result when already at hand (None: the task has no light tables).
 
@@ -174,7 +176,7 @@ def example_prompts(
                 "description": "",
             }
         ]
-    shot_list = sorted({0, shots})
+    shot_list = sorted({0, shots} if isinstance(shots, int) else set(shots))
     if splits is None or type(task).get_prepared_datasets is not Task.get_prepared_datasets:
         prepared = task.get_prepared_datasets(
             PreparationStrategy.PROMPT_BASED_TESTING, shot_list=shot_list, random_seed=random_seed

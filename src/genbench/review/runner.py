@@ -116,8 +116,9 @@ def run_task_tests(
         task_id: ``"id"`` or ``"id:subtask"``; task roots come from ``GENBENCH_TASKS_PATH`` as usual.
         submission: Apply the stricter submission checks: an unfinished ``doc.md`` fails instead of warning.
         on_event: Called with each progress event as it happens: ``{"event": "collected", "total": n}``,
-            ``{"event": "start", "task_id", "check", "title"}``, ``{"event": "result", "index", "total",
-            "result": CheckResult}``.
+            ``{"event": "start", "task_id", "check", "title"}``, ``{"event": "result", "index", "position",
+            "total", "result": CheckResult}`` (``index``: how many have finished; ``position``: the check's row in
+            the report, whose order is the plan's, not the order in which checks finish).
         timeout: Seconds after which the child running the task's code is killed, with everything it started
             (None: no limit).
         pytest_args: Extra pytest arguments for the child (e.g. ``["-x"]`` to stop at the first failure).
@@ -145,9 +146,19 @@ def run_task_tests(
     def started(case: CheckCase) -> None:
         emit({"event": "start", "task_id": case.task_id, "check": case.check.name, "title": case.check.title})
 
+    positions = {case.id: position for position, case in enumerate(cases, 1)}
+
     def finished(case: CheckCase, result: CheckResult) -> None:
         results[case.id] = result
-        emit({"event": "result", "index": len(results), "total": len(cases), "result": result})
+        emit(
+            {
+                "event": "result",
+                "index": len(results),
+                "position": positions[case.id],
+                "total": len(cases),
+                "result": result,
+            }
+        )
 
     emit({"event": "collected", "total": len(cases)})
     for case in cases:

@@ -162,7 +162,7 @@ class EmbeddedBackend(IndexBackend):
         if manifest.get("index_type") != index_type:
             raise ContaminationError(
                 f"The index {path.name} is a {manifest.get('index_type')} index; this search needs a {index_type} "
-                f"index (--index_type {manifest.get('index_type')})."
+                f"index (--index-type {manifest.get('index_type')})."
             )
         if index_type == "text":
             if manifest.get("analyzer_version") != ANALYZER_VERSION:
@@ -188,8 +188,8 @@ class EmbeddedBackend(IndexBackend):
             source = "<the training data it indexed>"
         command = f"genbench-cli contamination index --dataset {shlex.quote(source)}{units}"
         if index_type == "vector":
-            command += " --index_type vector" + (f" --model {shlex.quote(model)}" if model else "")
-        return f"Build it again with `{command} --index_dir {shlex.quote(str(self.index_dir))} --rebuild`."
+            command += " --index-type vector" + (f" --model {shlex.quote(model)}" if model else "")
+        return f"Build it again with `{command} --index-dir {shlex.quote(str(self.index_dir))} --rebuild`."
 
     def _find(self, dataset: str, index_type: str, model: str | None) -> Path:
         direct = self.index_dir / dataset
@@ -236,7 +236,7 @@ class EmbeddedBackend(IndexBackend):
         raise ContaminationError(
             f"No {index_type} index of {dataset!r} in {self.index_dir}{listing}. Build it with "
             f"`genbench-cli contamination index --dataset {dataset}"
-            + (" --index_type vector" if index_type == "vector" else "")
+            + (" --index-type vector" if index_type == "vector" else "")
             + (f" --model {model}" if model else "")
             + "`."
         )

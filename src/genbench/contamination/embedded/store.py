@@ -163,7 +163,7 @@ def _build_locked(
             raise ContaminationError(
                 f"The index {final} holds units from {_describe_units(recorded)}; this build asks for units from "
                 f"{_describe_units(settings['units_from'])}. Replace it by running the same command with --rebuild, "
-                "or keep both by building this one into another folder (--index_dir)."
+                "or keep both by building this one into another folder (--index-dir)."
             )
     partial = index_dir / f".{name}.partial"
     if existing is not None and not rebuild and existing.get("build_settings") == settings:

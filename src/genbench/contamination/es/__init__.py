@@ -394,7 +394,7 @@ class ElasticsearchBackend(IndexBackend):
             raise ContaminationError(
                 f"No {index_type} index of {dataset!r} in Elasticsearch at {self.url}{listing}. Build it with "
                 f"`genbench-cli contamination index --backend elasticsearch --dataset {dataset}"
-                + (" --index_type vector" if index_type == "vector" else "")
+                + (" --index-type vector" if index_type == "vector" else "")
                 + "`."
             )
         if name != dataset:  # opened by dataset name: it must be the dataset this index holds
@@ -407,7 +407,7 @@ class ElasticsearchBackend(IndexBackend):
         if manifest.get("index_type") != index_type:
             raise ContaminationError(
                 f"The index {name} is a {manifest.get('index_type')} index; this search needs a {index_type} "
-                f"index (--index_type {manifest.get('index_type')})."
+                f"index (--index-type {manifest.get('index_type')})."
             )
         with translate_errors(f"refresh {name}", self.url):
             self.client.indices.refresh(index=name)

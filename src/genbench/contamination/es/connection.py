@@ -1,8 +1,8 @@
 """Connecting to Elasticsearch: URL, credentials, TLS, and one clear message for every way it can fail.
 
-The URL comes from ``--es_url`` or ``GENBENCH_ES_URL`` (default ``http://localhost:9200``); credentials from
+The URL comes from ``--es-url`` or ``GENBENCH_ES_URL`` (default ``http://localhost:9200``); credentials from
 ``ELASTIC_API_KEY`` (an API key) or ``ELASTIC_PASSWORD`` (user ``elastic``, as in the seed's scripts). TLS
-certificates are verified unless told otherwise; ``--es_ca_certs`` names the CA of a self-signed cluster (the
+certificates are verified unless told otherwise; ``--es-ca-certs`` names the CA of a self-signed cluster (the
 ``http_ca.crt`` a new Elasticsearch writes).
 """
 
@@ -56,7 +56,7 @@ def connect(
     options: dict[str, Any] = {"request_timeout": request_timeout, "verify_certs": verify_certs}
     if ca_certs is not None:
         if not os.path.isfile(ca_certs):
-            raise ContaminationError(f"--es_ca_certs {ca_certs}: no such file (the CA certificate of the cluster).")
+            raise ContaminationError(f"--es-ca-certs {ca_certs}: no such file (the CA certificate of the cluster).")
         options["ca_certs"] = ca_certs
     if api_key is not None:
         options["api_key"] = api_key
@@ -66,7 +66,7 @@ def connect(
         client = elasticsearch.Elasticsearch(url, **options)
     except ValueError as exc:  # a malformed URL
         raise ContaminationError(
-            redact_url(f"Invalid Elasticsearch URL {url!r} (--es_url / {URL_ENV}): {exc}")
+            redact_url(f"Invalid Elasticsearch URL {url!r} (--es-url / {URL_ENV}): {exc}")
         ) from None
     check_server(client, url)
     return client
@@ -86,7 +86,7 @@ def check_server(client: Any, url: str | None = None) -> dict[str, Any]:
     number = version.get("number") if isinstance(version, dict) else None
     if not isinstance(number, str):
         raise ContaminationError(
-            f"The server at {where} gives no version number in its info (version: {_shown(version)}): point --es_url "
+            f"The server at {where} gives no version number in its info (version: {_shown(version)}): point --es-url "
             "at an Elasticsearch server."
         )
     try:
@@ -142,13 +142,13 @@ def translate_errors(action: str, url: str | None = None) -> Iterator[None]:
         yield
     except elastic_transport.TlsError as exc:
         raise ContaminationError(
-            f"TLS to {where} failed ({_first_line(exc)}): pass the cluster's CA certificate with --es_ca_certs "
+            f"TLS to {where} failed ({_first_line(exc)}): pass the cluster's CA certificate with --es-ca-certs "
             "(e.g. config/certs/http_ca.crt), or use the URL's right scheme (http:// or https://)."
         ) from None
     except (elastic_transport.ConnectionError, elastic_transport.ConnectionTimeout) as exc:
         raise ContaminationError(
             f"Cannot reach Elasticsearch at {where} to {action} ({_first_line(exc)}): start it (see "
-            f"docs/contamination.md) or point --es_url / {URL_ENV} at it."
+            f"docs/contamination.md) or point --es-url / {URL_ENV} at it."
         ) from None
     except elasticsearch.AuthenticationException:
         raise ContaminationError(
@@ -162,7 +162,7 @@ def translate_errors(action: str, url: str | None = None) -> Iterator[None]:
         ) from None
     except elasticsearch.UnsupportedProductError:
         raise ContaminationError(
-            f"The server at {where} is not Elasticsearch (the client checks the product): point --es_url at an "
+            f"The server at {where} is not Elasticsearch (the client checks the product): point --es-url at an "
             "Elasticsearch server."
         ) from None
     except elasticsearch.ApiError as exc:
@@ -179,7 +179,7 @@ def translate_errors(action: str, url: str | None = None) -> Iterator[None]:
     except elastic_transport.TransportError as exc:  # e.g. a reply that is not JSON (SerializationError)
         raise ContaminationError(
             f"Elasticsearch at {where} gave a reply genbench cannot read to {action} ({_first_line(exc)}): is "
-            "--es_url an Elasticsearch server?"
+            "--es-url an Elasticsearch server?"
         ) from None
 
 

@@ -1,7 +1,7 @@
 {%- macro q(text) %}'{{ text|replace('\\', '\\\\')|replace("'", "\\'") }}'{% endmacro -%}
 // The configuration of the task `{{ cookiecutter.task_full_id }}`. Jsonnet (https://jsonnet.org) is a superset of
-// JSON: comments and trailing commas are allowed. `genbench-cli schema -o config.schema.json` prints the JSON Schema
-// for editor autocompletion; docs/config.md lists every field.
+// JSON: comments and trailing commas are allowed. `genbench-cli schema --output-file config.schema.json` writes the
+// JSON Schema for editor autocompletion; docs/config.md lists every field.
 //
 // As created, the task works end to end on the small example data in `data/` (sums of two numbers), so that
 // `genbench-cli test-task -t {{ cookiecutter.task_full_id }}` passes from the start: replace the data and the fields
