@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from genbench.contamination.checksums import DIGEST, new_digest
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.memory import give_back_free_memory
 from genbench.contamination.units import (
@@ -132,6 +133,8 @@ class LoadedDataset:
         path: The resolved file or folder (``None`` for a Hub id).
         split: The split read.
         fingerprint: SHA-256 of the file, or the ``datasets`` fingerprint.
+        content_digest: XXH3-128 of the file (files only: what ``search`` checks the file against, see
+            :mod:`~genbench.contamination.source_check`).
     """
 
     name: str
@@ -140,6 +143,7 @@ class LoadedDataset:
     path: str | None
     split: str
     fingerprint: str
+    content_digest: str | None = None
 
     @property
     def num_rows(self) -> int:
@@ -170,7 +174,7 @@ class LoadedDataset:
         return rows.slice(start, max(stop - start, 0))
 
     def source_info(self) -> dict[str, Any]:
-        return {
+        info = {
             "name": self.name,
             "kind": self.kind,
             "path": self.path,
@@ -178,6 +182,9 @@ class LoadedDataset:
             "fingerprint": self.fingerprint,
             "rows": self.num_rows,
         }
+        if self.content_digest is not None:
+            info[DIGEST] = self.content_digest
+        return info
 
 
 def _is_hf_dataset(rows: Any) -> bool:
@@ -222,8 +229,8 @@ def load_training_dataset(name: str, split: str = "train", spec: UnitSpec | None
                 raise ContaminationError(
                     f"{path}: unsupported file type {path.suffix!r}; use a .jsonl or .parquet file, or a folder."
                 )
-            table, fingerprint = _read_file(path, kind, split, spec)
-            loaded = LoadedDataset(name, table, kind, str(path.resolve()), split, fingerprint)
+            table, fingerprint, content = _read_file(path, kind, split, spec)
+            loaded = LoadedDataset(name, table, kind, str(path.resolve()), split, fingerprint, content)
         elif is_local(path, "dir"):
             import datasets
 
@@ -253,15 +260,15 @@ def load_training_dataset(name: str, split: str = "train", spec: UnitSpec | None
     return loaded
 
 
-def _read_file(path: Path, kind: str, split: str, spec: UnitSpec | None = None) -> tuple[Any, str]:
-    """The file's rows (a reader that parses them range by range where it can), and the file's SHA-256.
+def _read_file(path: Path, kind: str, split: str, spec: UnitSpec | None = None) -> tuple[Any, str, str]:
+    """The file's rows (a reader that parses them range by range where it can), the file's SHA-256 and its XXH3-128.
 
     A JSONL file whose every line starts with ``{`` is read in blocks of :data:`BLOCK_LINES` lines
     (:class:`_JsonlBlocks`); a Parquet file by row groups (:class:`_ParquetRowGroups`). Other JSONL files (blank
     lines, leading spaces, a byte-order mark, lines that are not objects) are read whole, by pyarrow where it reads
     them exactly, else by the careful reader that names the offending line.
     """
-    digest = hashlib.sha256()
+    digest, content = hashlib.sha256(), new_digest()
     lines, last, position = 0, b"\n", 0
     objects_only, line_start = True, b""
     plain = kind == "jsonl"  # every line starts with `{` (so it can be parsed from any line start on)
@@ -273,6 +280,7 @@ def _read_file(path: Path, kind: str, split: str, spec: UnitSpec | None = None) 
         with open(path, "rb") as handle:
             while block := handle.read(_READ_BLOCK):
                 digest.update(block)
+                content.update(block)
                 if kind == "parquet":
                     continue
                 _check_utf8(utf8, block, path, lines)
@@ -302,18 +310,18 @@ def _read_file(path: Path, kind: str, split: str, spec: UnitSpec | None = None) 
     if last != b"\n":
         lines += 1
     if kind == "parquet":
-        return _ParquetRowGroups(path), digest.hexdigest()
+        return _ParquetRowGroups(path), digest.hexdigest(), content.hexdigest()
     if plain and lines > 0:
         offsets = np.concatenate([*block_starts, [position]])
         offsets = offsets[(offsets < position) | (np.arange(len(offsets)) == len(offsets) - 1)]
-        return _JsonlBlocks(path, offsets, lines, split, spec), digest.hexdigest()
+        return _JsonlBlocks(path, offsets, lines, split, spec), digest.hexdigest(), content.hexdigest()
     table = _read_jsonl_fast(path, spec) if objects_only else None
     if table is None:
         # Anything unusual (blank lines, a line with several objects, bad JSON or UTF-8): the careful reader, which
         # also names the offending line in its errors.
 
         table = read_jsonl(path, split=split).data.table
-    return table, digest.hexdigest()
+    return table, digest.hexdigest(), content.hexdigest()
 
 
 BLOCK_LINES = 1024
