@@ -36,6 +36,7 @@ import numpy as np
 from genbench.contamination.allocator import reused_heap
 from genbench.contamination.analysis import tokenize
 from genbench.contamination.backend import SearchMode, SearchResult, text_instance_results, unit_preview
+from genbench.contamination.checksums import DIGEST, new_digest
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.match_scores import (
     PairScores,
@@ -207,10 +208,10 @@ def _scan_dataset(
     """One pass over a training dataset: its manifest and, per test set, the kept pairs."""
     path = Path(name).expanduser()
     if is_local(path, "file") and path.suffix.lower() == ".jsonl":
-        digest = hashlib.sha256()
+        digest, content = hashlib.sha256(), new_digest()
         try:
             bests, rows, units, tokens = _run_blocks(
-                _jsonl_blocks(path, digest), spec, queries, mode, top_k, progress, name
+                _jsonl_blocks(path, digest, content), spec, queries, mode, top_k, progress, name
             )
         except _NotPlain:
             units = 0
@@ -222,6 +223,7 @@ def _scan_dataset(
                 "split": split,
                 "fingerprint": digest.hexdigest(),
                 "rows": rows,
+                DIGEST: content.hexdigest(),
             }
             return _manifest(name, source, spec, units, tokens, rows), bests
 
@@ -245,14 +247,16 @@ def _manifest(name: str, source: dict[str, Any], spec: UnitSpec, units: int, tok
     }
 
 
-def _jsonl_blocks(path: Path, digest: Any) -> Iterator[_Block]:
+def _jsonl_blocks(path: Path, digest: Any, content: Any) -> Iterator[_Block]:
     """The file's lines in blocks of about :data:`BLOCK_BYTES`, each ending at a line end; every byte read goes to
-    ``digest`` (a ``hashlib`` hash: the file's SHA-256 is the fingerprint ``load_training_dataset`` gives it)."""
+    ``digest`` (SHA-256: the fingerprint ``load_training_dataset`` gives the file) and ``content`` (its XXH3-128, as
+    an index records it)."""
     carry: list[bytes] = []
     try:
         with open(path, "rb") as handle:
             while chunk := handle.read(BLOCK_BYTES):
                 digest.update(chunk)
+                content.update(chunk)
                 cut = chunk.rfind(b"\n") + 1
                 if cut == 0:  # a line longer than a block: keep reading
                     carry.append(chunk)

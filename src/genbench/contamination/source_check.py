@@ -38,9 +38,10 @@ def check_same_source(manifest: dict[str, Any], index: str, dataset: str) -> Non
     else:
         same = dataset == source.get("name")
     if not same:
-        recorded = source.get("path") or source.get("name")
+        path = source.get("path")
+        where = f" (at {path})" if path and path != source.get("name") else ""
         raise ContaminationError(
-            f"The index {index} holds {source.get('name')!r} ({recorded}), not {dataset!r}: it does not answer for "
+            f"The index {index} holds {source.get('name')!r}{where}, not {dataset!r}: it does not answer for "
             f"another dataset. Delete it, or index {dataset!r} with --rebuild to replace it."
         )
 
