@@ -34,7 +34,6 @@ import numpy as np
 
 from genbench.contamination.checksums import DIGEST, new_digest
 from genbench.contamination.errors import ContaminationError
-from genbench.contamination.memory import give_back_free_memory
 from genbench.contamination.units import (
     as_text,
     check_unit_schema,
@@ -446,9 +445,9 @@ def _check_utf8(
 
 
 def _pool() -> pa.MemoryPool:
-    """The memory pool of the tables of JSONL ranges: the system allocator's, whose free memory
-    :func:`~genbench.contamination.memory.give_back_free_memory` returns between shards (pyarrow's default pool keeps
-    its worker threads' freed pages)."""
+    """The memory pool of the tables of JSONL ranges: the system allocator's, whose freed memory the next shard
+    reuses and :func:`~genbench.contamination.memory.give_back_free_memory` returns after the last (pyarrow's default
+    pool keeps its worker threads' freed pages)."""
     import pyarrow as pa
 
     return pa.system_memory_pool()
@@ -646,7 +645,6 @@ def iter_unit_batches(
         except ContaminationError as exc:
             raise ContaminationError(f"{loaded.name}, rows {row_start + 1}-{row_stop}: {exc}") from exc
         del table
-        give_back_free_memory()
         yield UnitBatch(shard, row_start, row_stop, texts, local_rows + row_start, turns)
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from genbench.contamination.allocator import reused_heap
 from genbench.contamination.analysis import ANALYZER_VERSION
 from genbench.contamination.embedded.integrity import check_files, file_records, is_sealed, recorded_digest, seal
 from genbench.contamination.embedded.npy_file import NpyFile
@@ -106,6 +107,11 @@ def build_table(index_path: Path, n: int, index_files: dict[str, Any], *, hash_b
     merged (:data:`MERGE_ENTRIES` entries in memory at a time) into the table, checking neighbours under one hash
     prefix token by token on the way. Memory is bounded by those constants, not by the index's size.
     """
+    with reused_heap():  # the same large arrays, allocated and freed run after run: keep the memory for reuse
+        return _build_table(index_path, n, index_files, hash_bits=hash_bits)
+
+
+def _build_table(index_path: Path, n: int, index_files: dict[str, Any], *, hash_bits: int) -> Path:
     tokens = NpyFile(index_path / "tokens.npy")
     offsets = NpyFile(index_path / "offsets.npy")
     total = len(tokens)

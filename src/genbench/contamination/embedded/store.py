@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from genbench.contamination.allocator import reused_heap
 from genbench.contamination.embedded.integrity import HashingWriter, check_files, file_records, is_sealed, seal
 from genbench.contamination.embedded.leftovers import build_lock, sweep_index_dir
 from genbench.contamination.embedded.npy_file import npy_header
@@ -126,7 +127,7 @@ def run_build(
     ``check`` sees the counts before the index is put in place; an error it raises discards the build. The build
     holds the index's lock and first removes what stopped builds left behind in the folder (see :mod:`.leftovers`).
     """
-    with build_lock(index_dir, name):
+    with build_lock(index_dir, name), reused_heap():
         sweep_index_dir(index_dir, name)
         return _build_locked(
             index_dir,
