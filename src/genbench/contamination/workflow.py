@@ -196,7 +196,7 @@ def search(
         progress: Show progress bars.
         backend: The index backend: an object, or a name (``embedded``, the default, or ``elasticsearch``).
         backend_options: Options of a backend given by name (for ``elasticsearch``: ``url``, ``search_size``, ...).
-        verify: Check the SHA-256 of every file of each index before searching it (embedded backend; without it,
+        verify: Check the checksum of every file of each index before searching it (embedded backend; without it,
             file sizes and the checksums of small files are checked).
 
     Raises:

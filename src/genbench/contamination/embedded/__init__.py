@@ -35,7 +35,7 @@ class EmbeddedBackend(IndexBackend):
     Args:
         index_dir: Folder holding the indexes.
         shard_rows: Rows per build shard.
-        verify: Check the SHA-256 of every file of an index when it is opened (otherwise sizes, and the checksums
+        verify: Check the checksum of every file of an index when it is opened (otherwise sizes, and the checksums
             of files up to :data:`~genbench.contamination.embedded.integrity.CHEAP_VERIFY_BYTES`).
     """
 
