@@ -44,18 +44,18 @@ class HashingWriter:
         self.path = path
         self._handle: BinaryIO = open(path, "wb")  # noqa: SIM115 (closed by close())
         self._digest = new_digest()
-        self.bytes = 0
+        self.size = 0
 
     def write(self, data: Any) -> int:
         view = memoryview(data).cast("B")
         self._digest.update(view)
-        self.bytes += len(view)
+        self.size += len(view)
         return self._handle.write(view)
 
     def close(self) -> dict[str, Any]:
         """Close the file; returns its record (``bytes``, checksum)."""
         self._handle.close()
-        return {"bytes": self.bytes, DIGEST: str(self._digest.hexdigest())}
+        return {"bytes": self.size, DIGEST: str(self._digest.hexdigest())}
 
     def __enter__(self) -> HashingWriter:
         return self
