@@ -50,8 +50,9 @@ def test_an_ngram_table_copied_from_another_index_with_as_many_tokens_is_not_use
     result = _search(ours, index_dir, [QUESTION], verify=verify).results[0]
     assert result.instances[0].raw_score == pytest.approx(expected)
     assert (table / "meta.json").read_text() != copied_meta  # built again, for this index
-    assert json.loads((table / "meta.json").read_text())["built_from"]["tokens.npy"] == (
-        mine["files"]["tokens.npy"]["xxh3_128"]
+    assert (
+        json.loads((table / "meta.json").read_text())["built_from"]["tokens.npy"]
+        == (mine["files"]["tokens.npy"]["xxh3_128"])
     )
 
 
@@ -106,9 +107,7 @@ def test_an_unchanged_file_touched_or_gone_still_answers(tmp_path: Path, write_j
         assert _search(Path(name), tmp_path / "idx", [QUESTION]).results[0].score == 1.0
 
 
-def test_an_index_folder_holding_another_dataset_does_not_answer_for_the_one_named(
-    tmp_path: Path, write_jsonl, chat
-):
+def test_an_index_folder_holding_another_dataset_does_not_answer_for_the_one_named(tmp_path: Path, write_jsonl, chat):
     """The attack of issue 31: the folder of one dataset's index replaced by another's; the Elasticsearch backend
     refused this already, the embedded one answered for the dataset named with the other's units."""
     ours = write_jsonl(tmp_path / "ours.jsonl", [chat("nothing to see here at all")])

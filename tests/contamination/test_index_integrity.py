@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from genbench.cli import cli
 from genbench.contamination import ContaminationError, TestSet, build_index, search
-from genbench.contamination.embedded import EmbeddedBackend
 from genbench.contamination.checksums import file_digest
+from genbench.contamination.embedded import EmbeddedBackend
 from genbench.contamination.embedded.integrity import is_sealed
 from genbench.contamination.errors import DamagedIndexError
 
