@@ -5,7 +5,9 @@ index holding another dataset does not answer for the one named."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import time
 import warnings
 from pathlib import Path
 
@@ -13,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from genbench.cli import cli
-from genbench.contamination import ContaminationError, TestSet, build_index, search
+from genbench.contamination import ContaminationError, TestSet, build_index, search, source_check
 from genbench.contamination.embedded import EmbeddedBackend
 from genbench.contamination.errors import ContaminationWarning
 from genbench.contamination.training_data import UnitSpec, load_training_dataset
@@ -88,11 +90,32 @@ def test_rows_appended_after_indexing_are_not_answered_for_by_the_old_index(tmp_
 
 def test_a_file_changed_in_place_with_its_size_kept_is_seen(tmp_path: Path, write_jsonl, chat):
     train = write_jsonl(tmp_path / "train.jsonl", [chat("the weather is nice in spring"), chat("alpha beta gamma")])
-    build_index(str(train), index_dir=tmp_path / "idx")
-    data = train.read_bytes()
-    train.write_bytes(data.replace(b"spring", b"summer"))  # same size
+    (manifest,) = build_index(str(train), index_dir=tmp_path / "idx")
+    time.sleep(0.05)  # file times tick in jiffies (1-10 ms): a write now has other times than those recorded
+    train.write_bytes(train.read_bytes().replace(b"spring", b"summer"))  # same size
     with pytest.raises(ContaminationError, match="changed since it was indexed"):
         _search(train, tmp_path / "idx", ["the weather is nice"])
+
+    # Its modification time set back (`touch -d`, `cp -p`): the change time still differs, so it is read.
+    recorded = manifest["source"]["file_state"]
+    os.utime(train, ns=(recorded["mtime_ns"], recorded["mtime_ns"]))
+    with pytest.raises(ContaminationError, match="changed since it was indexed"):
+        _search(train, tmp_path / "idx", ["the weather is nice"])
+
+
+def test_a_file_of_the_recorded_size_and_times_is_not_read_unless_verified(
+    tmp_path: Path, write_jsonl, chat, monkeypatch
+):
+    """A search reads the training file only when its size or times differ from those recorded (or with verify)."""
+    train = write_jsonl(tmp_path / "train.jsonl", [chat(QUESTION)])
+    build_index(str(train), index_dir=tmp_path / "idx")
+    read: list[Path] = []
+    real = source_check.file_digest
+    monkeypatch.setattr(source_check, "file_digest", lambda path: read.append(path) or real(path))
+    assert _search(train, tmp_path / "idx", [QUESTION]).results[0].score == 1.0
+    assert read == []
+    assert _search(train, tmp_path / "idx", [QUESTION], verify=True).results[0].score == 1.0
+    assert read == [train.resolve()]
 
 
 def test_an_unchanged_file_touched_or_gone_still_answers(tmp_path: Path, write_jsonl, chat):

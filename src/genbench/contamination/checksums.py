@@ -3,11 +3,14 @@
 It guards against damage and change (a disk, a copy cut short, rows appended to a training file), not against
 someone who also rewrites what records it, so it need not be cryptographic: ``xxhash`` (installed with ``datasets``)
 hashes about 15 times faster than SHA-256 here, so checks that read whole files cost little more than the reading.
-A training file's fingerprint stays its SHA-256 (what ``sha256sum`` prints, recorded in reports).
+A training file's fingerprint stays its SHA-256 (what ``sha256sum`` prints, recorded in reports). Beside its
+checksum, a training file's :func:`file_state` is recorded: a file whose size and times are unchanged is taken as
+unchanged without reading it (what ``make`` and rsync's quick check do; the change time cannot be set back).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -39,3 +42,8 @@ def file_digest(path: Path) -> str:
         while chunk := handle.read(_READ_BYTES):
             digest.update(chunk)
     return str(digest.hexdigest())
+
+
+def file_state(status: os.stat_result) -> dict[str, int]:
+    """What changes whenever a file's content does: its size, modification and change times (nanoseconds)."""
+    return {"bytes": status.st_size, "mtime_ns": status.st_mtime_ns, "ctime_ns": status.st_ctime_ns}

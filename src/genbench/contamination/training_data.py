@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from genbench.contamination.checksums import DIGEST, new_digest
+from genbench.contamination.checksums import DIGEST, file_state, new_digest
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.units import (
     as_text,
@@ -134,6 +134,7 @@ class LoadedDataset:
         fingerprint: SHA-256 of the file, or the ``datasets`` fingerprint.
         content_digest: XXH3-128 of the file (files only: what ``search`` checks the file against, see
             :mod:`~genbench.contamination.source_check`).
+        state: The file's size and times when it was read (files only; ``None`` if it changed while read).
     """
 
     name: str
@@ -143,6 +144,7 @@ class LoadedDataset:
     split: str
     fingerprint: str
     content_digest: str | None = None
+    state: dict[str, int] | None = None
 
     @property
     def num_rows(self) -> int:
@@ -173,7 +175,7 @@ class LoadedDataset:
         return rows.slice(start, max(stop - start, 0))
 
     def source_info(self) -> dict[str, Any]:
-        info = {
+        info: dict[str, Any] = {
             "name": self.name,
             "kind": self.kind,
             "path": self.path,
@@ -183,6 +185,8 @@ class LoadedDataset:
         }
         if self.content_digest is not None:
             info[DIGEST] = self.content_digest
+        if self.state is not None:
+            info["file_state"] = self.state
         return info
 
 
@@ -228,8 +232,8 @@ def load_training_dataset(name: str, split: str = "train", spec: UnitSpec | None
                 raise ContaminationError(
                     f"{path}: unsupported file type {path.suffix!r}; use a .jsonl or .parquet file, or a folder."
                 )
-            table, fingerprint, content = _read_file(path, kind, split, spec)
-            loaded = LoadedDataset(name, table, kind, str(path.resolve()), split, fingerprint, content)
+            table, fingerprint, content, state = _read_file(path, kind, split, spec)
+            loaded = LoadedDataset(name, table, kind, str(path.resolve()), split, fingerprint, content, state)
         elif is_local(path, "dir"):
             import datasets
 
@@ -259,8 +263,11 @@ def load_training_dataset(name: str, split: str = "train", spec: UnitSpec | None
     return loaded
 
 
-def _read_file(path: Path, kind: str, split: str, spec: UnitSpec | None = None) -> tuple[Any, str, str]:
-    """The file's rows (a reader that parses them range by range where it can), the file's SHA-256 and its XXH3-128.
+def _read_file(
+    path: Path, kind: str, split: str, spec: UnitSpec | None = None
+) -> tuple[Any, str, str, dict[str, int] | None]:
+    """The file's rows (a reader that parses them range by range where it can), the file's SHA-256, its XXH3-128 and
+    its :func:`~genbench.contamination.checksums.file_state` (``None`` when it changed while it was read).
 
     A JSONL file whose every line starts with ``{`` is read in blocks of :data:`BLOCK_LINES` lines
     (:class:`_JsonlBlocks`); a Parquet file by row groups (:class:`_ParquetRowGroups`). Other JSONL files (blank
@@ -277,6 +284,7 @@ def _read_file(path: Path, kind: str, split: str, spec: UnitSpec | None = None) 
         # One streaming pass for the fingerprint, the line count and the byte offset of every BLOCK_LINES-th line;
         # the parsers read the file themselves, so its bytes are never all in memory.
         with open(path, "rb") as handle:
+            state: dict[str, int] | None = file_state(os.fstat(handle.fileno()))
             while block := handle.read(_READ_BLOCK):
                 digest.update(block)
                 content.update(block)
@@ -302,6 +310,8 @@ def _read_file(path: Path, kind: str, split: str, spec: UnitSpec | None = None) 
                 lines += len(newlines)
                 last = block[-1:]
                 position += len(block)
+            if state is not None and (file_state(os.fstat(handle.fileno())) != state or position != state["bytes"]):
+                state = None  # changed while read: its state cannot vouch for the checksum
     except OSError as exc:
         raise ContaminationError(f"Could not read {path}: {exc}") from exc
     if kind == "jsonl":
@@ -309,18 +319,18 @@ def _read_file(path: Path, kind: str, split: str, spec: UnitSpec | None = None) 
     if last != b"\n":
         lines += 1
     if kind == "parquet":
-        return _ParquetRowGroups(path), digest.hexdigest(), content.hexdigest()
+        return _ParquetRowGroups(path), digest.hexdigest(), content.hexdigest(), state
     if plain and lines > 0:
         offsets = np.concatenate([*block_starts, [position]])
         offsets = offsets[(offsets < position) | (np.arange(len(offsets)) == len(offsets) - 1)]
-        return _JsonlBlocks(path, offsets, lines, split, spec), digest.hexdigest(), content.hexdigest()
+        return _JsonlBlocks(path, offsets, lines, split, spec), digest.hexdigest(), content.hexdigest(), state
     table = _read_jsonl_fast(path, spec) if objects_only else None
     if table is None:
         # Anything unusual (blank lines, a line with several objects, bad JSON or UTF-8): the careful reader, which
         # also names the offending line in its errors.
 
         table = read_jsonl(path, split=split).data.table
-    return table, digest.hexdigest(), content.hexdigest()
+    return table, digest.hexdigest(), content.hexdigest(), state
 
 
 BLOCK_LINES = 1024

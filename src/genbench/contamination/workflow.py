@@ -197,7 +197,8 @@ def search(
         backend: The index backend: an object, or a name (``embedded``, the default, or ``elasticsearch``).
         backend_options: Options of a backend given by name (for ``elasticsearch``: ``url``, ``search_size``, ...).
         verify: Check the checksum of every file of each index before searching it (embedded backend; without it,
-            file sizes and the checksums of small files are checked).
+            file sizes and the checksums of small files are checked), and of each training file (without it, a file
+            whose size and times are those recorded is taken as unchanged).
 
     Raises:
         ContaminationError: an index is missing, holds another dataset than the one named, or its training data
@@ -220,7 +221,7 @@ def search(
     results = []
     try:
         for index in indexes:  # an index answers only for the training data as it is now
-            check_unchanged(index.manifest, str(getattr(chosen, "index_dir", "")) or None)
+            check_unchanged(index.manifest, str(getattr(chosen, "index_dir", "")) or None, verify=verify)
         suite = list(test_sets) if test_sets is not None else task_test_sets()
         if not suite:
             raise ContaminationError("There are no test sets to search.")
