@@ -158,3 +158,15 @@ def test_the_check_of_changed_data_holds_on_every_backend(tmp_path: Path, write_
         handle.write(json.dumps(chat(QUESTION)) + "\n")
     with pytest.raises(ContaminationError, match="changed since it was indexed"):
         search(str(train), test_sets=[test_set], ngram_size=3, backend=backend)
+
+
+def test_a_manifest_without_the_checksum_is_checked_by_its_fingerprint(tmp_path: Path, write_jsonl, chat):
+    """Indexes recorded before the checksum (e.g. on an Elasticsearch server) are checked by the SHA-256."""
+    train = write_jsonl(tmp_path / "train.jsonl", [chat(QUESTION)])
+    source = load_training_dataset(str(train)).source_info()
+    old = {"name": "train.text", "source": {k: v for k, v in source.items() if k not in ("xxh3_128", "file_state")}}
+    source_check.check_unchanged(old)  # the same file: no error
+    with open(train, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(chat("one more row")) + "\n")
+    with pytest.raises(ContaminationError, match="changed since it was indexed"):
+        source_check.check_unchanged(old)

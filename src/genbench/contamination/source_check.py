@@ -15,7 +15,6 @@ resolved path, SHA-256 fingerprint and, for files, XXH3-128 checksum). Before an
 
 from __future__ import annotations
 
-import hashlib
 import shlex
 import warnings
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any
 from genbench.contamination.checksums import DIGEST, file_digest, file_state
 from genbench.contamination.errors import ContaminationError, ContaminationWarning
 from genbench.contamination.training_data import UnitSpec, is_local, load_training_dataset
+from genbench.data.checksums import file_sha256
 
 
 def check_same_source(manifest: dict[str, Any], index: str, dataset: str) -> None:
@@ -66,7 +66,7 @@ def check_unchanged(manifest: dict[str, Any], index_dir: str | None = None, *, v
         file = Path(path)
         recorded, digest = source.get(DIGEST), file_digest
         if recorded is None:  # recorded by an index format without the checksum: the fingerprint
-            recorded, digest = source.get("fingerprint"), _file_sha256
+            recorded, digest = source.get("fingerprint"), file_sha256
         try:
             if not verify and source.get("file_state") == file_state(file.stat()):
                 return  # same size, same times: the same content (the change time cannot be set back)
@@ -90,14 +90,6 @@ def check_unchanged(manifest: dict[str, Any], index_dir: str | None = None, *, v
             f"The training dataset {name!r} changed since it was indexed into {manifest.get('name')} (fingerprint "
             f"{loaded.fingerprint} instead of {source.get('fingerprint')}): the index does not answer for it. {again}"
         )
-
-
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _spec(manifest: dict[str, Any]) -> UnitSpec | None:
