@@ -444,6 +444,8 @@ def _check_utf8(
     decoder: codecs.IncrementalDecoder, block: bytes, path: Path, lines_before: int, *, final: bool = False
 ) -> None:
     """Feed ``block`` to an incremental UTF-8 decoder; raise naming the line of the first invalid byte."""
+    if block.isascii() and not decoder.getstate()[0]:
+        return  # ASCII is UTF-8, and no sequence is left open: nothing to decode (a fast scan of the bytes)
     try:
         decoder.decode(block, final)
     except UnicodeDecodeError as exc:
