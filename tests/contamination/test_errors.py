@@ -105,3 +105,19 @@ def test_test_dataset_without_the_field(tmp_path: Path, write_jsonl):
 
 def test_every_error_is_a_genbench_value_error():
     assert issubclass(ContaminationError, GenBenchError) and issubclass(ContaminationError, ValueError)
+
+
+@pytest.mark.parametrize("ending", [b"\xc3", b"\xc3\xa9"], ids=["cut-sequence", "whole-sequence"])
+def test_utf8_is_checked_across_read_blocks_followed_by_ascii(tmp_path: Path, monkeypatch, ending: bytes):
+    """A block of pure ASCII skips the decoder only when no sequence is left open by the block before."""
+    from genbench.contamination.training_data import load_training_dataset
+
+    first = b'{"text": "caf' + ending
+    path = tmp_path / "train.jsonl"
+    path.write_bytes(first + b'"}\n' + b'{"text": "plain ascii"}\n' * 3)
+    monkeypatch.setattr("genbench.contamination.training_data._READ_BLOCK", len(first))
+    if ending == b"\xc3":
+        with pytest.raises(DataLoadError, match="line 1: not valid UTF-8"):
+            load_training_dataset(str(path))
+    else:
+        assert load_training_dataset(str(path)).num_rows == 4

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from genbench.cli import cli
 from genbench.contamination import ContaminationError, TestSet, build_index, search
+from genbench.contamination.checksums import file_digest
 from genbench.contamination.embedded import EmbeddedBackend
 from genbench.contamination.embedded.integrity import is_sealed
 from genbench.contamination.errors import DamagedIndexError
@@ -36,7 +37,7 @@ def test_manifest_lists_every_file_and_is_sealed(tmp_path: Path, write_jsonl, ch
     assert set(manifest["files"]) == {"vocab.txt", "tokens.npy", "offsets.npy", "original_ids.npy", "turns.npy"}
     for name, record in manifest["files"].items():
         assert record["bytes"] == (folder / name).stat().st_size
-        assert len(record["sha256"]) == 64
+        assert record["xxh3_128"] == file_digest(folder / name)
     assert is_sealed(json.loads((folder / "manifest.json").read_text()))
     table_meta = json.loads((folder / "tables" / "ngram-3" / "meta.json").read_text())
     assert set(table_meta["files"]) == {"keys.npy", "units.npy", "fence.npy", "impure.npy"} and is_sealed(table_meta)
@@ -116,7 +117,7 @@ def test_verify_checks_the_checksums_of_large_files(tmp_path: Path, write_jsonl,
     data[-1] ^= 1  # a flip that keeps the size
     path.write_bytes(bytes(data))
     EmbeddedBackend(tmp_path / "idx").open(str(train))  # sizes only: not seen
-    with pytest.raises(DamagedIndexError, match="turns.npy does not have the SHA-256"):
+    with pytest.raises(DamagedIndexError, match="turns.npy does not have the checksum"):
         _search(train, tmp_path, verify=True)
 
 
@@ -159,5 +160,5 @@ def test_a_value_out_of_range_in_a_large_file_is_traced_to_it(tmp_path: Path, wr
     tokens[offsets[-1] - 1] = 2**31 - 1  # the last token of the last unit (QUESTION's "today"): no such word
     np.save(folder / "tokens.npy", tokens)  # same size
     test_set = TestSet.from_texts("probe", ["what is the capital city"])
-    with pytest.raises(DamagedIndexError, match=r"tokens\.npy does not have the SHA-256.*--rebuild"):
+    with pytest.raises(DamagedIndexError, match=r"tokens\.npy does not have the checksum.*--rebuild"):
         search(str(train), test_sets=[test_set], ngram_size=3, index_dir=tmp_path / "idx")

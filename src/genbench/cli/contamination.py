@@ -456,7 +456,7 @@ def index(
 @_option(
     "verify",
     is_flag=True,
-    help="Check the SHA-256 of every file of the indexes first (embedded; else sizes and small files' checksums).",
+    help="Check the checksum of every file of the indexes first (embedded; else sizes and small files' checksums).",
 )
 @_backend_options
 @_option(

@@ -36,6 +36,7 @@ import numpy as np
 from genbench.contamination.allocator import reused_heap
 from genbench.contamination.analysis import tokenize
 from genbench.contamination.backend import SearchMode, SearchResult, text_instance_results, unit_preview
+from genbench.contamination.checksums import DIGEST, file_state, new_digest
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.match_scores import (
     PairScores,
@@ -207,10 +208,11 @@ def _scan_dataset(
     """One pass over a training dataset: its manifest and, per test set, the kept pairs."""
     path = Path(name).expanduser()
     if is_local(path, "file") and path.suffix.lower() == ".jsonl":
-        digest = hashlib.sha256()
+        digest, content = hashlib.sha256(), new_digest()
+        state: dict[str, int] = {}
         try:
             bests, rows, units, tokens = _run_blocks(
-                _jsonl_blocks(path, digest), spec, queries, mode, top_k, progress, name
+                _jsonl_blocks(path, digest, content, state), spec, queries, mode, top_k, progress, name
             )
         except _NotPlain:
             units = 0
@@ -222,7 +224,10 @@ def _scan_dataset(
                 "split": split,
                 "fingerprint": digest.hexdigest(),
                 "rows": rows,
+                DIGEST: content.hexdigest(),
             }
+            if state:
+                source["file_state"] = state
             return _manifest(name, source, spec, units, tokens, rows), bests
 
     loaded = load_training_dataset(name, split, spec)
@@ -245,14 +250,20 @@ def _manifest(name: str, source: dict[str, Any], spec: UnitSpec, units: int, tok
     }
 
 
-def _jsonl_blocks(path: Path, digest: Any) -> Iterator[_Block]:
+def _jsonl_blocks(path: Path, digest: Any, content: Any, state: dict[str, int]) -> Iterator[_Block]:
     """The file's lines in blocks of about :data:`BLOCK_BYTES`, each ending at a line end; every byte read goes to
-    ``digest`` (a ``hashlib`` hash: the file's SHA-256 is the fingerprint ``load_training_dataset`` gives it)."""
+    ``digest`` (SHA-256: the fingerprint ``load_training_dataset`` gives the file) and ``content`` (its XXH3-128, as
+    an index records it); ``state`` receives the file's state (as an index records it) when it is read whole and
+    unchanged."""
     carry: list[bytes] = []
+    read = 0
     try:
         with open(path, "rb") as handle:
+            before = file_state(os.fstat(handle.fileno()))
             while chunk := handle.read(BLOCK_BYTES):
+                read += len(chunk)
                 digest.update(chunk)
+                content.update(chunk)
                 cut = chunk.rfind(b"\n") + 1
                 if cut == 0:  # a line longer than a block: keep reading
                     carry.append(chunk)
@@ -261,6 +272,8 @@ def _jsonl_blocks(path: Path, digest: Any) -> Iterator[_Block]:
                 block = b"".join([*carry, chunk[:cut]]) if carry else (chunk if cut == len(chunk) else chunk[:cut])
                 carry = [chunk[cut:]] if cut < len(chunk) else []
                 yield _Block(data=block)
+            if file_state(os.fstat(handle.fileno())) == before and read == before["bytes"]:
+                state.update(before)
     except OSError as exc:
         raise ContaminationError(f"Could not read {path}: {exc}") from exc
     if carry:

@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from genbench.contamination.checksums import DIGEST, file_state, new_digest
 from genbench.contamination.errors import ContaminationError
-from genbench.contamination.memory import give_back_free_memory
 from genbench.contamination.units import (
     as_text,
     check_unit_schema,
@@ -132,6 +132,9 @@ class LoadedDataset:
         path: The resolved file or folder (``None`` for a Hub id).
         split: The split read.
         fingerprint: SHA-256 of the file, or the ``datasets`` fingerprint.
+        content_digest: XXH3-128 of the file (files only: what ``search`` checks the file against, see
+            :mod:`~genbench.contamination.source_check`).
+        state: The file's size and times when it was read (files only; ``None`` if it changed while read).
     """
 
     name: str
@@ -140,6 +143,8 @@ class LoadedDataset:
     path: str | None
     split: str
     fingerprint: str
+    content_digest: str | None = None
+    state: dict[str, int] | None = None
 
     @property
     def num_rows(self) -> int:
@@ -170,7 +175,7 @@ class LoadedDataset:
         return rows.slice(start, max(stop - start, 0))
 
     def source_info(self) -> dict[str, Any]:
-        return {
+        info: dict[str, Any] = {
             "name": self.name,
             "kind": self.kind,
             "path": self.path,
@@ -178,6 +183,11 @@ class LoadedDataset:
             "fingerprint": self.fingerprint,
             "rows": self.num_rows,
         }
+        if self.content_digest is not None:
+            info[DIGEST] = self.content_digest
+        if self.state is not None:
+            info["file_state"] = self.state
+        return info
 
 
 def _is_hf_dataset(rows: Any) -> bool:
@@ -222,8 +232,8 @@ def load_training_dataset(name: str, split: str = "train", spec: UnitSpec | None
                 raise ContaminationError(
                     f"{path}: unsupported file type {path.suffix!r}; use a .jsonl or .parquet file, or a folder."
                 )
-            table, fingerprint = _read_file(path, kind, split, spec)
-            loaded = LoadedDataset(name, table, kind, str(path.resolve()), split, fingerprint)
+            table, fingerprint, content, state = _read_file(path, kind, split, spec)
+            loaded = LoadedDataset(name, table, kind, str(path.resolve()), split, fingerprint, content, state)
         elif is_local(path, "dir"):
             import datasets
 
@@ -253,15 +263,18 @@ def load_training_dataset(name: str, split: str = "train", spec: UnitSpec | None
     return loaded
 
 
-def _read_file(path: Path, kind: str, split: str, spec: UnitSpec | None = None) -> tuple[Any, str]:
-    """The file's rows (a reader that parses them range by range where it can), and the file's SHA-256.
+def _read_file(
+    path: Path, kind: str, split: str, spec: UnitSpec | None = None
+) -> tuple[Any, str, str, dict[str, int] | None]:
+    """The file's rows (a reader that parses them range by range where it can), the file's SHA-256, its XXH3-128 and
+    its :func:`~genbench.contamination.checksums.file_state` (``None`` when it changed while it was read).
 
     A JSONL file whose every line starts with ``{`` is read in blocks of :data:`BLOCK_LINES` lines
     (:class:`_JsonlBlocks`); a Parquet file by row groups (:class:`_ParquetRowGroups`). Other JSONL files (blank
     lines, leading spaces, a byte-order mark, lines that are not objects) are read whole, by pyarrow where it reads
     them exactly, else by the careful reader that names the offending line.
     """
-    digest = hashlib.sha256()
+    digest, content = hashlib.sha256(), new_digest()
     lines, last, position = 0, b"\n", 0
     objects_only, line_start = True, b""
     plain = kind == "jsonl"  # every line starts with `{` (so it can be parsed from any line start on)
@@ -271,8 +284,10 @@ def _read_file(path: Path, kind: str, split: str, spec: UnitSpec | None = None) 
         # One streaming pass for the fingerprint, the line count and the byte offset of every BLOCK_LINES-th line;
         # the parsers read the file themselves, so its bytes are never all in memory.
         with open(path, "rb") as handle:
+            state: dict[str, int] | None = file_state(os.fstat(handle.fileno()))
             while block := handle.read(_READ_BLOCK):
                 digest.update(block)
+                content.update(block)
                 if kind == "parquet":
                     continue
                 _check_utf8(utf8, block, path, lines)
@@ -295,6 +310,8 @@ def _read_file(path: Path, kind: str, split: str, spec: UnitSpec | None = None) 
                 lines += len(newlines)
                 last = block[-1:]
                 position += len(block)
+            if state is not None and (file_state(os.fstat(handle.fileno())) != state or position != state["bytes"]):
+                state = None  # changed while read: its state cannot vouch for the checksum
     except OSError as exc:
         raise ContaminationError(f"Could not read {path}: {exc}") from exc
     if kind == "jsonl":
@@ -302,18 +319,18 @@ def _read_file(path: Path, kind: str, split: str, spec: UnitSpec | None = None) 
     if last != b"\n":
         lines += 1
     if kind == "parquet":
-        return _ParquetRowGroups(path), digest.hexdigest()
+        return _ParquetRowGroups(path), digest.hexdigest(), content.hexdigest(), state
     if plain and lines > 0:
         offsets = np.concatenate([*block_starts, [position]])
         offsets = offsets[(offsets < position) | (np.arange(len(offsets)) == len(offsets) - 1)]
-        return _JsonlBlocks(path, offsets, lines, split, spec), digest.hexdigest()
+        return _JsonlBlocks(path, offsets, lines, split, spec), digest.hexdigest(), content.hexdigest(), state
     table = _read_jsonl_fast(path, spec) if objects_only else None
     if table is None:
         # Anything unusual (blank lines, a line with several objects, bad JSON or UTF-8): the careful reader, which
         # also names the offending line in its errors.
 
         table = read_jsonl(path, split=split).data.table
-    return table, digest.hexdigest()
+    return table, digest.hexdigest(), content.hexdigest(), state
 
 
 BLOCK_LINES = 1024
@@ -427,6 +444,8 @@ def _check_utf8(
     decoder: codecs.IncrementalDecoder, block: bytes, path: Path, lines_before: int, *, final: bool = False
 ) -> None:
     """Feed ``block`` to an incremental UTF-8 decoder; raise naming the line of the first invalid byte."""
+    if block.isascii() and not decoder.getstate()[0]:
+        return  # ASCII is UTF-8, and no sequence is left open: nothing to decode (a fast scan of the bytes)
     try:
         decoder.decode(block, final)
     except UnicodeDecodeError as exc:
@@ -438,9 +457,9 @@ def _check_utf8(
 
 
 def _pool() -> pa.MemoryPool:
-    """The memory pool of the tables of JSONL ranges: the system allocator's, whose free memory
-    :func:`~genbench.contamination.memory.give_back_free_memory` returns between shards (pyarrow's default pool keeps
-    its worker threads' freed pages)."""
+    """The memory pool of the tables of JSONL ranges: the system allocator's, whose freed memory the next shard
+    reuses and :func:`~genbench.contamination.memory.give_back_free_memory` returns after the last (pyarrow's default
+    pool keeps its worker threads' freed pages)."""
     import pyarrow as pa
 
     return pa.system_memory_pool()
@@ -638,7 +657,6 @@ def iter_unit_batches(
         except ContaminationError as exc:
             raise ContaminationError(f"{loaded.name}, rows {row_start + 1}-{row_stop}: {exc}") from exc
         del table
-        give_back_free_memory()
         yield UnitBatch(shard, row_start, row_stop, texts, local_rows + row_start, turns)
 
 

@@ -26,6 +26,7 @@ from genbench.contamination.backend import IndexBackend, SearchMode, SearchResul
 from genbench.contamination.backends import create_backend
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.report import DecontaminationSummary, write_decontaminated, write_report
+from genbench.contamination.source_check import check_unchanged
 from genbench.contamination.testsets import TestSet, task_test_sets
 from genbench.contamination.training_data import UnitSpec, load_training_dataset, read_dataset_mixer
 
@@ -195,11 +196,14 @@ def search(
         progress: Show progress bars.
         backend: The index backend: an object, or a name (``embedded``, the default, or ``elasticsearch``).
         backend_options: Options of a backend given by name (for ``elasticsearch``: ``url``, ``search_size``, ...).
-        verify: Check the SHA-256 of every file of each index before searching it (embedded backend; without it,
-            file sizes and the checksums of small files are checked).
+        verify: Check the checksum of every file of each index before searching it (embedded backend; without it,
+            file sizes and the checksums of small files are checked), and of each training file (without it, a file
+            whose size and times are those recorded is taken as unchanged).
 
     Raises:
-        ContaminationError: an index is missing, or the options do not fit the index type.
+        ContaminationError: an index is missing, holds another dataset than the one named, or its training data
+            changed since it was indexed (:mod:`~genbench.contamination.source_check`); the options do not fit the
+            index type.
         DamagedIndexError: an index's file is missing or damaged (the message says how to rebuild it).
     """
     mode = SearchMode.create(
@@ -214,11 +218,13 @@ def search(
         chosen.verify = True
     names = training_datasets(train_datasets, dataset_mixer_config)
     indexes = [chosen.open(name, index_type=index_type, model=model) for name in names]
-    suite = list(test_sets) if test_sets is not None else task_test_sets()
-    if not suite:
-        raise ContaminationError("There are no test sets to search.")
     results = []
     try:
+        for index in indexes:  # an index answers only for the training data as it is now
+            check_unchanged(index.manifest, str(getattr(chosen, "index_dir", "")) or None, verify=verify)
+        suite = list(test_sets) if test_sets is not None else task_test_sets()
+        if not suite:
+            raise ContaminationError("There are no test sets to search.")
         for index in indexes:
             for test_set in suite:
                 results.append(index.search(test_set, mode, top_k=top_k, progress=progress))

@@ -19,6 +19,7 @@ from genbench.contamination.embedded.store import FORMAT_VERSION, MANIFEST, open
 from genbench.contamination.embedded.text_index import TextIndex, TextShardBuilder
 from genbench.contamination.embedded.vector_index import VectorIndex, VectorShardBuilder, load_model, resolve_model
 from genbench.contamination.errors import ContaminationError, DamagedIndexError
+from genbench.contamination.source_check import check_same_source
 from genbench.contamination.training_data import LoadedDataset, UnitSpec, index_name, is_local, no_units_error
 from genbench.contamination.training_data import safe_file_name as _safe_name
 from genbench.core.files import prepare_output_dir
@@ -34,7 +35,7 @@ class EmbeddedBackend(IndexBackend):
     Args:
         index_dir: Folder holding the indexes.
         shard_rows: Rows per build shard.
-        verify: Check the SHA-256 of every file of an index when it is opened (otherwise sizes, and the checksums
+        verify: Check the checksum of every file of an index when it is opened (otherwise sizes, and the checksums
             of files up to :data:`~genbench.contamination.embedded.integrity.CHEAP_VERIFY_BYTES`).
     """
 
@@ -150,8 +151,8 @@ class EmbeddedBackend(IndexBackend):
         """Open an index by dataset name (as indexed) or by its folder name.
 
         Raises:
-            ContaminationError: there is no such index (the message lists the existing ones), or it is of another
-                type or was built by an older analyzer.
+            ContaminationError: there is no such index (the message lists the existing ones), it holds another
+                dataset than the one named, or it is of another type or was built by an older analyzer.
             DamagedIndexError: a file of the index is missing or does not match the manifest (the message names
                 the file and the command that rebuilds the index).
         """
@@ -159,6 +160,8 @@ class EmbeddedBackend(IndexBackend):
         path = self._find(dataset, index_type, model)
         hint = self.rebuild_hint(path, dataset, index_type, model)
         manifest = open_manifest(path, hint, verify=self.verify)
+        if dataset != path.name:  # opened by dataset name: it must be the dataset this index holds
+            check_same_source(manifest, path.name, dataset)
         if manifest.get("index_type") != index_type:
             raise ContaminationError(
                 f"The index {path.name} is a {manifest.get('index_type')} index; this search needs a {index_type} "

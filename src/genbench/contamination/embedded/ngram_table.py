@@ -28,8 +28,9 @@ from typing import Any
 
 import numpy as np
 
+from genbench.contamination.allocator import reused_heap
 from genbench.contamination.analysis import ANALYZER_VERSION
-from genbench.contamination.embedded.integrity import check_files, file_records, is_sealed, seal
+from genbench.contamination.embedded.integrity import check_files, file_records, is_sealed, recorded_digest, seal
 from genbench.contamination.embedded.npy_file import NpyFile
 from genbench.contamination.errors import DamagedIndexError
 from genbench.contamination.hashing import MULTIPLIER, SEED, mix
@@ -86,13 +87,31 @@ FENCE_STRIDE = 256
 """Every this many keys, one is kept in ``fence.npy`` (read whole by a search: where to read the keys)."""
 
 
-def build_table(index_path: Path, n: int, *, hash_bits: int = 64) -> Path:
+BUILT_FROM = ("tokens.npy", "offsets.npy")
+"""The index files a table is derived from: its ``meta.json`` records their checksums (``built_from``)."""
+
+
+def built_from(index_files: Any) -> dict[str, str | None]:
+    """What binds a table to its index: the checksums the index's manifest (``files``) records for
+    :data:`BUILT_FROM`."""
+    return {name: recorded_digest(index_files, name) for name in BUILT_FROM}
+
+
+def build_table(index_path: Path, n: int, index_files: dict[str, Any], *, hash_bits: int = 64) -> Path:
     """Build and store the table of ``n``-grams of an index, atomically; returns its folder.
+
+    ``index_files`` is the index manifest's ``files``: the table records the checksums of the files it is built from
+    (:func:`built_from`), so that it is only ever used with them.
 
     An external sort: the windows are hashed and sorted :data:`RUN_ENTRIES` at a time into runs on disk, which are
     merged (:data:`MERGE_ENTRIES` entries in memory at a time) into the table, checking neighbours under one hash
     prefix token by token on the way. Memory is bounded by those constants, not by the index's size.
     """
+    with reused_heap():  # the same large arrays, allocated and freed run after run: keep the memory for reuse
+        return _build_table(index_path, n, index_files, hash_bits=hash_bits)
+
+
+def _build_table(index_path: Path, n: int, index_files: dict[str, Any], *, hash_bits: int) -> Path:
     tokens = NpyFile(index_path / "tokens.npy")
     offsets = NpyFile(index_path / "offsets.npy")
     total = len(tokens)
@@ -128,6 +147,7 @@ def build_table(index_path: Path, n: int, *, hash_bits: int = 64) -> Path:
             "entries": entries,
             "impure_prefixes": impure,
             "tokens": total,
+            "built_from": built_from(index_files),
             "files": file_records(staging, ["keys.npy", "units.npy", "fence.npy", "impure.npy"]),
         }
         (staging / "meta.json").write_text(json.dumps(seal(meta), indent=2), encoding="utf-8")
@@ -385,9 +405,10 @@ class NgramTable:
         self.tokens = tokens
 
     @staticmethod
-    def usable(path: Path, tokens_count: int, hash_bits: int = 64, *, verify: bool = False) -> bool:
-        """Whether a stored table exists, was built by this code for this index, and is whole (its files match the
-        sizes and checksums its sealed ``meta.json`` records: see :mod:`.integrity`; a table that is not is rebuilt).
+    def usable(path: Path, tokens_count: int, index_files: Any, hash_bits: int = 64, *, verify: bool = False) -> bool:
+        """Whether a stored table exists, was built by this code from this index's files (``index_files``: the index
+        manifest's ``files``; see :func:`built_from`), and is whole (its files match the sizes and checksums its
+        sealed ``meta.json`` records: see :mod:`.integrity`). A table that is not is rebuilt.
         """
         try:
             meta = json.loads((path / "meta.json").read_text(encoding="utf-8"))
@@ -400,6 +421,8 @@ class NgramTable:
             and meta.get("analyzer_version") == ANALYZER_VERSION
             and meta.get("tokens") == tokens_count
             and meta.get("hash_bits") == hash_bits
+            and meta.get("built_from") == built_from(index_files)
+            and None not in meta["built_from"].values()
         ):
             return False
         try:

@@ -6,8 +6,9 @@ renamed to ``shard-NNNNNN`` when complete. A build that stops (crash, Ctrl-C) re
 run again with the same settings; with other settings it starts over. A build holds the index's lock, and removes
 the temporaries that killed builds left (:mod:`.leftovers`). The shards are then merged into a staging
 folder with ``manifest.json``, which replaces ``<index dir>/<name>/`` by a rename: readers see the old index or the
-new one, never a mix. The manifest lists the size and SHA-256 of every file and is sealed by a checksum of its own
-(:mod:`.integrity`); an index is checked against it when opened (:func:`open_manifest`) and before a build keeps it.
+new one, never a mix. The manifest lists the size and checksum of every file (taken while the merged files are
+written) and is sealed by a checksum of its own (:mod:`.integrity`); an index is checked against it when opened
+(:func:`open_manifest`) and before a build keeps it.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from genbench.contamination.embedded.integrity import check_files, file_records, is_sealed, seal
+from genbench.contamination.allocator import reused_heap
+from genbench.contamination.embedded.integrity import HashingWriter, check_files, file_records, is_sealed, seal
 from genbench.contamination.embedded.leftovers import build_lock, sweep_index_dir
 from genbench.contamination.embedded.npy_file import npy_header
 from genbench.contamination.errors import ContaminationError, DamagedIndexError
@@ -33,8 +35,9 @@ from genbench.core.files import follow_umask, write_text_atomic
 
 MANIFEST = "manifest.json"
 FORMAT = "genbench-contamination-index"
-FORMAT_VERSION = 2
-"""2: the manifest lists its files' sizes and checksums, and is sealed."""
+FORMAT_VERSION = 3
+"""2: the manifest lists its files' sizes and checksums, and is sealed; 3: XXH3-128 checksums instead of SHA-256,
+and n-gram tables bound to the index files they were built from."""
 
 
 class ShardBuilder(Protocol):
@@ -67,7 +70,7 @@ def open_manifest(path: Path, rebuild_hint: str, *, verify: bool = False) -> dic
     Args:
         path: The index folder.
         rebuild_hint: What to run to build the index again (ends every error message).
-        verify: Check every file's SHA-256 (otherwise sizes, and the checksums of small files only).
+        verify: Check every file's checksum (otherwise sizes, and the checksums of small files only).
 
     Raises:
         DamagedIndexError: the manifest is missing, damaged or of another format version, or a file does not match it.
@@ -124,7 +127,7 @@ def run_build(
     ``check`` sees the counts before the index is put in place; an error it raises discards the build. The build
     holds the index's lock and first removes what stopped builds left behind in the folder (see :mod:`.leftovers`).
     """
-    with build_lock(index_dir, name):
+    with build_lock(index_dir, name), reused_heap():
         sweep_index_dir(index_dir, name)
         return _build_locked(
             index_dir,
@@ -205,7 +208,7 @@ def _build_locked(
 
     staging = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=".staging", dir=index_dir))
     try:
-        _merge_shards([partial / _shard_name(k) for k in range(shards_total)], staging)
+        written = _merge_shards([partial / _shard_name(k) for k in range(shards_total)], staging)
         counts = builder.finalize(staging)
         if check is not None:
             try:
@@ -225,7 +228,7 @@ def _build_locked(
             "counts": {"rows": rows, **counts},
             "build_settings": settings,
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "files": file_records(staging, files),
+            "files": file_records(staging, files, written),
         }
         manifest = seal(manifest)
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False), encoding="utf-8")
@@ -257,21 +260,24 @@ def _write_shard(partial: Path, number: int, contents: dict[str, np.ndarray | st
         raise
 
 
-def _merge_shards(shards: list[Path], staging: Path) -> None:
-    """Concatenate each array (along rows) and each text over the shards, in shard order, into ``staging``."""
+def _merge_shards(shards: list[Path], staging: Path) -> dict[str, dict[str, Any]]:
+    """Concatenate each array (along rows) and each text over the shards, in shard order, into ``staging``; returns
+    the merged files' records (size and checksum, taken while writing: see :mod:`.integrity`)."""
     names = sorted({p.name for shard in shards for p in shard.iterdir()})
+    records: dict[str, dict[str, Any]] = {}
     for file_name in names:
         parts = [shard / file_name for shard in shards]
         if file_name.endswith(".txt"):
-            with open(staging / file_name, "w", encoding="utf-8") as out:
+            with HashingWriter(staging / file_name) as out:
                 for part in parts:
-                    out.write(part.read_text(encoding="utf-8"))
+                    out.write(part.read_bytes())
+                records[file_name] = out.close()
             continue
         # Plain writes, one shard's array at a time: the merged file's pages are never mapped into this process.
         headers = [npy_header(part) for part in parts]
         dtype, trailing = headers[0][0], headers[0][1][1:]
         rows = sum(shape[0] for _, shape, _ in headers)
-        with open(staging / file_name, "wb") as out:
+        with HashingWriter(staging / file_name) as out:
             np.lib.format.write_array_header_1_0(
                 out, {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": (rows, *trailing)}
             )
@@ -281,6 +287,8 @@ def _merge_shards(shards: list[Path], staging: Path) -> None:
                 with open(part, "rb") as source:
                     source.seek(offset)
                     shutil.copyfileobj(source, out, _COPY_BYTES)
+            records[file_name] = out.close()
+    return records
 
 
 _COPY_BYTES = 4 << 20

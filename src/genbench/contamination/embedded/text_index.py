@@ -9,7 +9,6 @@ not grow with the corpus (the vocabulary, and one flag per unit when matched uni
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,7 +25,8 @@ from genbench.contamination.backend import (
     text_instance_results,
     unit_preview,
 )
-from genbench.contamination.embedded.integrity import check_files
+from genbench.contamination.checksums import bytes_digest
+from genbench.contamination.embedded.integrity import check_files, recorded_digest
 from genbench.contamination.embedded.leftovers import build_lock, remove_stale_table_leftovers
 from genbench.contamination.embedded.ngram_table import NgramTable, build_table, table_dir
 from genbench.contamination.embedded.npy_file import NpyFile, npy_header
@@ -187,9 +187,9 @@ class TextIndex(Index):
             except (OSError, UnicodeDecodeError) as exc:
                 raise DamagedIndexError(f"{path} cannot be read ({exc}). {self.rebuild_hint}") from None
             # Read whole anyway: its checksum costs little, whatever its size (see .integrity).
-            if hashlib.sha256(data).hexdigest() != self.manifest.get("files", {}).get("vocab.txt", {}).get("sha256"):
+            if bytes_digest(data) != recorded_digest(self.manifest.get("files"), "vocab.txt"):
                 raise DamagedIndexError(
-                    f"{path} does not have the SHA-256 the index was built with: the file is damaged. "
+                    f"{path} does not have the checksum the index was built with: the file is damaged. "
                     f"{self.rebuild_hint}"
                 )
             expected = self.manifest.get("counts", {}).get("vocabulary")
@@ -206,21 +206,25 @@ class TextIndex(Index):
         if n not in self._tables:
             path = table_dir(self.path, n)
             # A missing, outdated or damaged table is (re)built: it is derived from the index's files.
-            if not NgramTable.usable(path, len(self.tokens), self.hash_bits, verify=self.verify):
+            if not self._table_usable(path, verify=self.verify):
                 path.parent.mkdir(parents=True, exist_ok=True)
                 with build_lock(path.parent, path.name):
                     remove_stale_table_leftovers(path.parent, n)
                     # Another process may have built it while this one waited for the lock.
-                    if not NgramTable.usable(path, len(self.tokens), self.hash_bits, verify=self.verify):
-                        build_table(self.path, n, hash_bits=self.hash_bits)
+                    if not self._table_usable(path, verify=self.verify):
+                        build_table(self.path, n, self.manifest["files"], hash_bits=self.hash_bits)
                         self._record_table(n)
             try:
                 self._tables[n] = NgramTable(path, self.tokens)
             except DamagedIndexError:  # damaged where its checks did not look (a large file's bytes): build again
                 with build_lock(path.parent, path.name):
-                    build_table(self.path, n, hash_bits=self.hash_bits)
+                    build_table(self.path, n, self.manifest["files"], hash_bits=self.hash_bits)
                 self._tables[n] = NgramTable(path, self.tokens)
         return self._tables[n]
+
+    def _table_usable(self, path: Path, *, verify: bool) -> bool:
+        files = self.manifest.get("files")
+        return NgramTable.usable(path, len(self.tokens), files, self.hash_bits, verify=verify)
 
     def _record_table(self, n: int) -> None:
         """List the n-gram sizes with a stored table in the manifest (rewritten atomically, sealed again)."""
@@ -316,7 +320,7 @@ class TextIndex(Index):
         check_files(self.path, self.manifest.get("files"), self.rebuild_hint, verify=True)
         for n in sorted(self._tables):
             path = table_dir(self.path, n)
-            if not NgramTable.usable(path, len(self.tokens), self.hash_bits, verify=True):
+            if not self._table_usable(path, verify=True):
                 with build_lock(path.parent, path.name):
                     shutil.rmtree(path, ignore_errors=True)
                 raise DamagedIndexError(

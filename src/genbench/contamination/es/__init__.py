@@ -34,11 +34,11 @@ from genbench.contamination.es.mappings import document_id, index_body, index_na
 from genbench.contamination.es.retrieval import PAGE_SIZE, QUERIES_PER_MSEARCH, Retriever
 from genbench.contamination.es.text_index import ElasticsearchTextIndex
 from genbench.contamination.es.vector_index import NUM_CANDIDATES, ElasticsearchVectorIndex
+from genbench.contamination.source_check import check_same_source
 from genbench.contamination.training_data import (
     LoadedDataset,
     UnitBatch,
     UnitSpec,
-    is_local,
     iter_unit_batches,
     no_units_error,
 )
@@ -243,7 +243,7 @@ class ElasticsearchBackend(IndexBackend):
             )
         existing = self._manifest(name)
         if existing is not None and not rebuild:
-            _check_same_source(existing, name, dataset.name)
+            check_same_source(existing, name, dataset.name)
             recorded = existing.get("build_settings", {}).get("units_from")
             if recorded != settings["units_from"]:
                 raise ContaminationError(
@@ -398,7 +398,7 @@ class ElasticsearchBackend(IndexBackend):
                 + "`."
             )
         if name != dataset:  # opened by dataset name: it must be the dataset this index holds
-            _check_same_source(manifest, name, dataset)
+            check_same_source(manifest, name, dataset)
         if manifest.get("status") != "complete":
             raise ContaminationError(
                 f"The index {name} is incomplete (its build stopped): run `genbench-cli contamination index "
@@ -439,23 +439,3 @@ def _meta(body: Any) -> dict[str, Any] | None:
 def _describe_units(recorded: Any) -> str:
     spec = UnitSpec.from_dict(recorded)
     return spec.describe() if spec is not None else repr(recorded)
-
-
-def _check_same_source(manifest: dict[str, Any], name: str, dataset: str) -> None:
-    """Raise unless the index ``name`` holds ``dataset`` (its manifest's source, by name or resolved path).
-
-    Raises:
-        ContaminationError: the index holds another dataset (its name collides with this one's).
-    """
-    from pathlib import Path
-
-    source = manifest["source"]
-    local = Path(dataset).expanduser()
-    same = dataset == source.get("name") or (
-        source.get("path") is not None and is_local(local) and str(local.resolve()) == source.get("path")
-    )
-    if not same:
-        raise ContaminationError(
-            f"The Elasticsearch index {name} holds {source.get('name')!r}, not {dataset!r}: it does not answer for "
-            f"another dataset. Delete it, or index {dataset!r} with --rebuild to replace it."
-        )
