@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -58,3 +59,24 @@ def test_a_results_file_beside_another_runs_log_is_an_error(results: Path, tmp_p
     shutil.copy(other.with_name("toy_task.samples.jsonl"), results / "model" / "toy_task.samples.jsonl")
     with pytest.raises(ResultsFileError, match="not from the same run"):
         collect([results])
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("1" + "0" * 400, r"toy_task\.json: not valid JSON: the integer 1000000000\.\.\. \(401 digits\) is beyond"),
+        ('0.1, "value": 0.99', r"toy_task\.json: not valid JSON: the key 'value' appears twice in one object"),
+    ],
+)
+def test_a_metric_value_no_float_can_hold_or_given_twice_is_an_error_naming_the_file(
+    results: Path, tmp_path: Path, value: str, message: str
+) -> None:
+    path = results / "model" / "toy_task.json"
+    text = path.read_text()
+    assert '"value": 0.5' in text
+    path.write_text(text.replace('"value": 0.5', f'"value": {value}', 1))
+    with pytest.raises(LeaderboardError, match=message):
+        collect([results])
+    result = CliRunner().invoke(cli, ["leaderboard", str(results), "-o", str(tmp_path / "site")])
+    assert result.exit_code == 1 and re.search(message, result.output), result.output
+    assert "OverflowError" not in result.output
