@@ -38,7 +38,7 @@ MAX_LINE_BYTES = 64 << 20
 
 _FLOAT_DIGITS = 309
 """An integer with this many digits or more may lie beyond the largest float (about 1.8e308)."""
-_LONG_DIGIT_RUN = re.compile(r"\d{%d}" % _FLOAT_DIGITS)
+_LONG_DIGIT_RUN = re.compile(rf"\d{{{_FLOAT_DIGITS}}}")
 
 
 def _refuse_constant(name: str) -> Any:
