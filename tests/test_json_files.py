@@ -105,7 +105,7 @@ def test_a_key_given_twice_is_refused_naming_file_and_key(tmp_path: Path) -> Non
 
 
 def test_an_integer_beyond_a_float_is_refused_but_long_digit_strings_are_not() -> None:
-    with pytest.raises(DamagedFileError, match=r"x\.json: not valid JSON: the integer 1000000000\.\.\. \(401 digits\)"):
+    with pytest.raises(DamagedFileError, match=r"x\.json: not valid JSON: the integer 10+\.\.\. \(401 digits\)"):
         loads_strict('{"value": 1' + "0" * 400 + "}", source="x.json")
     assert loads_strict('{"value": 1' + "0" * 300 + "}", source="x.json")["value"] == 10**300
     assert loads_strict('{"id": "' + "7" * 500 + '", "v": -2}', source="x.json") == {"id": "7" * 500, "v": -2}

@@ -3,12 +3,13 @@
 Completions answer ``"42\\n\\nQ: more"`` (so the stop string must cut it), or for a multiple-choice prompt the first
 listed choice. With ``echo`` and ``logprobs`` it returns fake prompt log-probabilities: the text is split into
 tokens by ``\\s*\\S+``, each scoring ``-0.1 * len(token.strip())`` (the first token has none, as real servers).
-Faults are scripted by request number: ``faults={1: 429, 2: 500, 3: "slow"}``; ``mutate`` changes every completion
-and chat completion body before it is sent (malformed answers; returning ``bytes`` sends them as the body, as they are), ``headers`` adds
-or replaces headers of every completion answer, and ``trickle=0.5`` sends completion answers one byte every 0.5 s
-(the headers too with ``trickle_headers``; ``pad`` spaces after the JSON make the body last). The API is served under ``/v1`` only (any other path answers 404, as a
-URL without the API's path does), ``GET /v1/models`` too unless ``models=False`` (a server that does not list its
-models: 404); ``refuse_key = True`` answers every ``GET`` 401 (a wrong API key).
+Faults are scripted by request number: ``faults={1: 429, 2: 500, 3: "slow"}``. ``mutate`` changes every completion
+and chat completion body before it is sent (malformed answers; returning ``bytes`` sends them as they are),
+``headers`` adds or replaces headers of those answers, and ``trickle=0.5`` sends them one byte every 0.5 s (the
+headers too with ``trickle_headers``; ``pad`` spaces after the JSON make the body last). The API is served under
+``/v1`` only (any other path answers 404, as a URL without the API's path does), ``GET /v1/models`` too unless
+``models=False`` (a server that does not list its models: 404); ``refuse_key = True`` answers every ``GET`` 401 (a
+wrong API key).
 """
 
 from __future__ import annotations
