@@ -17,9 +17,10 @@ here, around httpx's own network backend.
 
 from __future__ import annotations
 
+import ssl
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 try:  # the HTTP stack of the installed openai client: httpx2 (openai 2.x and later), else httpx
@@ -42,81 +43,95 @@ class RequestCancelled(BaseException):
     """The run this request belongs to was interrupted or failed (a ``BaseException``: no client retries it)."""
 
 
+def _time_up() -> httpcore.ReadTimeout:
+    return httpcore.ReadTimeout(f"no complete answer within the request's {_request.seconds:g} seconds")
+
+
 def _remaining(timeout: float | None, started: float) -> float:
-    """Seconds this wait may still take, within the attempt's deadline and the operation's own ``timeout``; raises
-    when there are none or the run was cancelled."""
+    """Seconds the next wait may take: at most :data:`POLL_SECONDS`, within the attempt's deadline and the operation's
+    own ``timeout`` (counted from ``started``). Raises once there are none, or when the run was cancelled."""
     cancelled: threading.Event | None = getattr(_request, "cancelled", None)
     if cancelled is not None and cancelled.is_set():
         raise RequestCancelled("the run was interrupted")
     now = time.monotonic()
     deadline: float | None = getattr(_request, "deadline", None)
-    left = min(
-        deadline - now if deadline is not None else float("inf"),
-        timeout - (now - started) if timeout is not None else float("inf"),
-    )
-    if left <= 0:
-        if deadline is not None and deadline <= now:
-            raise httpcore.ReadTimeout(f"no complete answer within the request's {_request.seconds:g} seconds")
+    if deadline is not None and deadline <= now:
+        raise _time_up()
+    if timeout is not None and now - started >= timeout:
         raise httpcore.ReadTimeout("timed out")
-    return min(left, POLL_SECONDS)
+    left = [POLL_SECONDS]
+    if deadline is not None:
+        left.append(deadline - now)
+    if timeout is not None:
+        left.append(timeout - (now - started))
+    return min(left)
 
 
-def _in_slices(operation: Callable[[float], T], timeout: float | None, timeout_error: type[Exception]) -> T:
-    """``operation(wait)`` in waits of at most :data:`POLL_SECONDS`, until it completes or time is up."""
-    started = time.monotonic()
-    while True:
-        try:
-            return operation(_remaining(timeout, started))
-        except timeout_error:
-            _remaining(timeout, started)  # raises once time is up; else wait again
+def _bounded(timeout: float | None) -> float | None:
+    """``timeout`` of one whole operation, bounded by what is left of the attempt's deadline."""
+    deadline: float | None = getattr(_request, "deadline", None)
+    if deadline is None:
+        return timeout
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise _time_up()
+    return left if timeout is None else min(timeout, left)
 
 
-class _DeadlineStream:
-    """A network stream whose every wait ends by the attempt's deadline."""
+class _DeadlineStream(httpcore.NetworkStream):
+    """A network stream whose every wait ends by the attempt's deadline, and within a poll of a cancellation."""
 
-    def __init__(self, stream: Any):
+    def __init__(self, stream: httpcore.NetworkStream):
         self._stream = stream
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return _in_slices(lambda wait: self._stream.read(max_bytes, wait), timeout, httpcore.ReadTimeout)
+        started = time.monotonic()
+        while True:
+            try:
+                return self._stream.read(max_bytes, _remaining(timeout, started))
+            except httpcore.ReadTimeout:
+                _remaining(timeout, started)  # raises once time is up (or the run was cancelled); else wait again
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        # not in slices (a slice that times out part-way may have sent part of the buffer): one wait, bounded by the
-        # deadline; requests are small, and a server that does not read them is what the deadline is for
-        self._stream.write(buffer, _cap(timeout))
+        # one wait, not slices (a slice that timed out part-way may have sent part of the buffer); requests are small,
+        # and a server that does not read them is bounded by the deadline
+        self._stream.write(buffer, _bounded(timeout))
 
     def close(self) -> None:
         self._stream.close()
 
-    def start_tls(self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None) -> Any:
-        return _DeadlineStream(self._stream.start_tls(ssl_context, server_hostname, _cap(timeout)))
+    def start_tls(
+        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore.NetworkStream:
+        return _DeadlineStream(self._stream.start_tls(ssl_context, server_hostname, _bounded(timeout)))
 
     def get_extra_info(self, info: str) -> Any:
         return self._stream.get_extra_info(info)
 
 
-def _cap(timeout: float | None = None) -> float:
-    """``timeout`` bounded by what is left of the attempt's deadline (raising when nothing is)."""
-    deadline: float | None = getattr(_request, "deadline", None)
-    left = deadline - time.monotonic() if deadline is not None else float("inf")
-    if left <= 0:
-        raise httpcore.ReadTimeout(f"no complete answer within the request's {_request.seconds:g} seconds")
-    bound = min(left, timeout if timeout is not None else float("inf"))
-    return bound if bound != float("inf") else None  # type: ignore[return-value]
+class _DeadlineBackend(httpcore.NetworkBackend):
+    """httpcore's network backend, handing out :class:`_DeadlineStream` s (a cancelled run opens no connection)."""
 
-
-class _DeadlineBackend:
-    """httpcore's network backend, handing out :class:`_DeadlineStream` s."""
-
-    def __init__(self, backend: Any):
+    def __init__(self, backend: httpcore.NetworkBackend):
         self._backend = backend
 
-    def connect_tcp(self, host: str, port: int, timeout: float | None = None, **options: Any) -> Any:
-        _remaining(None, time.monotonic())  # a cancelled run opens no connection
-        return _DeadlineStream(self._backend.connect_tcp(host, port, _cap(timeout), **options))
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.NetworkStream:
+        _remaining(None, time.monotonic())
+        stream = self._backend.connect_tcp(host, port, _bounded(timeout), local_address, socket_options)
+        return _DeadlineStream(stream)
 
-    def connect_unix_socket(self, path: str, timeout: float | None = None, **options: Any) -> Any:
-        return _DeadlineStream(self._backend.connect_unix_socket(path, _cap(timeout), **options))
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore.NetworkStream:
+        _remaining(None, time.monotonic())
+        return _DeadlineStream(self._backend.connect_unix_socket(path, _bounded(timeout), socket_options))
 
     def sleep(self, seconds: float) -> None:
         self._backend.sleep(seconds)
@@ -129,9 +144,9 @@ class DeadlineTransport(httpx.HTTPTransport):
         super().__init__(**options)
         self.seconds = seconds
         pool = self._pool  # the transport takes no network backend: wrap the one its connection pool uses
-        pool._network_backend = _DeadlineBackend(pool._network_backend)
+        pool._network_backend = _DeadlineBackend(pool._network_backend)  # type: ignore[union-attr]
 
-    def handle_request(self, request: Any) -> Any:
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
         # the body is read after this returns, on this thread: the deadline holds until the next attempt starts
         _request.deadline = time.monotonic() + self.seconds
         _request.seconds = self.seconds
@@ -148,8 +163,12 @@ def deadline_http_client(seconds: float, **options: Any) -> Any:
 def map_interruptibly(function: Callable[[T], R], items: Sequence[T], workers: int) -> list[R]:
     """``[function(item) for item in items]`` on up to ``workers`` daemon threads, in order.
 
-    The first failure (in the order of ``items``) is raised once every worker has stopped; a failure or an interruption
-    of the caller cancels the requests in flight (they raise :class:`RequestCancelled` at their next wait).
+    A failure cancels the other requests in flight (they raise :class:`RequestCancelled` at their next wait) and no
+    new one starts; once every worker has stopped, the failure of the earliest item is raised. An interruption of the
+    caller (Ctrl-C) cancels them too, and is raised at once: the workers are daemon threads, none holds the exit.
+
+    >>> map_interruptibly(lambda n: n * n, [1, 2, 3], workers=2)
+    [1, 4, 9]
     """
     results: list[Any] = [None] * len(items)
     failures: dict[int, BaseException] = {}
