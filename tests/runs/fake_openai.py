@@ -15,8 +15,11 @@ wrong API key).
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -176,6 +179,29 @@ class FakeServer:
         while len(self.requests) < count and process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
         assert process.poll() is None, "the run ended before it could be interrupted"
+
+    def interrupt_cli_run(
+        self, args: list[str], *, after: int, settle: float = 0.0, timeout: float = 60
+    ) -> tuple[int, str, str]:
+        """Run ``genbench-cli ARGS`` in a process (offline, with an API key), send it SIGINT once this server has seen
+        ``after`` requests (and ``settle`` seconds more), and return its exit status, stdout and stderr. A process
+        still running ``timeout`` seconds after the signal fails the test (it is killed)."""
+        env = {**os.environ, "OPENAI_API_KEY": "test-key", "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1",
+               "TRANSFORMERS_OFFLINE": "1"}  # fmt: skip
+        process = subprocess.Popen(
+            [sys.executable, "-c", "from genbench.cli import cli; cli()", *args],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            self.wait_for_requests(after, process)
+            time.sleep(settle)
+            process.send_signal(signal.SIGINT)
+            stdout, stderr = process.communicate(timeout=timeout)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=30)
+        return process.returncode, stdout, stderr
 
 
 @contextmanager

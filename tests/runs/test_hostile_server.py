@@ -4,12 +4,8 @@ nothing is cached, no results file is written, and the message names the server,
 
 from __future__ import annotations
 
-import os
 import re
-import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -27,7 +23,6 @@ from genbench.runs.specs import parse_model_spec
 from tests.runs.fake_openai import fake_openai_server
 
 FAST = BootstrapSettings(resamples=50, statistic_resamples=10)
-OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
 
 @pytest.fixture(autouse=True)
@@ -62,27 +57,15 @@ def test_a_timed_out_attempt_is_retried_as_any_timeout() -> None:
 
 def test_ctrl_c_ends_a_run_whose_requests_hang_with_status_130(tmp_path: Path) -> None:
     cache, out = tmp_path / "cache", tmp_path / "out"
-    env = {**os.environ, **OFFLINE, "OPENAI_API_KEY": "test-key"}
     # an answer that would take hours; the default timeout (120 s) is far away
     with fake_openai_server(trickle=0.5, pad=20_000) as server:
         args = [
             "run", "--model", f"openai:{server.url}", "--model-args", "model=fake-model,concurrency=2", "--task",
             "arithmetic_length", "--limit", "4", "--cache-dir", str(cache), "-o", str(out), "--no-progress",
         ]  # fmt: skip
-        process = subprocess.Popen(
-            [sys.executable, "-c", "from genbench.cli import cli; cli()", *args],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
-        try:
-            server.wait_for_requests(2, process)  # both workers are inside a request that trickles in
-            time.sleep(0.5)
-            process.send_signal(signal.SIGINT)
-            stdout, stderr = process.communicate(timeout=30)  # on a hang: TimeoutExpired, the test fails
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait(timeout=30)
-    assert process.returncode == 130, stderr
+        # both workers are inside a request that trickles in; on a hang the process is killed and the test fails
+        returncode, _, stderr = server.interrupt_cli_run(args, after=2, settle=0.5)
+    assert returncode == 130, stderr
     assert "Interrupted. 0 answers are in the request cache" in stderr and "Traceback" not in stderr
     assert not list(out.rglob("*.json"))
 

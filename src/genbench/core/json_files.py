@@ -45,13 +45,31 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number (the file holds a non-finite value)")
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+class DuplicateKeyError(ValueError):
+    """A JSON object gives one key twice (Python's ``json`` would keep the last value, silently)."""
+
+    def __init__(self, key: str):
+        super().__init__(f"the key {key!r} appears twice in one object (which of its values is meant?)")
+        self.key = key
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for ``json.loads`` that refuses a key given twice in one object.
+
+    Raises:
+        DuplicateKeyError: naming the key.
+
+    >>> json.loads('{"a": 1, "a": 2}', object_pairs_hook=unique_keys)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    genbench.core.json_files.DuplicateKeyError: the key 'a' appears twice in one object ...
+    """
     document = dict(pairs)
     if len(document) != len(pairs):
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise ValueError(f"the key {key!r} appears twice in one object (which of its values is meant?)")
+                raise DuplicateKeyError(key)
             seen.add(key)
     return document
 
@@ -107,7 +125,7 @@ def loads_strict(
     try:
         # the integer check only where a long run of digits (in a number or a string) makes one possible
         parse_int = _float_sized_int if _LONG_DIGIT_RUN.search(data) else None
-        return json.loads(data, parse_constant=_refuse_constant, object_pairs_hook=_unique_keys, parse_int=parse_int)
+        return json.loads(data, parse_constant=_refuse_constant, object_pairs_hook=unique_keys, parse_int=parse_int)
     except RecursionError:  # only when max_depth is set above the interpreter's recursion limit
         raise raise_as(f"{source}: nested too deeply to read.{suffix}") from None
     except ValueError as exc:
