@@ -35,7 +35,7 @@ from typing import Any
 
 from genbench.core.urls import redact_url
 from genbench.runs.errors import MalformedAnswer, ModelRunError, ModelSpecError
-from genbench.runs.model_runner import ModelRunner, RequestUnsupported
+from genbench.runs.model_runner import ModelRunner, RequestUnsupported, shown_answer
 from genbench.runs.specs import ModelSpec, check_known_args, float_arg, int_arg
 
 logger = logging.getLogger(__name__)
@@ -132,12 +132,8 @@ class OpenAIRunner(ModelRunner):
     def _call(self, request: Callable[[], Any], asked: Any) -> Any:
         try:
             return request()
-        except ValueError as exc:  # the client parses the body of a 200: not JSON, or not UTF-8
-            raise MalformedAnswer(
-                f"was answered by openai:{self.shown} with HTTP 200 and a body that is not JSON "
-                f"({type(exc).__name__}: {str(exc)[:200]})",
-                asked,
-            ) from exc
+        except ValueError as exc:
+            raise self._not_json(exc, asked) from exc
         except self._openai.APIStatusError as exc:
             if exc.status_code == 404:  # not retried: a wrong URL or an API the server does not have
                 path = "/chat/completions" if self.api == "chat" else "/completions"
@@ -151,6 +147,14 @@ class OpenAIRunner(ModelRunner):
             ) from exc
         except self._openai.APIError as exc:  # connection errors and timeouts, after the retries
             raise ModelRunError(redact_url(f"openai:{self.shown}: {type(exc).__name__}: {exc}")) from exc
+
+    def _not_json(self, exc: ValueError, asked: Any) -> MalformedAnswer:
+        """The broken answer of a 200 whose body the client could not parse (not JSON, not UTF-8)."""
+        return MalformedAnswer(
+            f"was answered by openai:{self.shown} with HTTP 200 and a body that is not JSON "
+            f"({type(exc).__name__}: {str(exc)[:200]})",
+            asked,
+        )
 
     def _map(self, function: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
         return self._map_interruptibly(function, items, self.concurrency)
@@ -210,12 +214,8 @@ class OpenAIRunner(ModelRunner):
         ) as exc:
             self._logprobs_refused = f"the server refused prompt log-probabilities: {exc.message}"
             raise RequestUnsupported(self._logprobs_refused) from exc
-        except ValueError as exc:  # a 200 whose body is not JSON
-            raise MalformedAnswer(
-                f"was answered by openai:{self.shown} with HTTP 200 and a body that is not JSON "
-                f"({type(exc).__name__}: {str(exc)[:200]})",
-                pair,
-            ) from exc
+        except ValueError as exc:
+            raise self._not_json(exc, pair) from exc
         except self._openai.APIError as exc:
             raise ModelRunError(redact_url(f"openai:{self.shown}: {type(exc).__name__}: {exc}")) from exc
         logprobs = getattr(
@@ -228,22 +228,23 @@ class OpenAIRunner(ModelRunner):
             raise RequestUnsupported(self._logprobs_refused)
         if not isinstance(offsets, list) or not isinstance(values, list) or len(offsets) != len(values):
             raise MalformedAnswer(
-                f"answered prompt log-probabilities that do not pair up (text_offset {_shown(offsets)}, "
-                f"token_logprobs {_shown(values)}): expected two lists of one entry per token",
+                f"answered prompt log-probabilities that do not pair up (text_offset {shown_answer(offsets)}, "
+                f"token_logprobs {shown_answer(values)}): expected two lists of one entry per token",
                 pair,
             )
         total = 0.0
         for offset, value in zip(offsets, values, strict=True):
             if isinstance(offset, bool) or not isinstance(offset, int):
                 raise MalformedAnswer(
-                    f"answered the token offset {_shown(offset)} ({type(offset).__name__}): expected an int", pair
+                    f"answered the token offset {shown_answer(offset)} ({type(offset).__name__}): expected an int",
+                    pair,
                 )
             if len(context) <= offset < len(text):
                 if value is None:
                     raise MalformedAnswer("answered no log-probability for a prompt token: expected a number", pair)
                 if isinstance(value, (str, bool)) or not isinstance(value, (int, float)):
                     raise MalformedAnswer(
-                        f"answered the prompt token log-probability {_shown(value)} ({type(value).__name__}): "
+                        f"answered the prompt token log-probability {shown_answer(value)} ({type(value).__name__}): "
                         "expected a number",
                         pair,
                     )
@@ -256,17 +257,17 @@ class OpenAIRunner(ModelRunner):
         choices = getattr(response, "choices", None)
         if not isinstance(choices, list) or not choices:
             raise MalformedAnswer(
-                f"was answered with no choices ({_shown(choices)}): expected {expected} in choices. Check that "
+                f"was answered with no choices ({shown_answer(choices)}): expected {expected} in choices. Check that "
                 "the server speaks the OpenAI API at this URL",
                 asked,
             )
         indices = [getattr(choice, "index", None) for choice in choices]
-        if len(choices) == 1 and indices[0] in (0, None):
+        first = [choice for choice, index in zip(choices, indices, strict=True) if type(index) is int and index == 0]
+        if len(choices) == 1 and indices[0] is None:  # a server that leaves out the index of its one choice
             return choices[0]
-        first = [choice for choice, index in zip(choices, indices, strict=True) if index == 0 and index is not False]
         if len(first) != 1:
             raise MalformedAnswer(
-                f"was answered with {len(choices)} choices of indices {_shown(indices)}: expected one choice of "
+                f"was answered with {len(choices)} choices of indices {shown_answer(indices)}: expected one choice of "
                 f"index 0 ({expected}; one was asked for)",
                 asked,
             )
@@ -275,10 +276,7 @@ class OpenAIRunner(ModelRunner):
     @staticmethod
     def _text(text: Any, field: str, asked: Any) -> str:
         if not isinstance(text, str):
-            raise MalformedAnswer(f"answered {field} = {_shown(text)} ({type(text).__name__}): expected a str", asked)
+            raise MalformedAnswer(
+                f"answered {field} = {shown_answer(text)} ({type(text).__name__}): expected a str", asked
+            )
         return text
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return f"{text[:60]}..." if len(text) > 60 else text
