@@ -136,3 +136,11 @@ def test_choices_listed_out_of_order_are_taken_by_their_index() -> None:
             load_task("arithmetic_length"), _runner(server.url), limit=2, use_cache=False, bootstrap=FAST
         )
     assert [sample["raw_output"] for sample in task_run.samples] == ["42", "42"]  # index 0's text, not the first's
+
+
+def test_a_broken_answer_message_never_shows_a_password_in_the_server_url() -> None:
+    with fake_openai_server(mutate=_null_text) as server:
+        url = server.url.replace("http://", "http://user:Sup3r-secret@")
+        with pytest.raises(ModelAnswerError, match=r"answered choices\[0\]\.text = None") as error:
+            run_model_on_task(load_task("arithmetic_length"), _runner(url), limit=1, use_cache=False, bootstrap=FAST)
+    assert "Sup3r-secret" not in str(error.value)
