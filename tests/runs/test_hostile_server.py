@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import time
 from pathlib import Path
 from typing import Any
 
@@ -41,10 +40,9 @@ def test_an_answer_that_trickles_in_ends_at_the_wall_clock_deadline(trickle_head
     # one byte every 0.25 s: each read is well within the timeout, the whole answer (~60 s) is far beyond it
     with fake_openai_server(trickle=0.25, pad=60, trickle_headers=trickle_headers) as server:
         runner = _runner(server.url, "timeout=2,max_retries=0")
-        started = time.monotonic()
-        with pytest.raises(ModelRunError, match=rf"openai:{server.url}: APITimeoutError: Request timed out"):
+        with pytest.raises(ModelRunError, match=rf"openai:{server.url}: APITimeoutError: Request timed out") as error:
             run_model_on_task(load_task("arithmetic_length"), runner, limit=1, use_cache=False, bootstrap=FAST)
-    assert time.monotonic() - started < 30  # not the minute the answer would take (a hang detector, not a timing)
+    assert "no complete answer within the request's 2 seconds" in repr(error.value.__cause__.__cause__)
 
 
 def test_a_timed_out_attempt_is_retried_as_any_timeout() -> None:
