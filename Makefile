@@ -46,11 +46,13 @@ ORIGINAL_REPOS ?= /tmp/orig/genbench_cbt:/tmp/orig/genbench_cbt_2023
 test-original: $(STAMP)
 	$(OFFLINE) GENBENCH_ORIGINAL_REPOS=$(ORIGINAL_REPOS) $(BIN)/python -m pytest -q tests/compat
 
-## ruff, and the architecture's import contracts (import-linter, [tool.importlinter] in pyproject.toml)
+## ruff, the architecture's import contracts (import-linter, [tool.importlinter] in pyproject.toml), and zizmor on the
+## GitHub workflows (every finding, the pedantic persona; offline: no GitHub API, no token)
 check-quality: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks .github
 	$(BIN)/ruff format --check src tests benchmarks .github
 	$(BIN)/lint-imports --config pyproject.toml
+	$(BIN)/zizmor --offline --persona=pedantic .github/workflows
 
 fix-style: $(STAMP)
 	$(BIN)/ruff check --fix src tests benchmarks .github

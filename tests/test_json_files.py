@@ -92,3 +92,20 @@ def test_damaged_caches_json_is_rebuilt_not_a_raw_error(tmp_path: Path, monkeypa
     folder.mkdir(parents=True)
     (folder / RECORD_NAME).write_text(content)
     assert find_hub_export("org/data", None, "0" * 40) is None
+
+
+def test_a_key_given_twice_is_refused_naming_file_and_key(tmp_path: Path) -> None:
+    file = tmp_path / "r.json"
+    file.write_text('{"metrics": {"exact_match": {"value": 0.1, "value": 0.99}}}')  # json.loads keeps 0.99
+    with pytest.raises(DamagedFileError, match=r"r\.json: not valid JSON: the key 'value' appears twice"):
+        read_json_file(file)
+    (tmp_path / "s.jsonl").write_text('{"a": 1}\n{"a": 1, "b": 2, "a": 3}\n')
+    with pytest.raises(DamagedFileError, match=r"s\.jsonl:2: not valid JSON: the key 'a' appears twice"):
+        list(iter_json_lines(tmp_path / "s.jsonl"))
+
+
+def test_an_integer_beyond_a_float_is_refused_but_long_digit_strings_are_not() -> None:
+    with pytest.raises(DamagedFileError, match=r"x\.json: not valid JSON: the integer 10+\.\.\. \(401 digits\)"):
+        loads_strict('{"value": 1' + "0" * 400 + "}", source="x.json")
+    assert loads_strict('{"value": 1' + "0" * 300 + "}", source="x.json")["value"] == 10**300
+    assert loads_strict('{"id": "' + "7" * 500 + '", "v": -2}', source="x.json") == {"id": "7" * 500, "v": -2}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from click.testing import CliRunner
 from genbench.cli import cli
 from genbench.leaderboard.collect import LeaderboardError, collect
 from genbench.runs.errors import ResultsFileError
-from tests.runs.results_pairs import write_pair
+from tests.runs.results_pairs import results_document, write_pair
 
 
 @pytest.fixture
@@ -58,3 +59,55 @@ def test_a_results_file_beside_another_runs_log_is_an_error(results: Path, tmp_p
     shutil.copy(other.with_name("toy_task.samples.jsonl"), results / "model" / "toy_task.samples.jsonl")
     with pytest.raises(ResultsFileError, match="not from the same run"):
         collect([results])
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("1" + "0" * 400, r"toy_task\.json: not valid JSON: the integer 1000000000\.\.\. \(401 digits\) is beyond"),
+        ('0.1, "value": 0.99', r"toy_task\.json: not valid JSON: the key 'value' appears twice in one object"),
+    ],
+)
+def test_a_metric_value_no_float_can_hold_or_given_twice_is_an_error_naming_the_file(
+    results: Path, tmp_path: Path, value: str, message: str
+) -> None:
+    path = results / "model" / "toy_task.json"
+    text = path.read_text()
+    assert '"value": 0.5' in text
+    path.write_text(text.replace('"value": 0.5', f'"value": {value}', 1))
+    with pytest.raises(LeaderboardError, match=message):
+        collect([results])
+    result = CliRunner().invoke(cli, ["leaderboard", str(results), "-o", str(tmp_path / "site")])
+    assert result.exit_code == 1 and re.search(message, result.output), result.output
+    assert "OverflowError" not in result.output
+
+
+def _identified(accuracy: float, created: str) -> dict:
+    from genbench.runs.results import run_identity
+
+    document = results_document("toy_task", accuracy=accuracy)
+    document["created"] = created
+    document["run_identity"] = run_identity(
+        document["model"], "toy_task", "0" * 64, shots=[0], seed=42, limit=None, generation=None
+    )
+    return document
+
+
+def test_two_files_of_one_run_with_different_metrics_are_a_warning_naming_both(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from genbench.runs.results import write_results
+
+    old = write_results(_identified(0.1, "2026-01-01T00:00:00+00:00"), tmp_path / "r" / "a" / "toy_task.json", None)
+    new = write_results(_identified(0.99, "2026-01-02T00:00:00+00:00"), tmp_path / "r" / "b" / "toy_task.json", None)
+    with caplog.at_level("WARNING", logger="genbench.leaderboard.collect"):
+        board = collect([tmp_path / "r"])
+    ((cell),) = board.cells.values()
+    assert cell.evaluations[0]["metrics"]["exact_match"]["value"] == 0.99  # the newer, as before; now said
+    assert f"{old} and {new} are results of the same run (run identity " in caplog.text
+    assert "the leaderboard shows the newer" in caplog.text
+    caplog.clear()
+    write_results(_identified(0.99, "2026-01-03T00:00:00+00:00"), tmp_path / "r" / "a" / "toy_task.json", None)
+    with caplog.at_level("WARNING", logger="genbench.leaderboard.collect"):
+        collect([tmp_path / "r"])  # two copies of one result: nothing to warn about
+    assert "same run" not in caplog.text

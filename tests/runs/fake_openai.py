@@ -3,17 +3,23 @@
 Completions answer ``"42\\n\\nQ: more"`` (so the stop string must cut it), or for a multiple-choice prompt the first
 listed choice. With ``echo`` and ``logprobs`` it returns fake prompt log-probabilities: the text is split into
 tokens by ``\\s*\\S+``, each scoring ``-0.1 * len(token.strip())`` (the first token has none, as real servers).
-Faults are scripted by request number: ``faults={1: 429, 2: 500, 3: "slow"}``; ``mutate`` changes every completion
-body before it is sent (malformed answers). The API is served under ``/v1`` only (any other path answers 404, as a
-URL without the API's path does), ``GET /v1/models`` too unless ``models=False`` (a server that does not list its
-models: 404); ``refuse_key = True`` answers every ``GET`` 401 (a wrong API key).
+Faults are scripted by request number: ``faults={1: 429, 2: 500, 3: "slow"}``. ``mutate`` changes every completion
+and chat completion body before it is sent (malformed answers; returning ``bytes`` sends them as they are),
+``headers`` adds or replaces headers of those answers, and ``trickle=0.5`` sends them one byte every 0.5 s (the
+headers too with ``trickle_headers``; ``pad`` spaces after the JSON make the body last). The API is served under
+``/v1`` only (any other path answers 404, as a URL without the API's path does), ``GET /v1/models`` too unless
+``models=False`` (a server that does not list its models: 404); ``refuse_key = True`` answers every ``GET`` 401 (a
+wrong API key).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -44,9 +50,17 @@ class FakeServer:
         logprobs: bool = True,
         faults: dict[int, Any] | None = None,
         delay: float = 0.0,
-        mutate: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+        mutate: Callable[[dict[str, Any]], dict[str, Any] | bytes] | None = None,
         models: bool = True,
+        headers: dict[str, str] | None = None,
+        trickle: float = 0.0,
+        trickle_headers: bool = False,
+        pad: int = 0,
     ):
+        self.headers = dict(headers or {})
+        self.trickle = trickle
+        self.trickle_headers = trickle_headers
+        self.pad = pad
         self.logprobs = logprobs
         self.models = models
         self.refuse_key = False  # answer every request 401 (a wrong API key)
@@ -63,19 +77,40 @@ class FakeServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def _send(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-                data = json.dumps(body).encode()
+            def _send(
+                self, status: int, body: dict[str, Any] | bytes, headers: dict[str, str] | None = None, *,
+                completion: bool = False,
+            ) -> None:  # fmt: skip
+                data = body if isinstance(body, bytes) else json.dumps(body).encode()
                 with server.lock:
                     server.statuses.append(status)
+                if completion and server.trickle:
+                    return self._trickle(data)
                 try:
                     self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    for key, value in (headers or {}).items():
+                    sent = {"Content-Type": "application/json", "Content-Length": str(len(data))}
+                    given = {key.lower(): key for key in headers or {}}
+                    for key, value in [*[(k, v) for k, v in sent.items() if k.lower() not in given],
+                                       *(headers or {}).items()]:  # fmt: skip
                         self.send_header(key, value)
                     self.end_headers()
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
+                    pass
+
+            def _trickle(self, data: bytes) -> None:
+                data += b" " * server.pad
+                head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
+                self.close_connection = True
+                try:
+                    if not server.trickle_headers:
+                        self.wfile.write(head.encode())
+                        self.wfile.flush()
+                    for byte in (head.encode() if server.trickle_headers else b"") + data:
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                        time.sleep(server.trickle)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up
                     pass
 
             def _not_found(self) -> None:
@@ -109,8 +144,10 @@ class FakeServer:
                 if self.path.endswith("/chat/completions"):
                     text = fake_answer(body["messages"][-1]["content"])
                     choice = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
-                    return self._send(200, {"id": "x", "object": "chat.completion", "created": 0,
-                                            "model": body["model"], "choices": [choice]})  # fmt: skip
+                    answer = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+                              "choices": [choice]}  # fmt: skip
+                    return self._send(200, server.mutate(answer) if server.mutate else answer, server.headers,
+                                      completion=True)  # fmt: skip
                 prompt = body["prompt"]
                 if body.get("echo"):
                     if not server.logprobs:
@@ -126,7 +163,7 @@ class FakeServer:
                 choice = {"index": 0, "text": text, "logprobs": logprobs, "finish_reason": "stop"}
                 answer = {"id": "x", "object": "text_completion", "created": 0, "model": body["model"],
                           "choices": [choice]}  # fmt: skip
-                self._send(200, server.mutate(answer) if server.mutate else answer)
+                self._send(200, server.mutate(answer) if server.mutate else answer, server.headers, completion=True)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
@@ -142,6 +179,29 @@ class FakeServer:
         while len(self.requests) < count and process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
         assert process.poll() is None, "the run ended before it could be interrupted"
+
+    def interrupt_cli_run(
+        self, args: list[str], *, after: int, settle: float = 0.0, timeout: float = 60
+    ) -> tuple[int, str, str]:
+        """Run ``genbench-cli ARGS`` in a process (offline, with an API key), send it SIGINT once this server has seen
+        ``after`` requests (and ``settle`` seconds more), and return its exit status, stdout and stderr. A process
+        still running ``timeout`` seconds after the signal fails the test (it is killed)."""
+        env = {**os.environ, "OPENAI_API_KEY": "test-key", "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1",
+               "TRANSFORMERS_OFFLINE": "1"}  # fmt: skip
+        process = subprocess.Popen(
+            [sys.executable, "-c", "from genbench.cli import cli; cli()", *args],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            self.wait_for_requests(after, process)
+            time.sleep(settle)
+            process.send_signal(signal.SIGINT)
+            stdout, stderr = process.communicate(timeout=timeout)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=30)
+        return process.returncode, stdout, stderr
 
 
 @contextmanager

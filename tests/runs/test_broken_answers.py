@@ -196,7 +196,8 @@ def test_the_request_cache_round_trips_minus_inf_and_never_stores_nan(tmp_path: 
         (lambda body: {**body, "choices": []}, r"answered with no choices \(\[\]\): expected a completion in choices"),
         (
             lambda body: {**body, "choices": [{**body["choices"][0], "text": 42}]},
-            r"'generate' request 0 \(prompt 'Add the two.*'\) answered 42 \(int\): expected a str",
+            r"'generate' request \d \(prompt 'Add the two.*'\) answered choices\[0\]\.text = 42 \(int\): "
+            "expected a str",
         ),
     ],
 )

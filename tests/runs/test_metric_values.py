@@ -86,3 +86,10 @@ def test_files_written_before_null_needed_a_reason_stay_readable(document: dict,
     (tmp_path / "old.json").write_text(json.dumps(old))
     entry = read_results(tmp_path / "old.json")[0]["evaluations"][0]["metrics"]["extra"]
     assert entry["value"] is None and entry["reason"] == "undefined on these examples"
+
+
+def test_an_integer_beyond_a_float_is_no_metric_value() -> None:
+    from genbench.core.metric_values import finite_number, is_finite_number
+
+    assert not is_finite_number(10**400) and finite_number(-(10**400)) is None  # no OverflowError
+    assert finite_number(10**300) == 1e300

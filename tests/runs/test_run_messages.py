@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
 import sqlite3
-import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -167,28 +163,16 @@ def test_the_openai_preflight_is_one_request_without_retries(tmp_path: Path) -> 
 
 def test_ctrl_c_exits_130_saying_what_is_cached_and_that_rerunning_resumes(tmp_path: Path) -> None:
     cache, out = tmp_path / "cache", tmp_path / "out"
-    env = {**os.environ, **OFFLINE, "OPENAI_API_KEY": "test-key"}
     with fake_openai_server(delay=0.2) as server:
         args = [
             "run", "--model", f"openai:{server.url}", "--model-args", "model=fake-model,concurrency=1", "--task",
             "arithmetic_length", "--limit", "12", "--cache-dir", str(cache), "-o", str(out), "--no-progress",
         ]  # fmt: skip
-        process = subprocess.Popen(
-            [sys.executable, "-c", "from genbench.cli import cli; cli()", *args],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
-        try:
-            # the marker: the server has seen the 6th request, so the first chunk of 4 answers is committed
-            server.wait_for_requests(6, process)
-            process.send_signal(signal.SIGINT)
-            stdout, stderr = process.communicate(timeout=120)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait(timeout=30)
+        # the marker: the server has seen the 6th request, so the first chunk of 4 answers is committed
+        returncode, stdout, stderr = server.interrupt_cli_run(args, after=6)
     with sqlite3.connect(cache / CACHE_FILE) as db:
         cached = db.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
-    assert process.returncode == 130, stderr
+    assert returncode == 130, stderr
     assert cached >= 4
     assert f"Interrupted. {cached} answers are in the request cache ({cache / CACHE_FILE})" in stderr
     assert "rerunning the same command resumes" in stderr

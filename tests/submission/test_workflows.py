@@ -28,7 +28,9 @@ ALLOWED_IN_RUN = re.compile(r"^(matrix|runner)\.[A-Za-z0-9_.-]+$")
 UNTRUSTED = re.compile(
     r"github\.(event\.|head_ref)|\.(title|body|head_ref|label|message|name|email)\b(?![-\w])",
 )
-PINNED_ACTION = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+@(v\d+|[0-9a-f]{40})$")
+PINNED_ACTION = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+@[0-9a-f]{40}$")
+# A pinned action's line names its version: `uses: actions/checkout@<sha> # v4.4.0`.
+USES_LINE = re.compile(r"^\s*(?:-\s+)?uses:\s*(\S+)(?:\s+#\s*(v\d+\.\d+\.\d+))?\s*$")
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -74,11 +76,11 @@ def test_ci_runs_on_push_and_pull_request():
     assert {"push", "pull_request"} <= set(triggers(load(CI)))
 
 
-def test_permissions_are_read_only(workflow_path: Path):
+def test_permissions_are_none_by_default_and_read_only_per_job(workflow_path: Path):
     workflow = load(workflow_path)
-    assert workflow["permissions"] == {"contents": "read"}
-    for job in workflow["jobs"].values():
-        assert set(job.get("permissions", {}).values()) <= {"read", "none"}
+    assert workflow["permissions"] == {}  # a job that does not say what it needs gets nothing
+    for job_id, job in workflow["jobs"].items():
+        assert job.get("permissions") == {"contents": "read"}, f"job {job_id}: permissions {job.get('permissions')}"
 
 
 def injection_problems(workflow: dict[str, Any], text: str) -> list[str]:
@@ -116,11 +118,15 @@ def test_injection_check_catches_unsafe_scripts(run: str):
     assert injection_problems(yaml.safe_load(text), text)
 
 
-def test_actions_are_pinned_to_a_major_version(workflow_path: Path):
+def test_actions_are_pinned_by_commit_sha_with_their_version(workflow_path: Path):
     used = [step["uses"] for _, step in steps(load(workflow_path)) if "uses" in step]
     assert used, "expected checkout and setup-python"
     for action in used:
-        assert PINNED_ACTION.match(action), f"{action} is not pinned to a major version (or a full commit SHA)"
+        assert PINNED_ACTION.match(action), f"{action} is not pinned to a full commit SHA (a tag can be moved)"
+    lines = [m for line in workflow_path.read_text(encoding="utf-8").splitlines() if (m := USES_LINE.match(line))]
+    assert [m.group(1) for m in lines] == used
+    for match in lines:
+        assert match.group(2), f"{match.group(1)}: say its version in a comment (# v1.2.3)"
 
 
 def test_checkout_keeps_no_credentials(workflow_path: Path):

@@ -7,7 +7,9 @@ reports a damaged file as a bare ``JSONDecodeError`` without its name. The reade
 
 - only regular files are opened (checked on the open descriptor, opened non-blocking, so a FIFO is never waited on);
 - the file (or, for JSON Lines, each line) must fit a size limit, checked before it is read;
-- ``NaN``/``Infinity``, invalid UTF-8 and nesting deeper than ``max_depth`` are errors.
+- ``NaN``/``Infinity``, invalid UTF-8 and nesting deeper than ``max_depth`` are errors;
+- so are a key given twice in one object (``{"value": 0.1, "value": 0.99}``: Python keeps the last, silently) and an
+  integer beyond the range of a float (no genbench file holds one; computing with it would raise ``OverflowError``).
 
 No library offers these limits for the standard ``json`` grammar (orjson refuses NaN but fixes its depth at 1024
 and reads no files), so they are written here, around the standard parser.
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,8 +36,54 @@ MAX_LINE_BYTES = 64 << 20
 """A JSON Lines line longer than this (64 MiB) is refused before it is parsed."""
 
 
+_FLOAT_DIGITS = 309
+"""An integer with this many digits or more may lie beyond the largest float (about 1.8e308)."""
+_LONG_DIGIT_RUN = re.compile(rf"\d{{{_FLOAT_DIGITS}}}")
+
+
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number (the file holds a non-finite value)")
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object gives one key twice (Python's ``json`` would keep the last value, silently)."""
+
+    def __init__(self, key: str):
+        super().__init__(f"the key {key!r} appears twice in one object (which of its values is meant?)")
+        self.key = key
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for ``json.loads`` that refuses a key given twice in one object.
+
+    Raises:
+        DuplicateKeyError: naming the key.
+
+    >>> json.loads('{"a": 1, "a": 2}', object_pairs_hook=unique_keys)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    genbench.core.json_files.DuplicateKeyError: the key 'a' appears twice in one object ...
+    """
+    document = dict(pairs)
+    if len(document) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(key)
+            seen.add(key)
+    return document
+
+
+def _float_sized_int(text: str) -> int:
+    value = int(text)
+    if len(text) >= _FLOAT_DIGITS:
+        try:
+            float(value)
+        except OverflowError:
+            raise ValueError(
+                f"the integer {text[:10]}... ({len(text.lstrip('-'))} digits) is beyond the range of a float"
+            ) from None
+    return value
 
 
 def loads_strict(
@@ -50,7 +99,8 @@ def loads_strict(
         error: The :class:`DamagedFileError` subclass (or other genbench error class) to raise.
 
     Raises:
-        DamagedFileError: invalid UTF-8 or JSON, ``NaN``/``Infinity``, nesting deeper than ``max_depth``.
+        DamagedFileError: invalid UTF-8 or JSON, ``NaN``/``Infinity``, nesting deeper than ``max_depth``, a key
+            given twice in one object, an integer beyond the range of a float.
 
     >>> loads_strict('{"a": [1, 2.5]}', source="x.json")
     {'a': [1, 2.5]}
@@ -58,6 +108,10 @@ def loads_strict(
     Traceback (most recent call last):
     ...
     genbench.core.errors.DamagedFileError: x.json: not valid JSON: NaN is not a JSON number ...
+    >>> loads_strict('{"value": 0.1, "value": 0.99}', source="x.json")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    genbench.core.errors.DamagedFileError: x.json: not valid JSON: the key 'value' appears twice in one object ...
     """
     raise_as = error or DamagedFileError
     suffix = f" {hint}" if hint else ""
@@ -69,7 +123,9 @@ def loads_strict(
     if nests_deeper_than(data, max_depth):
         raise raise_as(f"{source}: nested deeper than the {max_depth} levels allowed.{suffix}")
     try:
-        return json.loads(data, parse_constant=_refuse_constant)
+        # the integer check only where a long run of digits (in a number or a string) makes one possible
+        parse_int = _float_sized_int if _LONG_DIGIT_RUN.search(data) else None
+        return json.loads(data, parse_constant=_refuse_constant, object_pairs_hook=unique_keys, parse_int=parse_int)
     except RecursionError:  # only when max_depth is set above the interpreter's recursion limit
         raise raise_as(f"{source}: nested too deeply to read.{suffix}") from None
     except ValueError as exc:

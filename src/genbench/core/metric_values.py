@@ -1,10 +1,12 @@
 """What counts as a metric value to compute with: a finite real number that is not a boolean.
 
 One definition for everything that merges, resamples, compares or ranks results (``True`` is an ``int`` in Python,
-and JSON may spell ``NaN``; neither is a score).
+JSON may spell ``NaN``, and an integer of 400 digits has no float; none of them is a score).
 
 >>> is_finite_number(0.5), is_finite_number(True), is_finite_number(float("nan")), is_finite_number("1")
 (True, False, False, False)
+>>> is_finite_number(10**400)
+False
 >>> finite_number(3), finite_number(None)
 (3.0, None)
 """
@@ -18,7 +20,12 @@ from typing import Any
 
 def is_finite_number(value: Any) -> bool:
     """Whether ``value`` is a finite real number and not a boolean (numpy's scalars included)."""
-    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(float(value))
+    if not isinstance(value, Real) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:  # an int (or Fraction) beyond the largest float
+        return False
 
 
 def finite_number(value: Any) -> float | None:

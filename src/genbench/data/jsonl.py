@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from genbench.core.errors import DataLoadError, DataNotFoundError
+from genbench.core.json_files import DuplicateKeyError, unique_keys
 from genbench.data.json_nesting import nests_deeper_than
 
 if TYPE_CHECKING:
@@ -286,23 +287,6 @@ def parse_object_lines(
     return table
 
 
-class _DuplicateKeyError(ValueError):
-    def __init__(self, key: str):
-        super().__init__(key)
-        self.key = key
-
-
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _DuplicateKeyError(key)
-            seen.add(key)
-    return result
-
-
 def _parse_line_by_line(data: bytes, path: Path | str) -> pa.Table:
     """Parse in Python, raising an error with the line number (and field) of the first problem."""
     import pyarrow as pa
@@ -316,7 +300,7 @@ def _parse_line_by_line(data: bytes, path: Path | str) -> pa.Table:
         if not line.strip():
             continue
         try:
-            value = json.loads(line, object_pairs_hook=_no_duplicate_keys)
+            value = json.loads(line, object_pairs_hook=unique_keys)
         except json.JSONDecodeError as exc:
             raise DataLoadError(f"{path}, line {number}: invalid JSON: {exc.msg} (column {exc.colno}).") from None
         except RecursionError:
@@ -324,7 +308,7 @@ def _parse_line_by_line(data: bytes, path: Path | str) -> pa.Table:
                 f"{path}, line {number}: values nested too deeply to read (Python's JSON parser gave up); flatten "
                 "the line's data."
             ) from None
-        except _DuplicateKeyError as exc:
+        except DuplicateKeyError as exc:
             raise DataLoadError(f"{path}, line {number}: key {exc.key!r} appears twice in one object.") from None
         if not isinstance(value, dict):
             raise DataLoadError(

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from genbench.core.errors import ConfigError, ConfigProblem
+from genbench.core.json_files import unique_keys
 from genbench.data.sources import order_splits
 from genbench.data.split_features import reconcile_features
 
@@ -104,16 +105,9 @@ def _evaluate(path: Path) -> Any:
     from genbench.config.jsonnet import evaluate_jsonnet
 
     try:
-        return json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=_unique_keys)
+        return json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=unique_keys)
     except (OSError, ValueError):  # not plain JSON (or a duplicate key, which jsonnet reports properly)
         return evaluate_jsonnet(path=path)
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    document = dict(pairs)
-    if len(document) != len(pairs):
-        raise ValueError("duplicate key")
-    return document
 
 
 def parse_split_spec(document: Any, *, file: str | None = None) -> dict[str, list[tuple[str, int]]]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from genbench.core.json_files import is_regular_file, read_json_file
 from genbench.leaderboard.sample_logs import SampleLog, SampleLogs
 from genbench.runs.results import read_results_document
 
+logger = logging.getLogger(__name__)
 OnStale = Literal["skip", "latest", "fail"]
 ON_STALE: tuple[OnStale, ...] = ("skip", "latest", "fail")
 """``skip`` (the default): leave out the files not made from the task's current version (the config of this
@@ -217,6 +219,7 @@ def collect(
         kept, stale = _current_versions(documents, current_config if on_stale == "skip" else None)
     board = Leaderboard(models={}, tasks={}, cells={}, skipped=skipped, stale=stale)
     _read_logs(board.logs, documents, {s.path for s in stale})
+    _warn_of_differing_copies(kept)
     for document, path in kept:
         task = _task_entry(board, document, path)
         model = _model_entry(board, document)
@@ -233,6 +236,26 @@ def collect(
         cell.created = document["created"]
     label_models(board.models.values())
     return board
+
+
+def _warn_of_differing_copies(documents: list[tuple[dict[str, Any], Path]]) -> None:
+    """Warn, naming both files, where two results files of one run (one ``run_identity``) hold different metrics for
+    the same setting: the newer is shown, and nothing else would say that the other was left out."""
+    first: dict[tuple[str, Any], tuple[Path, Any]] = {}
+    for document, path in documents:  # oldest first
+        identity = document.get("run_identity")
+        key = identity.get("key") if isinstance(identity, dict) else None
+        if not isinstance(key, str):
+            continue
+        for evaluation in document["evaluations"]:
+            seen = first.setdefault((key, evaluation["shots"]), (path, evaluation.get("metrics")))
+            if seen[0] != path and seen[1] != evaluation.get("metrics"):
+                setting = "unprompted" if evaluation["shots"] is None else f"{evaluation['shots']}-shot"
+                logger.warning(
+                    "%s and %s are results of the same run (run identity %s, %s) with different metrics; the "
+                    "leaderboard shows the newer, %s. Remove the file that is wrong, or run it again.",
+                    seen[0], path, key, setting, path,
+                )  # fmt: skip
 
 
 def _read_logs(logs: SampleLogs, documents: list[tuple[dict[str, Any], Path]], stale: set[Path]) -> None:

@@ -27,6 +27,8 @@ from genbench.core.errors import InvalidTaskIdError, TaskDefinitionError, TaskNo
 from genbench.registry.roots import PACKAGE_TASKS_DIR, TASKS_PATH_ENV, task_roots
 
 ID_PATTERN = re.compile(r"[a-z0-9_]+")
+MAX_ID_LENGTH = 255
+"""A task (or subtask) id is a folder name: no file system has longer ones (a longer id can name no task)."""
 
 
 def _is_task_dir(path: Path) -> bool:
@@ -86,12 +88,18 @@ def split_task_id(task_id: str) -> tuple[str, str | None]:
     """``"id"`` or ``"id:subtask"`` as ``(id, subtask or None)``, each part checked before any path is built.
 
     Raises:
-        InvalidTaskIdError: a part is empty or not made of lower-case letters, digits and ``_``.
+        InvalidTaskIdError: a part is empty, longer than :data:`MAX_ID_LENGTH` or not made of lower-case letters,
+            digits and ``_``.
     """
     if not isinstance(task_id, str):
         raise InvalidTaskIdError(f"A task id is a string, got {type(task_id).__name__}.")
     root_id, colon, subtask_id = task_id.partition(":")
     for part in (root_id, subtask_id) if colon else (root_id,):
+        if len(part) > MAX_ID_LENGTH:  # before any path is built: the OS would refuse it ("File name too long")
+            raise InvalidTaskIdError(
+                f"Invalid task id {part[:40] + '...'!r} ({len(part)} characters): a task id is the name of its "
+                f"folder, at most {MAX_ID_LENGTH} characters."
+            )
         if not ID_PATTERN.fullmatch(part):
             raise InvalidTaskIdError(
                 f"Invalid task id {task_id!r}: expected 'task' or 'task:subtask', each made of lower-case letters, "

@@ -26,6 +26,7 @@ from genbench.core.version import VERSION
 from genbench.core.vocabulary import DatasetSplit, PreparationStrategy, TaskType
 from genbench.registry.directories import scan_task_dirs
 from genbench.runs.baselines import BASELINES, predict, training_pool
+from genbench.runs.results import file_stem
 
 if TYPE_CHECKING:
     from genbench.task import Task
@@ -221,7 +222,7 @@ def run_task(
         }
         record = to_jsonable(record)
         # A subtask id ("task:subtask") becomes "task.subtask.json": ':' is not allowed in Windows file names.
-        output_path = Path(output_dir) / f"{task_id.replace(':', '.')}.json"
+        output_path = Path(output_dir) / f"{file_stem(task_id)}.json"
         write_json_atomic(output_path, record)
         if results_dir is not None:
             from genbench.runs.offline import baseline_run, merged_predictions_results

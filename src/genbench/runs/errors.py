@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from genbench.core.errors import GenBenchError
 
 
@@ -19,3 +21,17 @@ class ResultsFileError(GenBenchError, ValueError):
 
 class ModelAnswerError(ModelRunError):
     """A model's answer breaks the runner contract (NaN, a wrong type or count); the message names the request."""
+
+
+class MalformedAnswer(ModelAnswerError):
+    """A runner's answer to one request is not an answer (a server's body that is not a completion).
+
+    The executor turns it into a :class:`ModelAnswerError` naming the model, the task and the request.
+
+    Attributes:
+        request: The request, as the runner was given it (a prompt, a ``(context, continuation)`` pair).
+    """
+
+    def __init__(self, problem: str, request: Any):
+        super().__init__(problem)
+        self.request = request

@@ -36,7 +36,7 @@ from genbench.core.vocabulary import PreparationStrategy, TaskType
 from genbench.data.cache import cache_dir as genbench_cache_dir
 from genbench.registry.directories import discover_tasks
 from genbench.runs.answer_scoring import Answers, evaluate_answers, subtask_scores
-from genbench.runs.errors import ModelAnswerError
+from genbench.runs.errors import MalformedAnswer, ModelAnswerError
 from genbench.runs.merged_results import SubtaskScores, write_merged
 from genbench.runs.model_runner import AnswerProblem, ModelRunner, RequestUnsupported, answer_problem
 from genbench.runs.request_cache import CacheStats, RequestCache, answer_with_cache, request_key
@@ -126,7 +126,12 @@ class Requester:
 
         def checked(chunk: list[Any]) -> list[Any]:
             # the one place where every runner's answers are checked, before they are cached or scored
-            raw = compute(chunk)
+            try:
+                raw = compute(chunk)
+            except MalformedAnswer as exc:  # a runner's answer to one request is no answer: named as any broken one
+                asked = list(exc.request) if isinstance(exc.request, tuple) else exc.request
+                position = chunk.index(asked) if asked in chunk else None
+                raise self._broken(kind, requests, chunk, AnswerProblem(position, str(exc))) from exc
             answers = answer_problem(kind, chunk, raw)
             if isinstance(answers, AnswerProblem):
                 raise self._broken(kind, requests, chunk, _first_in_request_order(kind, requests, chunk, raw, answers))
@@ -167,7 +172,8 @@ class Requester:
                 shown = f"query {_start(request_value[0])}, document {_start(request_value[1])}"
             request = f" {kind!r} request {index} ({shown})"
         fix = f" {problem.fix}" if problem.fix else ""
-        return ModelAnswerError(f"Model {self.runner.spec.text}{where}:{request} {problem.problem}.{fix}")
+        # (a password in a server URL is not shown)
+        return ModelAnswerError(redact_url(f"Model {self.runner.spec.text}{where}:{request} {problem.problem}.{fix}"))
 
     def generate(self, prompts: Sequence[str], *, max_new_tokens: int, stop: str | None) -> list[str]:
         settings = {"max_new_tokens": max_new_tokens, "stop": stop, "decoding": "greedy"}

@@ -98,7 +98,8 @@ class AnswerProblem:
     fix: str = ""
 
 
-def _shown(value: Any) -> str:
+def shown_answer(value: Any) -> str:
+    """An answer as it is quoted in messages: its ``repr``, cut after 60 characters."""
     text = repr(value)
     return f"{text[:60]}..." if len(text) > 60 else text
 
@@ -117,7 +118,7 @@ def answer_problem(kind: str, requests: Sequence[Any], answers: Any) -> AnswerPr
     if not isinstance(answers, (list, tuple)):
         return AnswerProblem(
             None,
-            f"returned {_shown(answers)} for {len(requests)} {kind!r} requests: expected a list of "
+            f"returned {shown_answer(answers)} for {len(requests)} {kind!r} requests: expected a list of "
             f"{len(requests)} answers, {expected}",
         )
     if len(answers) != len(requests):
@@ -128,24 +129,30 @@ def answer_problem(kind: str, requests: Sequence[Any], answers: Any) -> AnswerPr
     for position, answer in enumerate(answers):
         if kind == "generate":
             if not isinstance(answer, str):
-                return AnswerProblem(position, f"answered {_shown(answer)} ({type(answer).__name__}): expected a str")
+                return AnswerProblem(
+                    position, f"answered {shown_answer(answer)} ({type(answer).__name__}): expected a str"
+                )
             try:
                 answer.encode("utf-8")
             except UnicodeEncodeError as exc:
                 return AnswerProblem(
                     position,
-                    f"answered text with a lone surrogate ({_shown(answer[exc.start : exc.end])} at character "
+                    f"answered text with a lone surrogate ({shown_answer(answer[exc.start : exc.end])} at character "
                     f"{exc.start}): expected valid Unicode text",
                     "Decode the model's bytes with errors='replace'.",
                 )
             checked.append(str(answer))
             continue
         if isinstance(answer, (str, bytes, bool)) or answer is None:
-            return AnswerProblem(position, f"answered {_shown(answer)} ({type(answer).__name__}): expected a number")
+            return AnswerProblem(
+                position, f"answered {shown_answer(answer)} ({type(answer).__name__}): expected a number"
+            )
         try:
             value = float(answer)
         except (TypeError, ValueError):
-            return AnswerProblem(position, f"answered {_shown(answer)} ({type(answer).__name__}): expected a number")
+            return AnswerProblem(
+                position, f"answered {shown_answer(answer)} ({type(answer).__name__}): expected a number"
+            )
         if math.isnan(value):
             return AnswerProblem(position, "answered NaN: expected a number", NAN_FIX)
         if kind == "loglikelihood" and value == math.inf:

@@ -16,9 +16,14 @@ fails the run at once, naming the URL (its password redacted), and so does one t
   results as ``multiple_choice_method: "generation"``.
 
 Model arguments: ``model`` (default: the server's only model), ``api``, ``concurrency`` (8), ``max_retries`` (5),
-``timeout`` (seconds per request, 120; at most 10 of them to connect), ``revision`` (a label for the weights behind
-the name: part of the cache key, so a server that changed models under the same name is not answered from stale cache
-entries).
+``timeout`` (seconds per request attempt, 120, wall clock: connecting, the headers and a body that trickles in all
+count; at most 10 of them to connect), ``revision`` (a label for the weights behind the name: part of the cache key,
+so a server that changed models under the same name is not answered from stale cache entries).
+
+An answer that is not a completion (a body that is not JSON, no choice with ``index`` 0, a ``text`` or ``content``
+that is not a string, malformed prompt log-probabilities) is a broken answer (:class:`MalformedAnswer`): the run stops
+naming the server, task and request, and nothing of it is cached or written. Ctrl-C stops the requests in flight at
+once (:mod:`genbench.runs.http_deadline`).
 """
 
 from __future__ import annotations
@@ -26,12 +31,11 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from genbench.core.urls import redact_url
-from genbench.runs.errors import ModelRunError, ModelSpecError
-from genbench.runs.model_runner import ModelRunner, RequestUnsupported
+from genbench.runs.errors import MalformedAnswer, ModelRunError, ModelSpecError
+from genbench.runs.model_runner import ModelRunner, RequestUnsupported, shown_answer
 from genbench.runs.specs import ModelSpec, check_known_args, float_arg, int_arg
 
 logger = logging.getLogger(__name__)
@@ -52,7 +56,10 @@ class OpenAIRunner(ModelRunner):
         check_known_args(spec, KNOWN_ARGS)
         import openai
 
+        from genbench.runs.http_deadline import deadline_http_client, map_interruptibly
+
         self._openai = openai
+        self._map_interruptibly = map_interruptibly
         self.api = spec.args.get("api", "completions")
         if self.api not in ("completions", "chat"):
             raise ModelSpecError(f"--model-args api={self.api!r}: expected completions or chat.")
@@ -65,6 +72,7 @@ class OpenAIRunner(ModelRunner):
             max_retries=int_arg(spec, "max_retries", 5, minimum=0),
             # a server that does not accept the connection is not waited for as long as one that computes
             timeout=openai.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT)),
+            http_client=deadline_http_client(timeout),
         )
         self.shown = redact_url(spec.target)  # the server in messages, without a password given in the URL
         self._unlisted = ""
@@ -121,9 +129,11 @@ class OpenAIRunner(ModelRunner):
     def output_args(self) -> dict[str, str]:
         return {"model": self.model, "api": self.api}
 
-    def _call(self, request: Callable[[], Any]) -> Any:
+    def _call(self, request: Callable[[], Any], asked: Any) -> Any:
         try:
             return request()
+        except ValueError as exc:
+            raise self._not_json(exc, asked) from exc
         except self._openai.APIStatusError as exc:
             if exc.status_code == 404:  # not retried: a wrong URL or an API the server does not have
                 path = "/chat/completions" if self.api == "chat" else "/completions"
@@ -138,9 +148,16 @@ class OpenAIRunner(ModelRunner):
         except self._openai.APIError as exc:  # connection errors and timeouts, after the retries
             raise ModelRunError(redact_url(f"openai:{self.shown}: {type(exc).__name__}: {exc}")) from exc
 
+    def _not_json(self, exc: ValueError, asked: Any) -> MalformedAnswer:
+        """The broken answer of a 200 whose body the client could not parse (not JSON, not UTF-8)."""
+        return MalformedAnswer(
+            f"was answered by openai:{self.shown} with HTTP 200 and a body that is not JSON "
+            f"({type(exc).__name__}: {str(exc)[:200]})",
+            asked,
+        )
+
     def _map(self, function: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
-        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-            return list(pool.map(function, items))
+        return self._map_interruptibly(function, items, self.concurrency)
 
     def generate(self, prompts: Sequence[str], *, max_new_tokens: int, stop: str | None) -> list[str]:
         stops = [stop] if stop else None
@@ -154,18 +171,22 @@ class OpenAIRunner(ModelRunner):
                         max_tokens=max_new_tokens,
                         temperature=0,
                         stop=stops,
-                    )
+                    ),
+                    prompt,
                 )
-                text = self._first_choice(response, "a chat completion").message.content or ""
+                message = getattr(self._choice(response, "a chat completion", prompt), "message", None)
+                text = self._text(getattr(message, "content", None), "choices[0].message.content", prompt)
             else:
                 response = self._call(
                     lambda: self.client.completions.create(
                         model=self.model, prompt=prompt, max_tokens=max_new_tokens, temperature=0, stop=stops
-                    )
+                    ),
+                    prompt,
                 )
-                text = self._first_choice(response, "a completion").text or ""
-            # a non-str text is left for the executor's check of the answers, which names the request
-            return text.split(stop, 1)[0] if stop and isinstance(text, str) else text
+                text = self._text(
+                    getattr(self._choice(response, "a completion", prompt), "text", None), "choices[0].text", prompt
+                )
+            return text.split(stop, 1)[0] if stop else text
 
         return self._map(one, list(prompts))
 
@@ -193,33 +214,69 @@ class OpenAIRunner(ModelRunner):
         ) as exc:
             self._logprobs_refused = f"the server refused prompt log-probabilities: {exc.message}"
             raise RequestUnsupported(self._logprobs_refused) from exc
+        except ValueError as exc:
+            raise self._not_json(exc, pair) from exc
         except self._openai.APIError as exc:
             raise ModelRunError(redact_url(f"openai:{self.shown}: {type(exc).__name__}: {exc}")) from exc
-        logprobs = self._first_choice(response, "a completion with prompt log-probabilities").logprobs
+        logprobs = getattr(
+            self._choice(response, "a completion with prompt log-probabilities", pair), "logprobs", None
+        )
         offsets = getattr(logprobs, "text_offset", None) if logprobs is not None else None
         values = getattr(logprobs, "token_logprobs", None) if logprobs is not None else None
         if not offsets or not values:
             self._logprobs_refused = "the server returned no prompt log-probabilities (echo=true, logprobs=1)"
             raise RequestUnsupported(self._logprobs_refused)
+        if not isinstance(offsets, list) or not isinstance(values, list) or len(offsets) != len(values):
+            raise MalformedAnswer(
+                f"answered prompt log-probabilities that do not pair up (text_offset {shown_answer(offsets)}, "
+                f"token_logprobs {shown_answer(values)}): expected two lists of one entry per token",
+                pair,
+            )
         total = 0.0
-        for offset, value in zip(offsets, values, strict=False):
+        for offset, value in zip(offsets, values, strict=True):
+            if isinstance(offset, bool) or not isinstance(offset, int):
+                raise MalformedAnswer(
+                    f"answered the token offset {shown_answer(offset)} ({type(offset).__name__}): expected an int",
+                    pair,
+                )
             if len(context) <= offset < len(text):
                 if value is None:
-                    raise ModelRunError(f"openai:{self.shown} gave no log-probability for a prompt token.")
+                    raise MalformedAnswer("answered no log-probability for a prompt token: expected a number", pair)
                 if isinstance(value, (str, bool)) or not isinstance(value, (int, float)):
-                    raise ModelRunError(
-                        f"openai:{self.shown} gave the prompt token log-probability {value!r} "
-                        f"({type(value).__name__}): expected a number."
+                    raise MalformedAnswer(
+                        f"answered the prompt token log-probability {shown_answer(value)} ({type(value).__name__}): "
+                        "expected a number",
+                        pair,
                     )
                 total += float(value)
         return total
 
-    def _first_choice(self, response: Any, expected: str) -> Any:
-        """The first of a response's ``choices``; a response without any is an error naming what was expected."""
+    def _choice(self, response: Any, expected: str, asked: Any) -> Any:
+        """The choice of a response (``index`` 0; a lone choice without an index is taken too), or a broken answer
+        naming what was expected."""
         choices = getattr(response, "choices", None)
-        if not choices:
-            raise ModelRunError(
-                f"openai:{self.shown} answered with no choices ({choices!r}): expected {expected} in "
-                "choices[0]. Check that the server speaks the OpenAI API at this URL."
+        if not isinstance(choices, list) or not choices:
+            raise MalformedAnswer(
+                f"was answered with no choices ({shown_answer(choices)}): expected {expected} in choices. Check that "
+                "the server speaks the OpenAI API at this URL",
+                asked,
             )
-        return choices[0]
+        indices = [getattr(choice, "index", None) for choice in choices]
+        first = [choice for choice, index in zip(choices, indices, strict=True) if type(index) is int and index == 0]
+        if len(choices) == 1 and indices[0] is None:  # a server that leaves out the index of its one choice
+            return choices[0]
+        if len(first) != 1:
+            raise MalformedAnswer(
+                f"was answered with {len(choices)} choices of indices {shown_answer(indices)}: expected one choice of "
+                f"index 0 ({expected}; one was asked for)",
+                asked,
+            )
+        return first[0]
+
+    @staticmethod
+    def _text(text: Any, field: str, asked: Any) -> str:
+        if not isinstance(text, str):
+            raise MalformedAnswer(
+                f"answered {field} = {shown_answer(text)} ({type(text).__name__}): expected a str", asked
+            )
+        return text

@@ -31,6 +31,7 @@ from typing import Any
 
 from genbench.core.files import atomic_open, to_jsonable, write_json_atomic
 from genbench.core.json_files import iter_json_lines, open_regular, read_json_file
+from genbench.registry.directories import MAX_ID_LENGTH
 from genbench.runs.errors import ResultsFileError
 
 SCHEMA_VERSION = 1
@@ -149,9 +150,22 @@ def prompt_builder_sha256(prompt_builder: Any, task_type: str) -> str:
     return canonical_sha256({"prompt_builder": options, "task_type": task_type, "builder_version": BUILDER_VERSION})
 
 
+MAX_STEM_LENGTH = 200
+"""The longest file stem of a results file: with ``.samples.jsonl`` and an atomic write's temporary name around it,
+a file name stays within the 255 bytes file systems allow."""
+
+
 def file_stem(task_id: str) -> str:
-    """``task:subtask`` -> ``task.subtask`` (``:`` is not allowed in Windows file names)."""
-    return task_id.replace(":", ".")
+    """``task:subtask`` -> ``task.subtask`` (``:`` is not allowed in Windows file names); a stem longer than
+    :data:`MAX_STEM_LENGTH` is cut, with a hash of the whole id (the results file records the id itself).
+
+    >>> file_stem("mytask:sub"), len(file_stem("a" * 255 + ":" + "b" * 255))
+    ('mytask.sub', 197)
+    """
+    stem = task_id.replace(":", ".")
+    if len(stem.encode("utf-8")) <= MAX_STEM_LENGTH:
+        return stem
+    return f"{stem[:180]}-{hashlib.sha256(task_id.encode('utf-8')).hexdigest()[:16]}"
 
 
 def explain_null_metrics(document: dict[str, Any]) -> None:
@@ -216,13 +230,14 @@ def check_task_id(document: Any, file: str | Path) -> None:
     task = document.get("task") if isinstance(document, dict) else None
     task_id = task.get("id") if isinstance(task, dict) else None
     if isinstance(task_id, str) and not _TASK_ID.fullmatch(task_id):
+        shown = repr(task_id) if len(task_id) <= 80 else f"{task_id[:60]!r}... ({len(task_id)} characters)"
         raise ResultsFileError(
-            f"{file}: task.id {task_id!r} is not a task id ('task' or 'task:subtask', each of [a-z0-9_]+, nothing "
-            "else: no line break or other control character)."
+            f"{file}: task.id {shown} is not a task id ('task' or 'task:subtask', each of [a-z0-9_]+ and at most "
+            f"{MAX_ID_LENGTH} characters, nothing else: no line break or other control character)."
         )
 
 
-_TASK_ID = re.compile(r"[a-z0-9_]+(?::[a-z0-9_]+)?")
+_TASK_ID = re.compile(rf"[a-z0-9_]{{1,{MAX_ID_LENGTH}}}(?::[a-z0-9_]{{1,{MAX_ID_LENGTH}}})?")
 
 
 def rewrite_hint(document: Mapping[str, Any]) -> str:
