@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from tests.shipped_tasks import shipped_task_ids
-from tests.task_roots import PACKAGE_TASKS_DIR
 
-from .submission_helpers import FORK_URL, git
+from .submission_helpers import genbench_clone, git
 
 GENBENCH_CLI = str(Path(sys.executable).parent / "genbench-cli")
 DOC = """# My Awesome Task
@@ -24,37 +22,12 @@ task and is released under the Apache-2.0 licence; it holds a handful of example
 """
 
 
-def _second_clone(tmp_path: Path) -> Path:
-    """A fork's clone: a genbench checkout with the shipped registry, on a branch pushed to a bare 'fork'."""
-    clone, fork = tmp_path / "genbench_cbt", tmp_path / "fork.git"
-    package = clone / "src" / "genbench"
-    package.mkdir(parents=True)
-    (clone / "pyproject.toml").write_text('[project]\nname = "genbench"\n', encoding="utf-8")
-    (package / "__init__.py").write_text('"""genbench."""\n', encoding="utf-8")
-    (package / "tasks").mkdir()
-    shutil.copy(PACKAGE_TASKS_DIR / "__init__.py", package / "tasks" / "__init__.py")
-    for task_id in shipped_task_ids():
-        shutil.copytree(
-            PACKAGE_TASKS_DIR / task_id, package / "tasks" / task_id, ignore=shutil.ignore_patterns("__pycache__")
-        )
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(fork))
-    git(clone, "init", "-q", "-b", "main")
-    git(clone, "config", f"url.{fork.as_uri()}.insteadOf", FORK_URL)
-    git(clone, "remote", "add", "origin", FORK_URL)
-    git(clone, "remote", "add", "upstream", "https://github.com/GenBench/genbench_cbt.git")
-    git(clone, "add", "-A")
-    git(clone, "commit", "-q", "-m", "genbench")
-    git(clone, "push", "-q", "origin", "main")
-    git(clone, "checkout", "-q", "-b", "my_awesome_task")
-    return clone
-
-
 def _cli(clone: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([GENBENCH_CLI, *args], cwd=clone, env=env, capture_output=True, text=True, timeout=300)
 
 
 def test_a_second_clone_works_as_create_task_advises(tmp_path: Path):
-    clone = _second_clone(tmp_path)
+    clone = genbench_clone(tmp_path, "my_awesome_task")
     env = {k: v for k, v in os.environ.items() if k != "GENBENCH_TASKS_PATH"}
 
     created = _cli(clone, env, "create-task", "--name", "My Awesome Task", "--authors", "Alice")
