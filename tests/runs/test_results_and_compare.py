@@ -150,3 +150,15 @@ def test_task_run_model_goes_through_the_feature_seam(tmp_path: Path) -> None:
     task_run = task.run_model(f"python:{tmp_path / 'predictors.py'}:shortest_option", limit=4, bootstrap=FAST)
     assert task_run.task_id == "category_membership" and len(task_run.samples) == 4
     assert task_run.results_path is None  # no output_dir: nothing written
+
+
+def test_compare_says_which_settings_only_one_file_has(tmp_path: Path) -> None:
+    # Regression: the 1-shot setting of A was dropped without a word.
+    (tmp_path / "predictors.py").write_text(PREDICTORS)
+    spec = f"python:{tmp_path / 'predictors.py'}:first_option"
+    (a,) = run(spec, "category_membership", output_dir=tmp_path / "a", limit=10, shots=[0, 1], bootstrap=FAST)
+    (b,) = run(spec, "category_membership", output_dir=tmp_path / "b", limit=10, shots=[0], bootstrap=FAST)
+    result = CliRunner().invoke(cli, ["compare", str(a.results_path), str(b.results_path), "--permutations", "100"])
+    assert result.exit_code == 0, result.output
+    assert "Note: 1-shot only in A: not compared (the other file has no such setting)." in result.stderr
+    assert "only in B" not in result.stderr
