@@ -262,3 +262,21 @@ def test_progress_bars_by_default_only_where_they_redraw(tmp_path: Path):
     assert quiet.exit_code == 0 and asked.exit_code == 0, quiet.output + asked.output
     assert "Scanning" not in quiet.stderr
     assert f"Scanning {train}" in asked.stderr
+
+
+def test_search_over_the_registry_draws_no_datasets_bars_into_a_log(runner, files, tmp_path):
+    # Regression: without --task, loading every registry task drew `datasets` bars ("Formatting `train` examples")
+    # on a stderr that is no terminal.
+    import os
+    import subprocess
+    import sys
+
+    _index(runner, files)
+    env = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_DATASETS_CACHE": str(tmp_path / "hf_datasets"),
+           "GENBENCH_CACHE": str(tmp_path / "cache")}  # fmt: skip
+    command = [str(Path(sys.executable).parent / "genbench-cli"), "contamination", "search", "--train-dataset-names",
+               str(files["train"]), "--index-dir", str(files["idx"]), "--output-dir", str(files["out"])]  # fmt: skip
+    process = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert process.returncode == 0, process.stdout + process.stderr
+    assert "Wrote" in process.stdout
+    assert "%|" not in process.stderr and "examples/s" not in process.stderr, process.stderr

@@ -127,10 +127,17 @@ def _progress_option(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def _bars_on(progress: bool) -> bool:
     """Bars where they redraw (a terminal, a notebook) or where ``--progress`` asks for them: by default none on a
-    pipe or in a CI log, where tqdm writes every redraw of an hour-long build as text."""
+    pipe or in a CI log, where tqdm writes every redraw of an hour-long build as text. Without bars, those of
+    ``datasets`` (formatting the test sets of the registry's tasks) are off too."""
     if click.get_current_context().get_parameter_source("progress") == ParameterSource.COMMANDLINE:
-        return progress
-    return progress and interactive_output()
+        on = progress
+    else:
+        on = progress and interactive_output()
+    if not on:
+        import datasets
+
+        datasets.disable_progress_bars()
+    return on
 
 
 def _mixer_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -489,6 +496,7 @@ def search(
     # the default test sets are those of every registry task, the slow part.
     for name in training_datasets(list(train_dataset_names), dataset_mixer_config):
         chosen.open(name, index_type=index_type, model=model).close()
+    bars = _bars_on(progress)  # first: it turns datasets' bars off before the test sets load
     report = search_indexes(
         list(train_dataset_names),
         dataset_mixer_config=dataset_mixer_config,
@@ -499,7 +507,7 @@ def search(
         model=model,
         index_dir=index_dir,
         top_k=top_k,
-        progress=_bars_on(progress),
+        progress=bars,
         backend=chosen,
         verify=verify,
     )
@@ -551,6 +559,7 @@ def scan(
     _check_test_set_options(dataset, field, task_ids)
     _check_decontaminate(decontaminate, ngram_size, match_threshold)
     prepare_output_dir(output_dir)  # before the scan: an unwritable folder fails now, not after the work
+    bars = _bars_on(progress)  # first: it turns datasets' bars off before the test sets load
     report = scan_datasets(
         list(train_dataset_names),
         dataset_mixer_config=dataset_mixer_config,
@@ -563,7 +572,7 @@ def scan(
         query_filter=query_filter or None,
         query_field=query_field,
         text_field=text_field,
-        progress=_bars_on(progress),
+        progress=bars,
     )
     _write_report(report, output_dir, decontaminate)
 
