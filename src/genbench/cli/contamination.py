@@ -292,13 +292,14 @@ def _write_report(report: Any, output_dir: Path, decontaminate: bool, search_siz
 
 def _unmatchable_message(result: Any, mode: Any) -> str:
     """Why some instances of a test set scored 0 whatever the training data, and what to change."""
-    from genbench.contamination.backend import why_unmatchable
+    from genbench.contamination.backend import unmatchable_example, why_unmatchable
 
     counted = f"{result.unmatchable} of {len(result.instances)} instances of {result.test_set} (vs {result.source})"
     if mode.ngram_size is not None:
         return (
             f"{counted} {why_unmatchable(mode)}, so no {mode.ngram_size}-gram can match them: they score 0 whatever "
-            "the training data (tokens are runs of letters and digits: '612 + 6' is 2 tokens). Use a smaller "
+            f"the training data (tokens are runs of letters and digits: {unmatchable_example(result.instances)}). "
+            "Use a smaller "
             '--ngram_size, or an exact match (no --ngram_size). Marked "unmatchable" in the per-pair JSONL.'
         )
     return (
