@@ -162,3 +162,18 @@ def test_compare_says_which_settings_only_one_file_has(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "Note: 1-shot only in A: not compared (the other file has no such setting)." in result.stderr
     assert "only in B" not in result.stderr
+
+
+def test_a_python_predictor_run_says_nothing_of_a_cache_it_never_uses(tmp_path: Path) -> None:
+    # Regression: its summary read "0/30 answers from the cache", though a python: predictor is never cached.
+    (tmp_path / "predictors.py").write_text(PREDICTORS)
+    result = CliRunner().invoke(
+        cli,
+        ["run", "--model", f"python:{tmp_path / 'predictors.py'}:first_option", "--task", "category_membership",
+         "--limit", "5", "--output-dir", str(tmp_path / "out")],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    (summary,) = [line for line in result.stdout.splitlines() if line.startswith("category_membership (0-shot")]
+    assert "cache" not in summary
+    (path,) = (tmp_path / "out").rglob("category_membership.json")
+    assert "cache" not in read_results(path)[0]["evaluations"][0]

@@ -426,7 +426,8 @@ def run_model_on_task(
             evaluation, setting_samples = evaluate_answers(
                 task, dataset, answers, shots=n_shots, bootstrap=bootstrap, shot_source=shot_source
             )
-            evaluation["cache"] = {"hits": requester.stats.hits, "computed": requester.stats.computed}
+            if cache is not None:  # a python: predictor, or --no-cache: no cache to count answers from
+                evaluation["cache"] = {"hits": requester.stats.hits, "computed": requester.stats.computed}
             evaluation["run_seconds"] = round(time.perf_counter() - setting_started, 3)
             evaluations.append(evaluation)
             samples.extend(setting_samples)
