@@ -177,3 +177,25 @@ def test_a_python_predictor_run_says_nothing_of_a_cache_it_never_uses(tmp_path: 
     assert "cache" not in summary
     (path,) = (tmp_path / "out").rglob("category_membership.json")
     assert "cache" not in read_results(path)[0]["evaluations"][0]
+
+
+def test_generation_settings_name_only_runs_that_generate(tmp_path: Path) -> None:
+    # Regression: reranking (and log-likelihood multiple-choice) results sat under `...max-new-tokens-16`, a setting
+    # that does not apply to them.
+    (tmp_path / "predictors.py").write_text(
+        "def answer(requests, task, **options):\n"
+        "    scored = task in ('loglikelihood', 'score_pairs')\n"
+        "    return [-float(len(r[1])) for r in requests] if scored else ['1' for _ in requests]\n"
+    )
+    spec = f"python:{tmp_path / 'predictors.py'}:answer"
+    folders = {}
+    for task_id in ("passage_reranking_shift", "category_membership", "arithmetic_length"):
+        (task_run,) = run(spec, task_id, output_dir=tmp_path / "out", limit=3, max_new_tokens=16, bootstrap=FAST)
+        folders[task_id] = task_run.results_path.parent.name
+        generation = task_run.document["run_identity"]["generation"]
+        assert (generation is not None) == (task_id == "arithmetic_length"), task_id
+    assert folders == {
+        "passage_reranking_shift": "seed-42.unprompted.limit-3",
+        "category_membership": "seed-42.shots-0.limit-3",
+        "arithmetic_length": "seed-42.shots-0.limit-3.max-new-tokens-16",
+    }
