@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from genbench.cli import cli
 from genbench.runs.errors import ModelRunError
 from genbench.runs.hf_hub import hub_load_mode
+from tests.runs.hub_cache import cache_hub_model
 
 GENBENCH_CLI = str(Path(sys.executable).parent / "genbench-cli")
 
@@ -84,12 +85,7 @@ def test_a_cached_model_is_read_from_the_cache_when_the_hub_is_out_of_reach(
 ) -> None:
     from huggingface_hub import constants
 
-    cache = tmp_path / "hub-cache"
-    snapshot = cache / "models--gpt2" / "snapshots" / "abc123"
-    snapshot.mkdir(parents=True)
-    (snapshot / "config.json").write_text("{}", encoding="utf-8")
-    (cache / "models--gpt2" / "refs").mkdir()
-    (cache / "models--gpt2" / "refs" / "main").write_text("abc123", encoding="utf-8")
+    cache = cache_hub_model(tmp_path / "hub-cache", "gpt2")
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
     monkeypatch.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{_closed_port()}")
     for variable in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
