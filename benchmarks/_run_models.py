@@ -4,7 +4,7 @@ Models are GPT-2s initialised at random with a fixed seed, with a word-level tok
 ``save_pretrained`` so that genbench (``hf:PATH``) and lm-evaluation-harness (``--model hf --model_args
 pretrained=PATH``) load the very same files. Their one definition is :mod:`genbench.runs.tiny_model` (shapes
 ``tiny``, ``tiny-bos``, ``gpt2-small``; ``genbench-cli models make-tiny``), re-exported here for the benchmarks and
-the tests' ``tiny_gpt2`` fixture (``tests/runs/conftest.py``).
+the tests' ``tiny_gpt2`` fixture (``tests/runs/conftest.py``), and imported only when a model is built.
 
 The requests are genbench's own prompts of two shipped tasks: ``category_membership`` (multiple choice: a
 log-likelihood per option) and ``arithmetic_length`` (free form: greedy generation up to a stop string).
@@ -12,10 +12,24 @@ log-likelihood per option) and ``arithmetic_length`` (free form: greedy generati
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any
 
-# The one definition of the models lives in the package (``genbench-cli models make-tiny``); re-exported here.
-from genbench.runs.tiny_model import SHAPES, SYMBOLS, WORDS, build_model  # noqa: F401
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def build_model(name: str, path: Path, seed: int = 0) -> Path:
+    """Write the model ``name`` (``tiny``, ``tiny-bos``, ``gpt2-small``) to ``path``: the package's builder
+    (:func:`genbench.runs.tiny_model.build_model`), imported only when called, from the ``src/`` beside this folder
+    when genbench is not importable (the device check runs its lm-evaluation-harness side without genbench on the
+    path)."""
+    try:
+        from genbench.runs.tiny_model import build_model as build
+    except ImportError:
+        sys.path.append(str(SRC))
+        from genbench.runs.tiny_model import build_model as build
+    return build(name, path, seed=seed)
 
 
 def task_requests(
