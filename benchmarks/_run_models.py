@@ -1,17 +1,10 @@
 """Models and requests of the ``run`` benchmarks (``run_vs_lmeval.py``, ``gpu_run_vs_lmeval.py``): no Hub needed.
 
-Models are GPT-2s initialised at random with a fixed seed, with a word-level tokenizer (:data:`WORDS`,
-:data:`SYMBOLS`), saved with ``save_pretrained`` so that genbench (``hf:PATH``) and lm-evaluation-harness
-(``--model hf --model_args pretrained=PATH``) load the very same files. This module is their one definition: the
-tests' ``tiny_gpt2`` fixture (``tests/runs/conftest.py``) is ``tiny``, imported from this file by path, because
-``benchmarks/`` travels without ``tests/`` to the GPU check (``gpu_device_run.sh``).
-
-- ``tiny``: 2 layers, width 32, no BOS token (its vocabulary holds ``<s>`` all the same, at id 3: the ids, and so
-  the random weights, are those of ``tiny-bos``);
-- ``tiny-bos``: the same weights, and a tokenizer that starts every encoding with ``<s>`` (as Llama's does);
-- ``gpt2-small``: GPT-2 small's shape (12 layers, width 768, 1024 positions, 50,257 vocabulary entries: 124M
-  parameters); the vocabulary is the fixture's words and symbols, padded with filler words ``w00090`` ... so that
-  every id the model can generate decodes to a word.
+Models are GPT-2s initialised at random with a fixed seed, with a word-level tokenizer, saved with
+``save_pretrained`` so that genbench (``hf:PATH``) and lm-evaluation-harness (``--model hf --model_args
+pretrained=PATH``) load the very same files. Their one definition is :mod:`genbench.runs.tiny_model` (shapes
+``tiny``, ``tiny-bos``, ``gpt2-small``; ``genbench-cli models make-tiny``), re-exported here for the benchmarks and
+the tests' ``tiny_gpt2`` fixture (``tests/runs/conftest.py``), and imported only when a model is built.
 
 The requests are genbench's own prompts of two shipped tasks: ``category_membership`` (multiple choice: a
 log-likelihood per option) and ``arithmetic_length`` (free form: greedy generation up to a stop string).
@@ -19,115 +12,24 @@ log-likelihood per option) and ``arithmetic_length`` (free form: greedy generati
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
-WORDS = [
-    "Q",
-    "A",
-    "the",
-    "a",
-    "is",
-    "of",
-    "these",
-    "which",
-    "what",
-    "true",
-    "false",
-    "statement",
-    "answer",
-    "each",
-    "question",
-    "with",
-    "one",
-    "listed",
-    "word",
-    "that",
-    "fits",
-    "choices",
-    "part",
-    "body",
-    "elbow",
-    "elm",
-    "fencing",
-    "dragonfly",
-    "finger",
-    "label",
-    "every",
-    "token",
-    "sentence",
-    "its",
-    "named",
-    "entity",
-    "tag",
-    "O",
-    "B-PER",
-    "I-PER",
-    "B-LOC",
-    "I-LOC",
-    "B-ORG",
-    "I-ORG",
-    "write",
-    "per",
-    "separated",
-    "by",
-    "commas",
-    "moon",
-    "phases",
-    "passage",
-    "why",
-    "does",
-    "have",
-]
-SYMBOLS = list("0123456789+-=:?.,!()[]'\"*/")
-SHAPES: dict[str, dict[str, Any]] = {
-    "tiny": {"n_positions": 256, "n_embd": 32, "n_layer": 2, "n_head": 2, "vocab_size": None, "bos": False},
-    "tiny-bos": {"n_positions": 256, "n_embd": 32, "n_layer": 2, "n_head": 2, "vocab_size": None, "bos": True},
-    "gpt2-small": {"n_positions": 1024, "n_embd": 768, "n_layer": 12, "n_head": 12, "vocab_size": 50257, "bos": False},
-}
+SRC = Path(__file__).resolve().parents[1] / "src"
 
 
 def build_model(name: str, path: Path, seed: int = 0) -> Path:
-    """Write the model ``name`` of :data:`SHAPES` (weights and tokenizer) to ``path``; returns ``path``."""
-    import torch
-    from tokenizers import Regex, Tokenizer, models, pre_tokenizers, processors
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
-
-    shape = SHAPES[name]
-    tokens = ["[UNK]", "[PAD]", "<|endoftext|>", "<s>", "\n", *SYMBOLS, *WORDS]
-    if shape["vocab_size"]:
-        tokens += [f"w{i:05d}" for i in range(len(tokens), shape["vocab_size"])]
-    vocab = {token: i for i, token in enumerate(tokens)}
-    tokenizer = Tokenizer(models.WordLevel(vocab=vocab, unk_token="[UNK]"))
-    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
-        [
-            pre_tokenizers.Split(Regex(r"[ \t]+"), behavior="removed"),
-            pre_tokenizers.Split(Regex(r"\n|[A-Za-z]+(?:-[A-Z]+)?|[^\sA-Za-z]"), behavior="isolated"),
-        ]
-    )
-    special: dict[str, str] = {"unk_token": "[UNK]", "pad_token": "[PAD]", "eos_token": "<|endoftext|>"}
-    if shape["bos"]:
-        tokenizer.post_processor = processors.TemplateProcessing(
-            single="<s> $A", pair="<s> $A $B", special_tokens=[("<s>", vocab["<s>"])]
-        )
-        special["bos_token"] = "<s>"
-    fast = PreTrainedTokenizerFast(tokenizer_object=tokenizer, **special)
-    torch.manual_seed(seed)
-    config = GPT2Config(
-        vocab_size=len(vocab),
-        n_positions=shape["n_positions"],
-        n_embd=shape["n_embd"],
-        n_layer=shape["n_layer"],
-        n_head=shape["n_head"],
-        bos_token_id=vocab["<s>"] if shape["bos"] else vocab["<|endoftext|>"],
-        eos_token_id=vocab["<|endoftext|>"],
-        pad_token_id=vocab["[PAD]"],
-    )
-    model = GPT2LMHeadModel(config)
-    path.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(path)
-    fast.save_pretrained(path)
-    return path
+    """Write the model ``name`` (``tiny``, ``tiny-bos``, ``gpt2-small``) to ``path``: the package's builder
+    (:func:`genbench.runs.tiny_model.build_model`), imported only when called, from the ``src/`` beside this folder
+    when genbench is not importable (the device check runs its lm-evaluation-harness side without genbench on the
+    path)."""
+    try:
+        from genbench.runs.tiny_model import build_model as build
+    except ImportError:
+        sys.path.append(str(SRC))
+        from genbench.runs.tiny_model import build_model as build
+    return build(name, path, seed=seed)
 
 
 def task_requests(

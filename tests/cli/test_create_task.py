@@ -17,6 +17,7 @@ from genbench.config.documents import load_task_config, load_task_dict_config
 from genbench.core.errors import TaskDefinitionError
 from genbench.core.vocabulary import PreparationStrategy
 from genbench.metrics import best_score_reached
+from genbench.metrics.extraction import extract_free_form_answer
 from genbench.review.plan import run_checks
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -146,6 +147,20 @@ def test_commented_task_dict_subclass_works_when_uncommented(task_root):
     assert type(task_dict).__name__ == "MergedTaskDict"
     merged = task_dict.merge_evaluation_results({"a": {"m": 1.0}, "b": {"m": 0.5}})
     assert merged["m"] == 0.75
+
+
+def test_the_suggested_output_regex_drops_the_model_s_leading_space(task_root):
+    # Regression: the template's suggestion kept the space a model writes after "A:", so " Tokyo" scored 0.
+    task_dir = create_task("Capitals", tasks_dir=task_root)
+    config_path = task_dir / "config.jsonnet"
+    config_path.write_text(
+        config_path.read_text().replace("// free_form_output_regex:", "free_form_output_regex:"), encoding="utf-8"
+    )
+    config = load_task_config(jsonnet_path=config_path)
+    assert config.free_form_output_regex
+    answers = [" Tokyo", " Tokyo.\nQ: next", "  New York! ", "42"]
+    extracted = [extract_free_form_answer(a, "\n\n", config.free_form_output_regex) for a in answers]
+    assert extracted == ["Tokyo", "Tokyo", "New York", "42"]
 
 
 def test_unusual_name_round_trips_into_the_config(task_root):

@@ -185,3 +185,25 @@ def test_json_prints_the_results_document_alone_on_stdout(runner, tmp_path, task
     assert document["task_id"] == task_id and document["n"] == 10
     assert document["metrics"]["hf_exact_match__exact_match"] == 1.0
     assert f"Wrote {output}" in result.stderr
+
+
+def test_predictions_piped_through_dev_stdin(tmp_path):
+    # Regression: `-p /dev/stdin` (a pipe, not a regular file) was refused: "file '/dev/stdin' does not exist".
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    lines = "".join(json.dumps({"target": target}) + "\n" for target in _gold("arithmetic_length"))
+    command = [str(Path(sys.executable).parent / "genbench-cli"), "evaluate", "--task", "arithmetic_length",
+               "--predictions", "/dev/stdin", "--results-dir", str(tmp_path / "results"),
+               "--model", "piped"]  # fmt: skip
+    process = subprocess.run(command, input=lines, capture_output=True, text=True, timeout=300)
+    assert process.returncode == 0, process.stdout + process.stderr
+    assert "hf_exact_match__exact_match" in process.stdout and "1.0000" in process.stdout
+    (written,) = (tmp_path / "results").rglob("arithmetic_length.json")  # read a second time, for the results file
+    assert json.loads(written.read_text(encoding="utf-8"))["evaluations"][0]["num_examples"] == len(lines.splitlines())
+
+
+def test_a_directory_given_as_predictions_is_named_as_such(runner, tmp_path, task_id):
+    result = runner.invoke(cli, ["evaluate", "--task", task_id, "--predictions", str(tmp_path)])
+    assert result.exit_code == 2 and "is a directory, not a predictions file" in result.output

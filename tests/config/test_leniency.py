@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import warnings
 from pathlib import Path
 
@@ -264,15 +263,3 @@ def test_collect_config_warnings_raises_for_a_config_that_does_not_load(tmp_path
     path = write_config(tmp_path, keywords=[])
     with pytest.raises(ConfigError, match="keywords: expected at least 1 item"):
         collect_config_warnings(path)
-
-
-ORIGINAL_REPO = os.environ.get("GENBENCH_ORIGINAL_REPO")
-ORIGINAL_CONFIGS = (
-    sorted(Path(ORIGINAL_REPO, "src", "genbench", "tasks").rglob("config.jsonnet")) if ORIGINAL_REPO else []
-)
-
-
-@pytest.mark.skipif(not ORIGINAL_REPO, reason="set GENBENCH_ORIGINAL_REPO to a checkout of GenBench/genbench_cbt")
-@pytest.mark.parametrize("path", ORIGINAL_CONFIGS, ids=lambda p: str(p.parent.name))
-def test_every_config_of_the_original_repository_loads(path):
-    assert collect_config_warnings(path.parent, task_dict=None) is not None  # loads: no ConfigError

@@ -280,3 +280,21 @@ def test_json_prints_the_scores_and_files_as_one_document(runner, files, tmp_pat
     [decontaminated] = document["decontaminated"]
     assert decontaminated["kept"] + decontaminated["removed"] == decontaminated["total"] == 3
     assert "Wrote " in result.stderr
+
+
+def test_search_over_the_registry_draws_no_datasets_bars_into_a_log(runner, files, tmp_path):
+    # Regression: without --task, loading every registry task drew `datasets` bars ("Formatting `train` examples")
+    # on a stderr that is no terminal.
+    import os
+    import subprocess
+    import sys
+
+    _index(runner, files)
+    env = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_DATASETS_CACHE": str(tmp_path / "hf_datasets"),
+           "GENBENCH_CACHE": str(tmp_path / "cache")}  # fmt: skip
+    command = [str(Path(sys.executable).parent / "genbench-cli"), "contamination", "search", "--train-dataset-names",
+               str(files["train"]), "--index-dir", str(files["idx"]), "--output-dir", str(files["out"])]  # fmt: skip
+    process = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert process.returncode == 0, process.stdout + process.stderr
+    assert "Wrote" in process.stdout
+    assert "%|" not in process.stderr and "examples/s" not in process.stderr, process.stderr

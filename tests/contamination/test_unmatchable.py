@@ -61,3 +61,19 @@ def test_the_cli_warns_with_the_count_and_the_fix_and_the_report_records_it(tmp_
     quiet, out2 = _scan(tmp_path, "2")
     assert "Warning" not in quiet.stderr
     assert "unmatchable" not in json.loads((out2 / "contamination_report.json").read_text(encoding="utf-8"))
+
+
+def test_the_cli_warning_quotes_an_instance_of_its_own_test_set(tmp_path: Path):
+    # Regression: the warning quoted the arithmetic example ('612 + 6' is 2 tokens) for every test set.
+    train = tmp_path / "train.jsonl"
+    train.write_text(json.dumps({"text": "the capital of Japan is Tokyo"}) + "\n", encoding="utf-8")
+    test = tmp_path / "test.jsonl"
+    test.write_text(json.dumps({"question": "capital Japan?"}) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        contamination,
+        ["scan", "--train-dataset-names", str(train), "--text-field", "text", "--dataset", str(test), "--split",
+         "train", "--field", "question", "--ngram-size", "3", "-o", str(tmp_path / "out"), "--no-progress"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "(tokens are runs of letters and digits: 'capital Japan?' is 2 tokens)" in result.stderr
+    assert "612" not in result.stderr

@@ -150,3 +150,52 @@ def test_task_run_model_goes_through_the_feature_seam(tmp_path: Path) -> None:
     task_run = task.run_model(f"python:{tmp_path / 'predictors.py'}:shortest_option", limit=4, bootstrap=FAST)
     assert task_run.task_id == "category_membership" and len(task_run.samples) == 4
     assert task_run.results_path is None  # no output_dir: nothing written
+
+
+def test_compare_says_which_settings_only_one_file_has(tmp_path: Path) -> None:
+    # Regression: the 1-shot setting of A was dropped without a word.
+    (tmp_path / "predictors.py").write_text(PREDICTORS)
+    spec = f"python:{tmp_path / 'predictors.py'}:first_option"
+    (a,) = run(spec, "category_membership", output_dir=tmp_path / "a", limit=10, shots=[0, 1], bootstrap=FAST)
+    (b,) = run(spec, "category_membership", output_dir=tmp_path / "b", limit=10, shots=[0], bootstrap=FAST)
+    result = CliRunner().invoke(cli, ["compare", str(a.results_path), str(b.results_path), "--permutations", "100"])
+    assert result.exit_code == 0, result.output
+    assert "Note: 1-shot only in A: not compared (the other file has no such setting)." in result.stderr
+    assert "only in B" not in result.stderr
+
+
+def test_a_python_predictor_run_says_nothing_of_a_cache_it_never_uses(tmp_path: Path) -> None:
+    # Regression: its summary read "0/30 answers from the cache", though a python: predictor is never cached.
+    (tmp_path / "predictors.py").write_text(PREDICTORS)
+    result = CliRunner().invoke(
+        cli,
+        ["run", "--model", f"python:{tmp_path / 'predictors.py'}:first_option", "--task", "category_membership",
+         "--limit", "5", "--output-dir", str(tmp_path / "out")],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    (summary,) = [line for line in result.stdout.splitlines() if line.startswith("category_membership (0-shot")]
+    assert "cache" not in summary
+    (path,) = (tmp_path / "out").rglob("category_membership.json")
+    assert "cache" not in read_results(path)[0]["evaluations"][0]
+
+
+def test_generation_settings_name_only_runs_that_generate(tmp_path: Path) -> None:
+    # Regression: reranking (and log-likelihood multiple-choice) results sat under `...max-new-tokens-16`, a setting
+    # that does not apply to them.
+    (tmp_path / "predictors.py").write_text(
+        "def answer(requests, task, **options):\n"
+        "    scored = task in ('loglikelihood', 'score_pairs')\n"
+        "    return [-float(len(r[1])) for r in requests] if scored else ['1' for _ in requests]\n"
+    )
+    spec = f"python:{tmp_path / 'predictors.py'}:answer"
+    folders = {}
+    for task_id in ("passage_reranking_shift", "category_membership", "arithmetic_length"):
+        (task_run,) = run(spec, task_id, output_dir=tmp_path / "out", limit=3, max_new_tokens=16, bootstrap=FAST)
+        folders[task_id] = task_run.results_path.parent.name
+        generation = task_run.document["run_identity"]["generation"]
+        assert (generation is not None) == (task_id == "arithmetic_length"), task_id
+    assert folders == {
+        "passage_reranking_shift": "seed-42.unprompted.limit-3",
+        "category_membership": "seed-42.shots-0.limit-3",
+        "arithmetic_length": "seed-42.shots-0.limit-3.max-new-tokens-16",
+    }

@@ -20,6 +20,8 @@ PREDICTOR = """
 def first_option(requests, task, **options):
     if task == "loglikelihood":
         return [0.0 if c.strip() == requests[0][1].strip() else -1.0 for _, c in requests]
+    if task == "generate":
+        return ["1" for _ in requests]
     raise NotImplementedError
 """
 FAST = BootstrapSettings(resamples=50, statistic_resamples=10)
@@ -31,8 +33,8 @@ def spec(tmp_path: Path) -> str:
     return f"python:{tmp_path / 'predictor.py'}:first_option"
 
 
-def _run(spec: str, out: Path, **options):
-    (task_run,) = run(spec, "category_membership", output_dir=out, bootstrap=FAST, **options)
+def _run(spec: str, out: Path, task_id: str = "category_membership", **options):
+    (task_run,) = run(spec, task_id, output_dir=out, bootstrap=FAST, **options)
     return task_run
 
 
@@ -54,7 +56,7 @@ def test_different_seeds_shots_and_limits_sit_side_by_side(spec: str, tmp_path: 
     assert len(keys) == 4
     identity = runs[0].document["run_identity"]
     assert identity["seed"] == 1 and identity["limit"] == 8 and identity["shots"] == [0]
-    assert identity["model_spec"] == spec and identity["generation"] == {"max_new_tokens": 128, "decoding": "greedy"}
+    assert identity["model_spec"] == spec and identity["generation"] is None  # log-likelihoods: nothing generated
     assert identity["task_fingerprint"] == runs[0].document["task"]["fingerprint"]["sha256"]
     found, _ = find_results_files([out])  # the leaderboard finds every one of them
     assert sorted(found) == sorted(paths)
@@ -62,8 +64,9 @@ def test_different_seeds_shots_and_limits_sit_side_by_side(spec: str, tmp_path: 
 
 def test_generation_settings_and_model_arguments_are_part_of_the_identity(spec: str, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    plain = _run(spec, out, limit=5)
-    shorter = _run(spec, out, limit=5, max_new_tokens=16)
+    plain = _run(spec, out, "arithmetic_length", limit=5)
+    shorter = _run(spec, out, "arithmetic_length", limit=5, max_new_tokens=16)
+    assert plain.document["run_identity"]["generation"] == {"max_new_tokens": 128, "decoding": "greedy"}
     assert shorter.results_path.parent.name == "seed-42.shots-0.limit-5.max-new-tokens-16"
     assert plain.document["run_identity"]["key"] != shorter.document["run_identity"]["key"]
     identity = dict(plain.document["run_identity"], model_args={"dtype": "float16"})

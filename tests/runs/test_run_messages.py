@@ -18,6 +18,7 @@ from genbench.runs.hf import HFCausalLMRunner, check_cached_hub_id, looks_like_p
 from genbench.runs.request_cache import CACHE_FILE, RequestCache
 from genbench.runs.specs import parse_model_spec
 from tests.runs.fake_openai import fake_openai_server
+from tests.runs.hub_cache import cache_hub_model
 
 OFFLINE = {"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
@@ -69,12 +70,7 @@ def test_an_org_name_spec_that_is_neither_a_directory_nor_cached_names_both_read
 def test_a_cached_hub_id_passes_the_offline_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from huggingface_hub import constants
 
-    cache = tmp_path / "hub-cache"
-    snapshot = cache / "models--org--name" / "snapshots" / "abc123"
-    snapshot.mkdir(parents=True)
-    (snapshot / "config.json").write_text("{}", encoding="utf-8")
-    (cache / "models--org--name" / "refs").mkdir()
-    (cache / "models--org--name" / "refs" / "main").write_text("abc123", encoding="utf-8")
+    cache = cache_hub_model(tmp_path / "hub-cache", "org/name")
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.chdir(tmp_path)
@@ -96,6 +92,7 @@ def test_an_org_name_spec_the_online_hub_does_not_know_names_both_readings(
     for variable in OFFLINE:
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", not_on_the_hub)
+    monkeypatch.setattr("genbench.runs.hf_hub.hub_unreachable", lambda endpoint: None)  # the hub answers
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ModelSpecError) as caught:
         HFCausalLMRunner(parse_model_spec("hf:models/gpt2"))

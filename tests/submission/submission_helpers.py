@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from tests.shipped_tasks import shipped_task_ids
+from tests.task_roots import PACKAGE_TASKS_DIR
 
 TASK_ID = "submitted_task"
 FORK_URL = "https://github.com/alice/genbench_cbt.git"
@@ -108,3 +112,31 @@ class FakeGitHub:
     url: str
     requests: list[RecordedRequest] = field(default_factory=list)
     answers: dict[tuple[str, str], tuple[Any, ...]] = field(default_factory=dict)
+
+
+def genbench_clone(tmp_path: Path, branch: str | None = None) -> Path:
+    """A fork's clone (``tmp_path/genbench_cbt``): a genbench checkout with the shipped registry, ``main`` pushed to
+    a bare repository standing in for the fork (``origin``); with ``branch``, an ``upstream`` remote and a new
+    ``branch`` checked out."""
+    clone, fork = tmp_path / "genbench_cbt", tmp_path / "fork.git"
+    package = clone / "src" / "genbench"
+    package.mkdir(parents=True)
+    (clone / "pyproject.toml").write_text('[project]\nname = "genbench"\n', encoding="utf-8")
+    (package / "__init__.py").write_text('"""genbench."""\n', encoding="utf-8")
+    (package / "tasks").mkdir()
+    shutil.copy(PACKAGE_TASKS_DIR / "__init__.py", package / "tasks" / "__init__.py")
+    for task_id in shipped_task_ids():
+        shutil.copytree(
+            PACKAGE_TASKS_DIR / task_id, package / "tasks" / task_id, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(fork))
+    git(clone, "init", "-q", "-b", "main")
+    git(clone, "config", f"url.{fork.as_uri()}.insteadOf", FORK_URL)
+    git(clone, "remote", "add", "origin", FORK_URL)
+    git(clone, "add", "-A")
+    git(clone, "commit", "-q", "-m", "genbench")
+    git(clone, "push", "-q", "origin", "main")
+    if branch is not None:
+        git(clone, "remote", "add", "upstream", "https://github.com/GenBench/genbench_cbt.git")
+        git(clone, "checkout", "-q", "-b", branch)
+    return clone

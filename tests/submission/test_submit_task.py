@@ -193,6 +193,22 @@ def test_upstream_remote_and_options_choose_the_target(
     assert result.exit_code == 0 and result.stdout.strip() == "https://example.org/pr/2"
 
 
+def test_an_upstream_remote_that_is_no_github_repository_is_said_to_be_ignored(
+    task_repo: TaskRepo, use_suite: FakeSuite, github_api: FakeGitHub
+):
+    # Regression: an upstream remote on a local path fell back to GenBench/genbench_cbt without a word.
+    task_repo.git("remote", "add", "upstream", str(task_repo.fork))
+    result = run_cli("-i", TASK_ID, "--api-url", github_api.url)
+    assert result.exit_code == 0, result.output
+    assert (
+        f"Note: the upstream remote ({task_repo.fork}) names no GitHub repository: the pull request goes to "
+        "GenBench/genbench_cbt. Give --upstream OWNER/REPO for another." in result.stderr
+    )
+    assert result.stdout.startswith("https://github.com/GenBench/genbench_cbt/compare/")
+    quiet = run_cli("-i", TASK_ID, "--api-url", github_api.url, "--upstream", "GenBench/genbench_cbt")
+    assert quiet.exit_code == 0 and "names no GitHub repository" not in quiet.stderr
+
+
 def test_remote_branch_name_is_the_head(task_repo: TaskRepo, fake_suite: FakeSuite):
     task_repo.git("checkout", "-q", "-b", "local_name")
     task_repo.git("push", "-q", "-u", "origin", "local_name:remote_name")

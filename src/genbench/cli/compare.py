@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from genbench.cli._output import console, dumps
-from genbench.cli.params import json_option, seed_option
+from genbench.cli.params import global_setting, json_option, seed_option
 
 
 @click.command("compare")
@@ -32,9 +32,15 @@ def compare(results_a: Path, results_b: Path, resamples: int, permutations: int,
       genbench-cli compare results/hf_gpt2-*/seed-42.shots-0/category_membership.json \\
           results/hf_opt-*/seed-42.shots-0/category_membership.json
     """
-    from genbench.runs.compare import compare_results, comparison_rows
+    from genbench.runs.compare import compare_results, comparison_rows, unshared_settings
 
     comparisons = compare_results(results_a, results_b, resamples=resamples, permutations=permutations, seed=seed)
+    for name, only in zip("AB", unshared_settings(results_a, results_b), strict=True):
+        if only and not global_setting("quiet"):
+            settings = ", ".join("unprompted" if shots is None else f"{shots}-shot" for shots in only)
+            click.echo(
+                f"Note: {settings} only in {name}: not compared (the other file has no such setting).", err=True
+            )
     if as_json:
         click.echo(dumps(comparison_rows(comparisons)), nl=False)
         return

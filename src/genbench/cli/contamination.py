@@ -134,10 +134,17 @@ def _progress_option(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def _bars_on(progress: bool) -> bool:
     """Bars where they redraw (a terminal, a notebook) or where ``--progress`` asks for them: by default none on a
-    pipe or in a CI log, where tqdm writes every redraw of an hour-long build as text."""
+    pipe or in a CI log, where tqdm writes every redraw of an hour-long build as text. Without bars, those of
+    ``datasets`` (formatting the test sets of the registry's tasks) are off too."""
     if click.get_current_context().get_parameter_source("progress") == ParameterSource.COMMANDLINE:
-        return progress
-    return progress and interactive_output()
+        on = progress
+    else:
+        on = progress and interactive_output()
+    if not on:
+        import datasets
+
+        datasets.disable_progress_bars()
+    return on
 
 
 def _mixer_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -312,13 +319,14 @@ def _write_report(
 
 def _unmatchable_message(result: Any, mode: Any) -> str:
     """Why some instances of a test set scored 0 whatever the training data, and what to change."""
-    from genbench.contamination.backend import why_unmatchable
+    from genbench.contamination.backend import unmatchable_example, why_unmatchable
 
     counted = f"{result.unmatchable} of {len(result.instances)} instances of {result.test_set} (vs {result.source})"
     if mode.ngram_size is not None:
         return (
             f"{counted} {why_unmatchable(mode)}, so no {mode.ngram_size}-gram can match them: they score 0 whatever "
-            "the training data (tokens are runs of letters and digits: '612 + 6' is 2 tokens). Use a smaller "
+            f"the training data (tokens are runs of letters and digits: {unmatchable_example(result.instances)}). "
+            "Use a smaller "
             '--ngram-size, or an exact match (no --ngram-size). Marked "unmatchable" in the per-pair JSONL.'
         )
     return (
@@ -517,6 +525,7 @@ def search(
     # the default test sets are those of every registry task, the slow part.
     for name in training_datasets(list(train_dataset_names), dataset_mixer_config):
         chosen.open(name, index_type=index_type, model=model).close()
+    bars = _bars_on(progress)  # first: it turns datasets' bars off before the test sets load
     report = search_indexes(
         list(train_dataset_names),
         dataset_mixer_config=dataset_mixer_config,
@@ -527,7 +536,7 @@ def search(
         model=model,
         index_dir=index_dir,
         top_k=top_k,
-        progress=_bars_on(progress),
+        progress=bars,
         backend=chosen,
         verify=verify,
     )
@@ -580,6 +589,7 @@ def scan(
     _check_test_set_options(dataset, field, task_ids)
     _check_decontaminate(decontaminate, ngram_size, match_threshold)
     prepare_output_dir(output_dir)  # before the scan: an unwritable folder fails now, not after the work
+    bars = _bars_on(progress)  # first: it turns datasets' bars off before the test sets load
     report = scan_datasets(
         list(train_dataset_names),
         dataset_mixer_config=dataset_mixer_config,
@@ -592,7 +602,7 @@ def scan(
         query_filter=query_filter or None,
         query_field=query_field,
         text_field=text_field,
-        progress=_bars_on(progress),
+        progress=bars,
     )
     _write_report(report, output_dir, decontaminate, as_json=as_json)
 

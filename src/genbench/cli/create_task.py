@@ -14,7 +14,7 @@ from genbench.authoring.scaffold import task_id_problem
 from genbench.cli._output import display_path, note
 from genbench.cli.params import SharedOption, kebab_case_option
 from genbench.cli.taxonomy_options import taxonomy_from_options, taxonomy_options
-from genbench.registry.roots import task_roots
+from genbench.registry.roots import PACKAGE_TASKS_DIR, is_registry_copy, task_roots
 
 AUTHORS_PROMPT = "Task authors (e.g John Doe). Split with ','"
 
@@ -145,10 +145,20 @@ def create_task(
     # as printed.
     cli_command = "genbench-cli"
     if path.parent not in task_roots():
-        click.echo(
-            f"Note: {path.parent} is not a task root yet: add it to GENBENCH_TASKS_PATH so that genbench finds the "
-            f"task (export GENBENCH_TASKS_PATH={shlex.quote(str(path.parent))})."
-        )
+        if is_registry_copy(path.parent):
+            # A second clone while genbench runs from another checkout: this clone's registry then replaces the
+            # installed one (its shipped tasks are not defined twice).
+            click.echo(
+                f"Note: genbench runs from another copy ({display_path(PACKAGE_TASKS_DIR.parent)}): add this "
+                f"checkout's registry to GENBENCH_TASKS_PATH, which then replaces the installed one "
+                f"(export GENBENCH_TASKS_PATH={shlex.quote(str(path.parent))}), or install genbench from this "
+                "checkout (pip install -e .)."
+            )
+        else:
+            click.echo(
+                f"Note: {path.parent} is not a task root yet: add it to GENBENCH_TASKS_PATH so that genbench finds "
+                f"the task (export GENBENCH_TASKS_PATH={shlex.quote(str(path.parent))})."
+            )
         cli_command = f"GENBENCH_TASKS_PATH={shlex.quote(str(path.parent))} genbench-cli"
     of_each = " of each subtask" if subtask_ids else ""
     note("Next steps:")

@@ -8,6 +8,7 @@ reports the merged results of its ``merge_evaluation_results``; ``-t task:subtas
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,6 +32,29 @@ from genbench.data.jsonl import iter_json_objects
 
 if TYPE_CHECKING:
     from genbench.task import Task
+
+
+def _readable(file: str) -> str:
+    """A predictions file that can be read more than once: ``file`` itself when it is a regular file; a pipe or a
+    device (``-p /dev/stdin``, ``-p <(...)``) is read once into a temporary file, since scoring and the results file
+    each read it."""
+    path = Path(file)
+    if path.is_file():
+        return file
+    if not path.exists():
+        raise click.BadParameter(f"file {file!r} does not exist.", param_hint="'--predictions'")
+    if path.is_dir():
+        raise click.BadParameter(f"{file!r} is a directory, not a predictions file.", param_hint="'--predictions'")
+    folder = click.get_current_context().with_resource(tempfile.TemporaryDirectory(prefix="genbench-predictions-"))
+    copy = Path(folder) / (path.name or "predictions.jsonl")
+    with open(path, "rb") as source:
+        copy.write_bytes(source.read())
+    return str(copy)
+
+
+def _readable_assignment(value: str) -> str:
+    subtask, equals, file = value.partition("=")
+    return f"{subtask}={_readable(file)}" if equals and file else value
 
 
 def read_predictions(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
@@ -247,10 +271,9 @@ def evaluate(
     with spinner(f"Loading task {task_id}..."):
         task = load_task(task_id)
 
-    for value in predictions:
-        file = value if isinstance(task, Task) else value.partition("=")[2]
-        if file and not Path(file).is_file():
-            raise click.BadParameter(f"file {file!r} does not exist.", param_hint="'--predictions'")
+    predictions = tuple(
+        _readable(value) if isinstance(task, Task) else _readable_assignment(value) for value in predictions
+    )
     if isinstance(task, Task):
         if len(predictions) != 1:
             raise click.BadParameter(f"give one predictions file for {task_id!r}.", param_hint="'--predictions'")

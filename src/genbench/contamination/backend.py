@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from genbench.contamination.analysis import apply_threshold, test_set_score
+from genbench.contamination.analysis import apply_threshold, test_set_score, tokenize
 from genbench.contamination.errors import ContaminationError
 
 if TYPE_CHECKING:
@@ -281,6 +281,22 @@ def why_unmatchable(mode: SearchMode) -> str:
     if mode.ngram_size is not None:
         return f"have fewer than {mode.ngram_size} tokens in every field"
     return "have a field without tokens"
+
+
+def unmatchable_example(instances: Sequence[InstanceResult], width: int = 40) -> str | None:
+    """The first unmatchable instance's longest field and its number of tokens, as a message quotes it; None when
+    no instance is unmatchable.
+
+    >>> unmatchable_example([InstanceResult(0, {"q": "612 + 6"}, 0.0, 0.0, unmatchable=True)])
+    "'612 + 6' is 2 tokens"
+    """
+    for instance in instances:
+        if instance.unmatchable:
+            text = max(instance.query.values(), key=lambda value: len(tokenize(value)), default="")
+            count = len(tokenize(text))
+            shown = text if len(text) <= width else text[: width - 3] + "..."
+            return f"{shown!r} is {count} token{'' if count == 1 else 's'}"
+    return None
 
 
 PREVIEW_WIDTH = 64

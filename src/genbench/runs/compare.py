@@ -21,7 +21,7 @@ from genbench.runs.bootstrap import DEFAULT_PERMUTATIONS, DEFAULT_RESAMPLES, pai
 from genbench.runs.errors import ResultsFileError
 from genbench.runs.merged_compare import compare_merged_setting, paired_logs, subtask_logs
 from genbench.runs.merged_results import is_merged_results
-from genbench.runs.results import read_results
+from genbench.runs.results import read_results, read_results_document
 
 
 @dataclass(frozen=True)
@@ -180,6 +180,14 @@ def _compare_merged(
     if not comparisons:
         raise ResultsFileError(f"{path_a} and {path_b} share no (subtask, shots, _genbench_idx) example.")
     return comparisons
+
+
+def unshared_settings(path_a: str | Path, path_b: str | Path) -> tuple[list[int | None], list[int | None]]:
+    """The settings (shots; None: unprompted) that only A holds, and those only B holds: :func:`compare_results`
+    leaves them out, having nothing to pair them with."""
+    shots_a = [e["shots"] for e in read_results_document(path_a)["evaluations"]]
+    shots_b = [e["shots"] for e in read_results_document(path_b)["evaluations"]]
+    return [s for s in shots_a if s not in shots_b], [s for s in shots_b if s not in shots_a]
 
 
 def comparison_rows(comparisons: list[MetricComparison]) -> list[dict[str, Any]]:

@@ -323,6 +323,15 @@ def prompt_settings(
     return settings
 
 
+def _generated(task: Task, evaluations: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the model generated text (so generation settings apply): free form, sequence labeling, and multiple
+    choice answered by generation; never reranking or log-likelihood multiple choice."""
+    task_type = TaskType(task.config.task_type)
+    if task_type in (TaskType.FREE_FORM, TaskType.SEQUENCE_LABELING):
+        return True
+    return any(e.get("multiple_choice_method") == "generation" for e in evaluations)
+
+
 def results_document(
     task: Task,
     model: dict[str, Any],
@@ -432,7 +441,8 @@ def run_model_on_task(
             evaluation, setting_samples = evaluate_answers(
                 task, dataset, answers, shots=n_shots, bootstrap=bootstrap, shot_source=shot_source
             )
-            evaluation["cache"] = {"hits": requester.stats.hits, "computed": requester.stats.computed}
+            if cache is not None:  # a python: predictor, or --no-cache: no cache to count answers from
+                evaluation["cache"] = {"hits": requester.stats.hits, "computed": requester.stats.computed}
             evaluation["run_seconds"] = round(time.perf_counter() - setting_started, 3)
             evaluations.append(evaluation)
             samples.extend(setting_samples)
@@ -450,7 +460,7 @@ def run_model_on_task(
     document = results_document(
         task, model_record, evaluations, seed=seed, limit=limit, bootstrap=bootstrap,
         seconds=time.perf_counter() - started,
-        generation={"max_new_tokens": max_new_tokens, "decoding": "greedy"},
+        generation={"max_new_tokens": max_new_tokens, "decoding": "greedy"} if _generated(task, evaluations) else None,
     )  # fmt: skip
     result = TaskRun(task.task_id, document, samples, scores=scores)
     if output_dir is not None:

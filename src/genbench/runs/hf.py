@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from genbench.runs.errors import ModelRunError, ModelSpecError
+from genbench.runs.hf_hub import hub_load_mode, hub_offline
 from genbench.runs.model_runner import ModelRunner, directory_revision
 from genbench.runs.specs import ModelSpec, check_known_args, int_arg
 
@@ -27,7 +28,6 @@ logger = logging.getLogger(__name__)
 
 KNOWN_ARGS = ("dtype", "device", "batch_size", "revision", "max_length")
 _DTYPES = ("auto", "float32", "float16", "bfloat16")
-_OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 ENCODING_VERSION = 2
 """How requests become token ids, part of the request cache's key (:meth:`HFCausalLMRunner.cache_identity`): 2 since
 a text that starts with the BOS text gets no second BOS."""
@@ -127,12 +127,6 @@ def could_be_either(target: str) -> bool:
     return target.count("/") == 1 and not looks_like_path(target) and not Path(target).expanduser().exists()
 
 
-def hub_offline() -> bool:
-    """Whether huggingface_hub is told to stay offline (``HF_HUB_OFFLINE``, or transformers' ``TRANSFORMERS_OFFLINE``),
-    read from the environment now (huggingface_hub reads it once, when imported)."""
-    return any(os.environ.get(name, "").upper() in {"1", "ON", "YES", "TRUE"} for name in _OFFLINE_VARIABLES)
-
-
 def both_readings_error(target: str, hub_problem: str) -> ModelSpecError:
     """The error for an ``org/name``-shaped target that is neither a local directory nor a loadable hub model: it
     names both readings, and the fix for each."""
@@ -183,9 +177,14 @@ class HFCausalLMRunner(ModelRunner):
         dtype: Any = "auto" if dtype_name == "auto" else getattr(torch, dtype_name)
         check_local_path(spec.target)
         check_cached_hub_id(spec.target, hub_revision)
+        local_only = hub_load_mode(spec.target, hub_revision)
         try:
-            self.tokenizer = AutoTokenizer.from_pretrained(spec.target, revision=hub_revision)
-            self.model = AutoModelForCausalLM.from_pretrained(spec.target, revision=hub_revision, dtype=dtype)
+            self.tokenizer = AutoTokenizer.from_pretrained(
+                spec.target, revision=hub_revision, local_files_only=local_only
+            )
+            self.model = AutoModelForCausalLM.from_pretrained(
+                spec.target, revision=hub_revision, dtype=dtype, local_files_only=local_only
+            )
         except (OSError, ValueError) as exc:  # huggingface_hub's HFValidationError is a ValueError
             if could_be_either(spec.target) and _hub_says_not_found(exc):
                 raise both_readings_error(

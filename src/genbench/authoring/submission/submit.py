@@ -202,6 +202,19 @@ def default_upstream(repo: str | Path) -> str:
     return parsed.slug if parsed is not None else DEFAULT_UPSTREAM
 
 
+def upstream_fallback_note(repo: str | Path) -> str | None:
+    """Why the pull request goes to ``GenBench/genbench_cbt`` although an ``upstream`` remote exists (its URL names
+    no GitHub repository: a local path, a ``file://`` URL), or None when there is nothing to say."""
+    url = git.remote_url(repo, "upstream")
+    if not url or git.parse_remote_url(url) is not None:
+        return None
+    shown = _CREDENTIALS.sub("://", url)
+    return (
+        f"Note: the upstream remote ({shown}) names no GitHub repository: the pull request goes to "
+        f"{DEFAULT_UPSTREAM}. Give --upstream OWNER/REPO for another."
+    )
+
+
 def check_upstream_slug(upstream: str) -> str:
     """``upstream`` when it has the ``OWNER/REPO`` form.
 
@@ -311,6 +324,9 @@ def prepare_submission(
     tracking = _check_pushed(repo, branch)
     owner = _fork_owner(repo, tracking.remote, fork_owner)
     target = upstream or default_upstream(repo)
+    note = None if upstream else upstream_fallback_note(repo)
+    if note is not None:
+        _notify(on_progress, note)
     task_name = load_config(task_id).name
 
     tests_summary = None

@@ -60,8 +60,9 @@
   // - sequence_labeling: input: list of tokens, target: list of labels (as many as tokens)
   task_type: 'free_form',
 
-  // Free form only: score the first match of this regex in a prediction (after `stop_string` below).
-  // free_form_output_regex: '[^\\.\\?\\!\\;\\n]+',
+  // Free form only: score the first match of this regex in a prediction (after `stop_string` below). This one keeps
+  // the first sentence without its surrounding spaces (a model's ' Tokyo.' is scored as 'Tokyo'):
+  // free_form_output_regex: '[^\\s.?!;](?:[^.?!;\\n]*[^\\s.?!;])?',
 
   // The examples of data/*.jsonl already have `input` and `target`. When the data source names them differently,
   // map the task's fields to the source's fields:
