@@ -95,3 +95,35 @@ def test_the_data_import_scratch_folder_of_a_killed_import_is_removed(tmp_path: 
     finally:
         os.close(fd)
     assert removed == [stale] and not stale.exists() and live.exists()
+
+
+def test_every_lock_in_genbench_is_filelocks() -> None:
+    """One lock library (filelock), not raw ``fcntl``/``msvcrt`` calls written by hand beside it."""
+    import ast
+
+    import genbench
+
+    src = Path(genbench.__file__).parent
+    raw = []
+    for module in sorted(src.rglob("*.py")):
+        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            raw += [f"{module.relative_to(src)}:{node.lineno}" for name in names if name in ("fcntl", "msvcrt")]
+    assert raw == [], f"use filelock for locks, not a raw OS lock module: {raw}"
+
+
+def test_a_locked_temporary_is_told_from_an_unlocked_one(tmp_path: Path) -> None:
+    from genbench.core.temporaries import is_unlocked
+
+    temporary = tmp_path / ".x.tmp"
+    temporary.write_bytes(b"")
+    assert is_unlocked(temporary)
+    fd = os.open(temporary, os.O_RDONLY)
+    try:
+        lock_exclusive(fd)
+        assert not is_unlocked(temporary)
+    finally:
+        os.close(fd)
+    assert is_unlocked(temporary)
