@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from genbench import cli as cli_module
 from genbench.cli.contamination import contamination
 
 CREATED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00")
@@ -262,3 +263,20 @@ def test_progress_bars_by_default_only_where_they_redraw(tmp_path: Path):
     assert quiet.exit_code == 0 and asked.exit_code == 0, quiet.output + asked.output
     assert "Scanning" not in quiet.stderr
     assert f"Scanning {train}" in asked.stderr
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_the_global_progress_switch_is_the_one(tmp_path: Path, where: str):
+    """`genbench-cli --progress` (before or after the command's name) asks for the bars a pipe does not get by
+    default, and `--no-progress` turns them off: one switch for every command."""
+    train = tmp_path / "train.jsonl"
+    train.write_text(json.dumps({"text": "compute 612 + 6 please"}) + "\n", encoding="utf-8")
+    command = ["contamination", "scan", "--train-dataset-names", str(train), "--text-field", "text"]
+    command += ["-t", "arithmetic_length", "-o", str(tmp_path / "out")]
+    asked = CliRunner().invoke(
+        cli_module.cli, ["--progress", *command] if where == "before" else [*command, "--progress"]
+    )
+    assert asked.exit_code == 0, asked.output
+    assert f"Scanning {train}" in asked.stderr
+    off = CliRunner().invoke(cli_module.cli, [*command, "--no-progress"])
+    assert off.exit_code == 0 and "Scanning" not in off.stderr

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from genbench.core.errors import PreparationError
+from genbench.core.progress import phase_progress, progress_bar
 from genbench.core.urls import redact_url
 from genbench.core.version import VERSION
 from genbench.core.vocabulary import PreparationStrategy, TaskType
@@ -81,7 +82,7 @@ class TaskRun:
 
 ProgressFactory = Callable[[str, int], Any]
 """Makes the progress bar of one phase: ``factory(description, total)`` returns an object with ``update(n)``,
-``close()`` and a ``leave`` attribute (a ``tqdm`` bar is one; see ``genbench.display.progress.phase_progress``)."""
+``close()`` and a ``leave`` attribute (a ``tqdm`` bar is one; see :func:`genbench.core.progress.phase_progress`)."""
 
 
 class Requester:
@@ -90,7 +91,8 @@ class Requester:
     Args:
         runner: The model runner.
         cache: The request cache (None: none).
-        progress: False: no bars; True: ``tqdm.auto`` bars; a :data:`ProgressFactory`: its bars.
+        progress: False: no bars; True: :func:`~genbench.core.progress.phase_progress` bars (under the one switch,
+            :func:`genbench.core.progress.progress_bars`); a :data:`ProgressFactory`: its bars.
         where: Where the requests come from, in error messages (``task 'x' (0-shot)``).
         label: The name of the bars, followed by the phase (``ner_unseen_entities 0-shot`` -> ``... generate``).
     """
@@ -116,9 +118,7 @@ class Requester:
         description = f"{self.label or self.runner.spec.kind} {kind}"
         if callable(self.progress):
             return self.progress(description, total)
-        from tqdm.auto import tqdm
-
-        return tqdm(total=total, desc=description, disable=not self.progress)
+        return phase_progress(description, total) if self.progress else progress_bar(desc=description, enabled=False)
 
     def _answer(self, kind: str, requests: Sequence[Any], settings: dict[str, Any], compute: Any) -> list[Any]:
         identity = self.runner.cache_identity()
@@ -400,8 +400,8 @@ def run_model_on_task(
         use_cache: False: no request cache at all.
         write_samples: Write the per-sample log.
         bootstrap: Interval settings (default: 1000 resamples for means, 200 for other metrics, seed ``seed``).
-        progress: Show progress bars, one per (task, shots, phase): True for ``tqdm.auto`` bars, or a
-            :data:`ProgressFactory`.
+        progress: Show progress bars, one per (task, shots, phase): True for
+            :func:`~genbench.core.progress.phase_progress` bars (under the one switch), or a :data:`ProgressFactory`.
 
     Returns:
         The :class:`TaskRun`.
