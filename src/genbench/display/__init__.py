@@ -1,8 +1,8 @@
 """Seeing tasks in notebooks: HTML cards of tasks (``Task._repr_html_``) and the progress-bar switch
 (:func:`genbench.core.progress.progress_bars`).
 
-The cards are reached from :class:`~genbench.Task` through the plugin seam
-(:data:`genbench.core.plugins.TASK_FEATURES`), so ``genbench.task`` does not import this package.
+The cards are reached from :class:`~genbench.Task` through a typed slot (:mod:`genbench.core.features`), so
+``genbench.task`` does not import this package.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
@@ -365,6 +365,22 @@ def results_document(
         "run_seconds": round(seconds, 3),
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     }
+
+
+class RunOptions(TypedDict, total=False):
+    """The keyword options of :func:`run_model_on_task` (``Task.run_model(model, **options)`` takes them too)."""
+
+    model_args: str | dict[str, str] | None
+    shots: Sequence[int]
+    seed: int
+    limit: int | None
+    max_new_tokens: int
+    output_dir: str | Path | None
+    cache_dir: str | Path | None
+    use_cache: bool
+    write_samples: bool
+    bootstrap: BootstrapSettings | None
+    progress: bool | ProgressFactory
 
 
 def run_model_on_task(
