@@ -26,10 +26,8 @@ REPO_ROOT = PACKAGE_DIR.parents[1]
 # The top of src/genbench: the package root and the original framework's own module paths, nothing else.
 TOP_LEVEL_MODULES = {"__init__.py", "api.py", "loading.py", "task_config.py", "task_dict.py"}
 ORIGINAL_PATHS = {"genbench.api", "genbench.loading", "genbench.task_config", "genbench.task_dict", "genbench.utils"}
-# The two imports of genbench.compat from inside genbench, each serving old import paths (see genbench.compat).
+# The one import of genbench.compat from inside genbench, serving the original framework's path (see genbench.compat).
 COMPAT_IMPORTS = {
-    ("genbench", "genbench.compat"),
-    ("genbench", "genbench.compat.aliases"),
     ("genbench.task", "genbench.compat"),
     ("genbench.task", "genbench.compat.task_helpers"),
 }
@@ -253,15 +251,14 @@ def test_no_module_imports_another_modules_private_names() -> None:
     assert private == []
 
 
-def test_former_module_paths_are_the_new_modules() -> None:
-    import genbench.testing.checks  # type: ignore[import-not-found]
-
-    import genbench.review.checks
-
-    assert genbench.testing.checks is genbench.review.checks
-    from genbench.errors import GenBenchError  # type: ignore[import-not-found]
-
-    assert GenBenchError.__module__ == "genbench.core.errors"
+@pytest.mark.parametrize("former", ["genbench.testing", "genbench.errors", "genbench.reranking.tasks"])
+def test_genbenchs_own_former_paths_are_gone(former: str) -> None:
+    """genbench 0.1.0 was never released: its own earlier module paths need no aliases (the original framework's
+    paths, ``genbench.api``, ``genbench.utils.file``, ..., stay)."""
+    code = "import importlib, sys\ntry:\n    importlib.import_module(sys.argv[1])\n"
+    code += "except ModuleNotFoundError:\n    print('gone')"
+    assert _run(code, former).strip() == "gone"
+    assert not [finder for finder in sys.meta_path if type(finder).__module__.startswith("genbench")]
 
 
 # -- import-linter ------------------------------------------------------------------------------------------------

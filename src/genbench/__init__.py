@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from genbench.compat import aliases as _compat_aliases
 from genbench.core import features as _features
 from genbench.core.lazy import lazy_exports
 from genbench.core.version import VERSION
@@ -28,10 +27,6 @@ _EXPORTS = {
 }
 
 __all__ = ["Task", "TaskConfig", "TaskDict", "list_tasks", "load_config", "load_task"]
-
-# genbench's former module paths (genbench.testing, genbench.errors, ...) stay importable: genbench.compat.aliases.
-# The one import of genbench.compat at the package root, see docs/architecture.md.
-_compat_aliases.install()
 
 
 def _load_task_feature(slots: _features.TaskFeatures, name: str) -> None:
