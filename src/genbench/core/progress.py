@@ -9,7 +9,6 @@ anywhere, ``False`` nowhere; the bars of ``datasets``, ``huggingface_hub`` and `
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import os
 import sys
 import time
@@ -65,11 +64,6 @@ def interactive_output(stream: TextIO | None = None) -> bool:
         return True
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty())
-
-
-def notebook_widgets_available() -> bool:
-    """Whether tqdm can draw widget progress bars in Jupyter (``ipywidgets`` is installed)."""
-    return importlib.util.find_spec("ipywidgets") is not None
 
 
 def progress_bar(

@@ -494,11 +494,6 @@ def task_groups(task_ids: str | Iterable[str]) -> list[tuple[str, list[str] | No
     return groups
 
 
-def expand_task_ids(task_ids: str | Iterable[str]) -> list[str]:
-    """``"all"`` -> every task of the registry; ``"a,b"`` -> ``["a", "b"]``; a task with subtasks -> its subtasks."""
-    return [sub for task_id, subtasks in task_groups(task_ids) for sub in (subtasks or [task_id])]
-
-
 def run(
     model: str,
     tasks: str | Iterable[str],
