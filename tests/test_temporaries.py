@@ -14,6 +14,7 @@ import pytest
 
 from genbench.core.files import atomic_open, write_text_atomic
 from genbench.core.temporaries import is_atomic_temporary, lock_exclusive, remove_stale_temporaries
+from tests.source_imports import importers
 
 WRITER = """
 import sys, time
@@ -99,18 +100,7 @@ def test_the_data_import_scratch_folder_of_a_killed_import_is_removed(tmp_path: 
 
 def test_every_lock_in_genbench_is_filelocks() -> None:
     """One lock library (filelock), not raw ``fcntl``/``msvcrt`` calls written by hand beside it."""
-    import ast
-
-    import genbench
-
-    src = Path(genbench.__file__).parent
-    raw = []
-    for module in sorted(src.rglob("*.py")):
-        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
-            names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
-            if isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-            raw += [f"{module.relative_to(src)}:{node.lineno}" for name in names if name in ("fcntl", "msvcrt")]
+    raw = importers({"fcntl", "msvcrt"})
     assert raw == [], f"use filelock for locks, not a raw OS lock module: {raw}"
 
 

@@ -16,6 +16,7 @@ from genbench.core.progress import LineProgress, progress_bars
 from genbench.runs.execute import Requester
 from genbench.runs.model_runner import ModelRunner, RequestUnsupported
 from genbench.runs.specs import parse_model_spec
+from tests.source_imports import importers
 
 OFFLINE = {"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 TASKS = "category_membership,ner_unseen_entities,passage_reranking_shift"
@@ -117,19 +118,7 @@ def test_output_is_interactive_on_a_kernel_stream_not_because_ipykernel_was_impo
 
 def test_every_progress_bar_goes_through_the_one_layer() -> None:
     """tqdm is imported by genbench.core.progress alone: every bar obeys its switch (genbench-cli --progress)."""
-    import ast
-
-    import genbench
-
-    src = Path(genbench.__file__).parent
-    importers = []
-    for module in sorted(src.rglob("*.py")):
-        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
-            names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
-            if isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-            importers += [str(module.relative_to(src)) for name in names if name.split(".")[0] == "tqdm"]
-    assert set(importers) == {"core/progress.py"}
+    assert {place.partition(":")[0] for place in importers({"tqdm"})} == {"core/progress.py"}
 
 
 @pytest.mark.parametrize("setting", [True, False, None])
