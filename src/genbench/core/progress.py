@@ -141,9 +141,11 @@ def phase_progress(desc: str, total: int) -> ProgressBar:
     """The bar of one phase of a run: tqdm where bars redraw (terminal, Jupyter); elsewhere a :class:`LineProgress`
     (one line when the phase ends: nothing printed twice, no line left at ``0/18`` when the phase gives way to a
     fallback); nothing when the switch is off."""
-    if _setting is False or not interactive_output():
-        return LineProgress(desc, total) if _setting is not False else progress_bar(desc=desc, enabled=False)
-    return progress_bar(desc=desc, total=total)
+    if _setting is False:
+        return progress_bar(desc=desc, enabled=False)
+    if interactive_output():
+        return progress_bar(desc=desc, total=total)
+    return LineProgress(desc, total)
 
 
 @dataclass(frozen=True)
