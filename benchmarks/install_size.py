@@ -159,8 +159,8 @@ def render(result: dict[str, Any]) -> str:
         + _largest(core, ["numpy"]).removeprefix("numpy ")
         + ", scikit-learn and SciPy for the metrics ("
         + _largest(core, ["scipy", "scikit-learn"])
-        + "), the two Jsonnet engines ("
-        + _largest(core, ["jsonnet", "gojsonnet"])
+        + "), the Jsonnet engine ("
+        + _largest(core, ["jsonnet"])
         + ").",
     ]
     if "original" in installs:

@@ -26,10 +26,8 @@ REPO_ROOT = PACKAGE_DIR.parents[1]
 # The top of src/genbench: the package root and the original framework's own module paths, nothing else.
 TOP_LEVEL_MODULES = {"__init__.py", "api.py", "loading.py", "task_config.py", "task_dict.py"}
 ORIGINAL_PATHS = {"genbench.api", "genbench.loading", "genbench.task_config", "genbench.task_dict", "genbench.utils"}
-# The two imports of genbench.compat from inside genbench, each serving old import paths (see genbench.compat).
+# The one import of genbench.compat from inside genbench, serving the original framework's path (see genbench.compat).
 COMPAT_IMPORTS = {
-    ("genbench", "genbench.compat"),
-    ("genbench", "genbench.compat.aliases"),
     ("genbench.task", "genbench.compat"),
     ("genbench.task", "genbench.compat.task_helpers"),
 }
@@ -192,7 +190,7 @@ def test_the_graph_counts_parent_packages_function_level_imports_and_module_stri
 def test_the_graph_sees_the_real_layers() -> None:
     graph = import_graph()
     assert "genbench.registry.directories" in graph["genbench.task.task"]
-    assert "genbench.core.plugins" in graph["genbench.task.task"]
+    assert "genbench.core.features" in graph["genbench.task.task"]
     # Parent packages: the CLI's contamination command runs genbench/contamination/__init__.py.
     assert "genbench.contamination" in graph["genbench.cli.contamination"]
 
@@ -253,15 +251,14 @@ def test_no_module_imports_another_modules_private_names() -> None:
     assert private == []
 
 
-def test_former_module_paths_are_the_new_modules() -> None:
-    import genbench.testing.checks  # type: ignore[import-not-found]
-
-    import genbench.review.checks
-
-    assert genbench.testing.checks is genbench.review.checks
-    from genbench.errors import GenBenchError  # type: ignore[import-not-found]
-
-    assert GenBenchError.__module__ == "genbench.core.errors"
+@pytest.mark.parametrize("former", ["genbench.testing", "genbench.errors", "genbench.reranking.tasks"])
+def test_genbenchs_own_former_paths_are_gone(former: str) -> None:
+    """genbench 0.1.0 was never released: its own earlier module paths need no aliases (the original framework's
+    paths, ``genbench.api``, ``genbench.utils.file``, ..., stay)."""
+    code = "import importlib, sys\ntry:\n    importlib.import_module(sys.argv[1])\n"
+    code += "except ModuleNotFoundError:\n    print('gone')"
+    assert _run(code, former).strip() == "gone"
+    assert not [finder for finder in sys.meta_path if type(finder).__module__.startswith("genbench")]
 
 
 # -- import-linter ------------------------------------------------------------------------------------------------
@@ -314,7 +311,7 @@ def test_a_broken_contract_fails(tmp_path: Path, module: str, line: str, contrac
 # torch 1.0-1.4 s, transformers 0.6-1.0 s, sentence_transformers 5.2-6.9 s, elasticsearch 0.35-0.53 s
 # (elastic_transport 0.43 s), openai 1.4 s, sacrebleu 0.26 s, seqeval 2.7 s, cookiecutter.main 140-200 ms,
 # rich.console 35 ms, jsonschema 65-110 ms, regex 39 ms, tqdm.auto 45-170 ms, filelock 40-85 ms, platformdirs 32 ms.
-# Not heavy: jsonnet (_jsonnet 2 ms, _gojsonnet 7 ms), yaml (18 ms), and click (25 ms): every `genbench-cli`
+# Not heavy: jsonnet (_jsonnet 2 ms), yaml (18 ms), and click (25 ms): every `genbench-cli`
 # process loads click before it runs a command, and only genbench.cli imports it.
 #
 # Of these, genbench imports three at module level, so they decide which genbench modules are heavy: numpy (the
@@ -393,6 +390,8 @@ LAZY_IMPORTS: dict[str | tuple[str, str], str] = {
     "genbench.task.task_dict": "pydantic",
     # `genbench-cli --help` imports no module of genbench.cli; a running command renders config warnings with it.
     ("genbench.cli", "genbench.cli.warnings_output"): "genbench-cli --help imports no genbench.cli module",
+    # The package root fills genbench.core.features' slots on first use (the others defer numpy, listed above).
+    ("genbench", "genbench.display.card"): "import genbench imports no feature package; a card's slot is filled once",
 }
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from genbench.config import documents as config_loading
 from genbench.config import jsonnet
-from genbench.config import loading as config_loading
 from genbench.registry import metadata_cache
 from genbench.registry.listing import task_records
 from tests.tiny_tasks import CONFIG

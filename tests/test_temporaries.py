@@ -14,6 +14,7 @@ import pytest
 
 from genbench.core.files import atomic_open, write_text_atomic
 from genbench.core.temporaries import is_atomic_temporary, lock_exclusive, remove_stale_temporaries
+from tests.source_imports import importers
 
 WRITER = """
 import sys, time
@@ -95,3 +96,24 @@ def test_the_data_import_scratch_folder_of_a_killed_import_is_removed(tmp_path: 
     finally:
         os.close(fd)
     assert removed == [stale] and not stale.exists() and live.exists()
+
+
+def test_every_lock_in_genbench_is_filelocks() -> None:
+    """One lock library (filelock), not raw ``fcntl``/``msvcrt`` calls written by hand beside it."""
+    raw = importers({"fcntl", "msvcrt"})
+    assert raw == [], f"use filelock for locks, not a raw OS lock module: {raw}"
+
+
+def test_a_locked_temporary_is_told_from_an_unlocked_one(tmp_path: Path) -> None:
+    from genbench.core.temporaries import is_unlocked
+
+    temporary = tmp_path / ".x.tmp"
+    temporary.write_bytes(b"")
+    assert is_unlocked(temporary)
+    fd = os.open(temporary, os.O_RDONLY)
+    try:
+        lock_exclusive(fd)
+        assert not is_unlocked(temporary)
+    finally:
+        os.close(fd)
+    assert is_unlocked(temporary)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from genbench.compat import aliases as _compat_aliases
+from genbench.core import features as _features
 from genbench.core.lazy import lazy_exports
 from genbench.core.version import VERSION
 
@@ -28,9 +28,32 @@ _EXPORTS = {
 
 __all__ = ["Task", "TaskConfig", "TaskDict", "list_tasks", "load_config", "load_task"]
 
-# genbench's former module paths (genbench.testing, genbench.errors, ...) stay importable: genbench.compat.aliases.
-# The one import of genbench.compat at the package root, see docs/architecture.md.
-_compat_aliases.install()
+
+def _load_task_feature(slots: _features.TaskFeatures, name: str) -> None:
+    """Fill the slot ``name`` of :mod:`genbench.core.features` (and its neighbours) with the feature's function.
+
+    The composition root: ``genbench.task`` imports no feature, the features import the task layer, and this
+    package, above both, connects them on first use (the features load numpy and more; ``import genbench`` does not).
+    """
+    if name in ("contamination_scores", "clean_and_all"):
+        from genbench.contamination.task_checks import evaluate_task_clean_and_all, task_contamination_scores
+
+        slots.contamination_scores, slots.clean_and_all = task_contamination_scores, evaluate_task_clean_and_all
+    elif name == "cross_encoder_scores":
+        from genbench.reranking.task_evaluation import task_cross_encoder_scores
+
+        slots.cross_encoder_scores = task_cross_encoder_scores
+    elif name == "model_run":
+        from genbench.runs.execute import run_model_on_task
+
+        slots.model_run = run_model_on_task
+    elif name in ("task_card", "task_dict_card"):
+        from genbench.display.card import task_card_html, task_dict_card_html
+
+        slots.task_card, slots.task_dict_card = task_card_html, task_dict_card_html
+
+
+_features.set_loader(_load_task_feature)
 
 if TYPE_CHECKING:
     from genbench.config.schema import TaskConfig

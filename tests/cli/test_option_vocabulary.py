@@ -226,8 +226,8 @@ def test_the_run_error_advice_works_after_the_command(runner, tmp_path):
 
 
 def test_global_flags_are_the_documented_ones():
-    assert set(GLOBAL_FLAGS) == {"--debug", "-q", "--quiet", "--no-progress"}
-    params = {opt for p in cli.params for opt in p.opts}
+    assert set(GLOBAL_FLAGS) == {"--debug", "-q", "--quiet", "--progress", "--no-progress"}
+    params = {opt for p in cli.params for opt in (*p.opts, *p.secondary_opts)}
     assert set(GLOBAL_FLAGS) <= params
 
 

@@ -18,7 +18,7 @@ import pyarrow.json as paj
 import pyarrow.parquet as pq
 import pytest
 
-from genbench.contamination import TestSet, build_index, search, sources
+from genbench.contamination import TestSet, build_index, search, training_data
 from genbench.contamination.embedded import EmbeddedBackend, ngram_table, npy_file, text_index
 from genbench.contamination.training_data import LoadedDataset, UnitSpec, iter_unit_batches, load_training_dataset
 from genbench.core.errors import GenBenchError
@@ -92,8 +92,8 @@ def _whole(path: Path) -> LoadedDataset:
 def test_jsonl_line_ranges_give_the_units_of_a_whole_read(
     tmp_path: Path, monkeypatch, block_lines, kind, spec, newline, final_newline
 ):
-    monkeypatch.setattr(sources, "BLOCK_LINES", block_lines)
-    monkeypatch.setattr(sources, "_PARSE_BLOCK", 1 << 10)  # lines longer than pyarrow's block: retried
+    monkeypatch.setattr(training_data, "BLOCK_LINES", block_lines)
+    monkeypatch.setattr(training_data, "_PARSE_BLOCK", 1 << 10)  # lines longer than pyarrow's block: retried
     rng = random.Random(block_lines)
     rows = (_chat_rows if kind == "chat" else _text_rows)(rng, 4 * 9 + 3)  # ranges ending on and off blocks
     path = _write(tmp_path / "train.jsonl", rows, newline=newline, final_newline=final_newline)
@@ -112,7 +112,7 @@ def test_jsonl_line_ranges_give_the_units_of_a_whole_read(
 
 
 def test_a_field_missing_from_the_first_block_is_found_further_down(tmp_path: Path, monkeypatch):
-    monkeypatch.setattr(sources, "BLOCK_LINES", 4)
+    monkeypatch.setattr(training_data, "BLOCK_LINES", 4)
     rows = [{"id": k} for k in range(6)] + [{"id": 6, "text": "late field"}]
     loaded = load_training_dataset(str(_write(tmp_path / "train.jsonl", rows)))
     assert "text" not in loaded.column_names and "text" in loaded.full_schema().names
@@ -122,7 +122,7 @@ def test_a_field_missing_from_the_first_block_is_found_further_down(tmp_path: Pa
 
 
 def test_a_bad_line_in_a_later_range_is_named(tmp_path: Path, monkeypatch):
-    monkeypatch.setattr(sources, "BLOCK_LINES", 4)
+    monkeypatch.setattr(training_data, "BLOCK_LINES", 4)
     path = tmp_path / "train.jsonl"
     lines = [json.dumps({"text": f"row {k}"}) for k in range(10)]
     lines[8] = '{"text": "cut'
@@ -142,11 +142,11 @@ def test_odd_files_are_still_read_whole(tmp_path: Path):
 
 
 def test_rows_json_of_a_ranged_file_are_its_lines(tmp_path: Path, monkeypatch):
-    monkeypatch.setattr(sources, "BLOCK_LINES", 2)
+    monkeypatch.setattr(training_data, "BLOCK_LINES", 2)
     rows = [{"text": f"row {k}", "é": "ü"} for k in range(5)]
     path = _write(tmp_path / "train.jsonl", rows, newline="\r\n", final_newline=False)
     lines = [json.dumps(row, ensure_ascii=False) for row in rows]
-    assert list(sources.iter_rows_json(load_training_dataset(str(path)))) == list(enumerate(lines))
+    assert list(training_data.iter_rows_json(load_training_dataset(str(path)))) == list(enumerate(lines))
 
 
 def test_parquet_row_groups_give_the_units_of_a_whole_read(tmp_path: Path):

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from genbench import cli as cli_module
 from genbench.cli.contamination import contamination
 
 CREATED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00")
@@ -298,3 +299,20 @@ def test_search_over_the_registry_draws_no_datasets_bars_into_a_log(runner, file
     assert process.returncode == 0, process.stdout + process.stderr
     assert "Wrote" in process.stdout
     assert "%|" not in process.stderr and "examples/s" not in process.stderr, process.stderr
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_the_global_progress_switch_is_the_one(tmp_path: Path, where: str):
+    """`genbench-cli --progress` (before or after the command's name) asks for the bars a pipe does not get by
+    default, and `--no-progress` turns them off: one switch for every command."""
+    train = tmp_path / "train.jsonl"
+    train.write_text(json.dumps({"text": "compute 612 + 6 please"}) + "\n", encoding="utf-8")
+    command = ["contamination", "scan", "--train-dataset-names", str(train), "--text-field", "text"]
+    command += ["-t", "arithmetic_length", "-o", str(tmp_path / "out")]
+    asked = CliRunner().invoke(
+        cli_module.cli, ["--progress", *command] if where == "before" else [*command, "--progress"]
+    )
+    assert asked.exit_code == 0, asked.output
+    assert f"Scanning {train}" in asked.stderr
+    off = CliRunner().invoke(cli_module.cli, [*command, "--no-progress"])
+    assert off.exit_code == 0 and "Scanning" not in off.stderr

@@ -19,10 +19,11 @@ from pathlib import Path
 import pytest
 
 from genbench.contamination import ContaminationError, SearchMode, TestSet, analysis, build_index, search
-from genbench.contamination.backends import backend_names, create_backend
-from genbench.contamination.es import ElasticsearchBackend, schema
+from genbench.contamination.backends import create_backend
+from genbench.contamination.es import ElasticsearchBackend, mappings
 from genbench.contamination.es.connection import connect
 from genbench.contamination.training_data import UnitSpec, load_training_dataset
+from genbench.core.plugins import CONTAMINATION_BACKENDS
 from tests.contamination.conftest import BACKENDS
 from tests.contamination.es_recorder import RecorderServer
 from tests.contamination.test_differential import _random_text
@@ -60,7 +61,7 @@ def _backend_with_index(make_backend, tmp_path: Path, write_jsonl) -> tuple[Elas
 
 
 def _analyzed(backend: ElasticsearchBackend, index: str, text: str) -> list[str]:
-    response = backend.client.indices.analyze(index=index, analyzer=schema.ANALYZER, text=text)
+    response = backend.client.indices.analyze(index=index, analyzer=mappings.ANALYZER, text=text)
     return [token["token"] for token in response["tokens"]]
 
 
@@ -87,18 +88,20 @@ def test_lowercasing_never_changes_what_is_a_word_character():
 
 def test_index_names_follow_the_seed_then_a_digest_of_the_exact_name(tmp_path):
     assert re.fullmatch(
-        r"allenai_tulu-2-sft-mixture-[0-9a-f]{8}_text", schema.index_name("allenai/tulu-2-sft-mixture", "text")
+        r"allenai_tulu-2-sft-mixture-[0-9a-f]{8}_text", mappings.index_name("allenai/tulu-2-sft-mixture", "text")
     )
-    assert re.fullmatch(r"allenai_wildchat-1m-[0-9a-f]{8}_vector", schema.index_name("allenai/WildChat-1M", "vector"))
+    assert re.fullmatch(
+        r"allenai_wildchat-1m-[0-9a-f]{8}_vector", mappings.index_name("allenai/WildChat-1M", "vector")
+    )
     local = tmp_path / "My Data.jsonl"
     local.write_text("{}\n")
-    name = schema.index_name(str(local), "text")
+    name = mappings.index_name(str(local), "text")
     assert re.fullmatch(r"my_data-[0-9a-f]{8}-[0-9a-f]{8}_text", name)
-    assert re.fullmatch(r"weird_name___-[0-9a-f]{8}_text", schema.index_name("_weird/Name*?#", "text"))
+    assert re.fullmatch(r"weird_name___-[0-9a-f]{8}_text", mappings.index_name("_weird/Name*?#", "text"))
     # Names that the seed's rule maps to one index (issue 20) get two.
-    assert schema.index_name("probe/x_y", "text") != schema.index_name("probe_x/y", "text")
-    assert schema.index_name("Org/Data", "text") != schema.index_name("org/data", "text")
-    assert all(schema.is_index_name(schema.index_name(n, "text")) for n in ["x" * 300, "é" * 200, "a/b"])
+    assert mappings.index_name("probe/x_y", "text") != mappings.index_name("probe_x/y", "text")
+    assert mappings.index_name("Org/Data", "text") != mappings.index_name("org/data", "text")
+    assert all(mappings.is_index_name(mappings.index_name(n, "text")) for n in ["x" * 300, "é" * 200, "a/b"])
 
 
 def test_rebuilding_is_idempotent_and_a_stopped_build_resumes(make_backend, tmp_path, write_jsonl, chat):
@@ -130,7 +133,7 @@ def test_rebuilding_is_idempotent_and_a_stopped_build_resumes(make_backend, tmp_
 def test_an_index_that_is_not_genbench_s_is_never_touched(make_backend, tmp_path, write_jsonl):
     backend = make_backend()
     train = write_jsonl(tmp_path / "train.jsonl", [{"text": "x"}])
-    name = schema.index_name(str(train), "text")
+    name = mappings.index_name(str(train), "text")
     backend.client.indices.create(index=name, mappings={"properties": {"title": {"type": "keyword"}}})
     backend.client.index(index=name, id="mine", document={"title": "keep me"}, refresh=True)
     with pytest.raises(ContaminationError, match=f"index {name} .* exists but is not a genbench contamination index"):
@@ -201,7 +204,7 @@ def test_backend_registry_and_config_field():
     from genbench.core.errors import ConfigError
     from tests.contamination.test_task_integration import config
 
-    assert backend_names()[:2] == ["embedded", "elasticsearch"]
+    assert CONTAMINATION_BACKENDS.names()[:2] == ["embedded", "elasticsearch"]
     with pytest.raises(ContaminationError, match="Unknown contamination backend 'solr'"):
         create_backend("solr")
     with pytest.raises(ContaminationError, match="has no option index_dir"):
@@ -342,8 +345,8 @@ def test_text_index_requests(tmp_path, write_jsonl):
         manifest = backend.build(load_training_dataset(str(train)), UnitSpec(text_field="text"))
         name = manifest["name"]
         (created,) = recorder.bodies("PUT", "/" + name)
-        assert created["settings"] == {"number_of_shards": 3, "number_of_replicas": 1, "analysis": schema.ANALYSIS}
-        assert schema.ANALYSIS["tokenizer"]["genbench_tokens"] == {
+        assert created["settings"] == {"number_of_shards": 3, "number_of_replicas": 1, "analysis": mappings.ANALYSIS}
+        assert mappings.ANALYSIS["tokenizer"]["genbench_tokens"] == {
             "type": "pattern",
             "pattern": "[\\p{L}\\p{N}_]+",
             "group": 0,

@@ -313,6 +313,21 @@ def test_unsafe_or_unlisted_members_refuse_the_bundle(good_bundle, tmp_path, mon
     assert_nothing_installed(cache)
 
 
+@pytest.mark.parametrize("name", ["downloads/../../evil", "../evil.jsonl", "/etc/evil"])
+def test_escaping_members_are_refused_by_tarfiles_data_filter(good_bundle, tmp_path, monkeypatch, name):
+    """The path check is PEP 706's data filter (its reason in genbench's message), not one written by hand."""
+    data = b'{"a": 1}\n'
+    info = member(name)
+    info.size = len(data)
+    bad = rewrite(good_bundle, tmp_path / "bad.tar", extra=[(info, data)])
+    cache = fresh_cache(tmp_path, monkeypatch)
+    with pytest.raises(DataLoadError, match=r"bad\.tar: member .* has an absolute or escaping path") as refused:
+        import_bundle(bad)
+    if not name.startswith("/"):  # the filter strips a leading "/" (refused here because the name changed)
+        assert "outside the destination" in str(refused.value)
+    assert_nothing_installed(cache)
+
+
 def test_a_changed_file_fails_its_sha256_and_nothing_is_installed(good_bundle, tmp_path, monkeypatch):
     def tamper(name: str, data: bytes) -> bytes:
         return data.replace(b'"6"', b'"7"') if name.startswith("downloads/") else data

@@ -10,7 +10,13 @@ import pytest
 
 from genbench.config.schema import EvaluationMetricConfig
 from genbench.core.errors import GenbenchConfigWarning, MetricError
-from genbench.metrics import BUILTIN_METRICS, compute_metric, evaluate_predictions, metric_key_prefix, registry
+from genbench.metrics import (
+    BUILTIN_METRICS,
+    compute_metric,
+    configured_metrics,
+    evaluate_predictions,
+    metric_key_prefix,
+)
 
 
 def test_builtin_ids():
@@ -103,7 +109,7 @@ def fake_evaluate(monkeypatch):
         return FakeMetric()
 
     monkeypatch.setitem(sys.modules, "evaluate", types.SimpleNamespace(load=load))
-    monkeypatch.setattr(registry, "_LOADED_HF_METRICS", {})
+    monkeypatch.setattr(configured_metrics, "_LOADED_HF_METRICS", {})
     return calls
 
 
@@ -140,7 +146,7 @@ def test_unknown_metric_offline_with_the_real_evaluate():
 
 
 def test_local_metric_script_loads_offline(tmp_path, monkeypatch):
-    monkeypatch.setattr(registry, "_LOADED_HF_METRICS", {})
+    monkeypatch.setattr(configured_metrics, "_LOADED_HF_METRICS", {})
     script_dir = tmp_path / "genbench_length_ratio"
     script_dir.mkdir()
     (script_dir / "genbench_length_ratio.py").write_text(
@@ -168,4 +174,4 @@ def test_local_metric_script_loads_offline(tmp_path, monkeypatch):
     config = EvaluationMetricConfig(hf_id=str(script_dir))
     assert compute_metric(config, ["ab", "c"], ["abcd", "ef"]) == {"ratio": 0.5}
     assert compute_metric(config, ["ab"], ["ab"]) == {"ratio": 1.0}
-    assert len(registry._LOADED_HF_METRICS) == 1
+    assert len(configured_metrics._LOADED_HF_METRICS) == 1

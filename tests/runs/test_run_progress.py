@@ -12,10 +12,11 @@ import pytest
 from click.testing import CliRunner
 
 from genbench.cli import cli
-from genbench.display.progress import LineProgress, progress_bars
+from genbench.core.progress import LineProgress, progress_bars
 from genbench.runs.execute import Requester
 from genbench.runs.model_runner import ModelRunner, RequestUnsupported
 from genbench.runs.specs import parse_model_spec
+from tests.source_imports import importers
 
 OFFLINE = {"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 TASKS = "category_membership,ner_unseen_entities,passage_reranking_shift"
@@ -107,9 +108,38 @@ def test_output_is_interactive_on_a_kernel_stream_not_because_ipykernel_was_impo
     import sys
     import types
 
-    from genbench.display.progress import interactive_output
+    from genbench.core.progress import interactive_output
 
     monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))  # as after a notebook test
     assert not interactive_output(io.StringIO())
     kernel_stream = type("OutStream", (io.StringIO,), {"__module__": "ipykernel.iostream"})()
     assert interactive_output(kernel_stream)
+
+
+def test_every_progress_bar_goes_through_the_one_layer() -> None:
+    """tqdm is imported by genbench.core.progress alone: every bar obeys its switch (genbench-cli --progress)."""
+    assert {place.partition(":")[0] for place in importers({"tqdm"})} == {"core/progress.py"}
+
+
+@pytest.mark.parametrize("setting", [True, False, None])
+def test_the_switch_decides_genbenchs_bars_and_is_restored(setting, capsys: pytest.CaptureFixture[str]) -> None:
+    from genbench.core.progress import progress_bar, progress_iter, progress_setting
+
+    with progress_bars(setting):
+        assert progress_setting() is setting
+        assert list(progress_iter(range(3), desc="counting")) == [0, 1, 2]
+        bar = progress_bar(desc="explicit", total=2)
+        bar.update(2)
+        bar.close()
+    assert progress_setting() is None
+    err = capsys.readouterr().err  # captured: not a terminal, so None draws nothing here
+    assert ("counting" in err and "explicit" in err) is (setting is True)
+    assert (err == "") is (setting is not True)
+
+
+def test_a_bar_asked_not_to_draw_stays_off_even_when_the_switch_is_on(capsys: pytest.CaptureFixture[str]) -> None:
+    from genbench.core.progress import progress_iter
+
+    with progress_bars(True):
+        assert list(progress_iter([1], desc="off", enabled=False)) == [1]
+    assert capsys.readouterr().err == ""

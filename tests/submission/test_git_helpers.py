@@ -89,7 +89,6 @@ def test_repo_root_and_errors(task_repo: TaskRepo, tmp_path: Path, monkeypatch: 
     with pytest.raises(GitError, match="failed in"):
         gitlib.run_git(task_repo.root, "rev-parse", "--verify", "no-such-ref")
     assert gitlib.remote_url(task_repo.root, "upstream") is None
-    assert gitlib.remote_names(task_repo.root) == ["origin"]
 
 
 def test_missing_git_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):

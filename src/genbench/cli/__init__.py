@@ -10,17 +10,16 @@ unknown command with the close matches.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 import traceback
-from collections.abc import Iterator
 from typing import Any
 
 import click
 
 from genbench.core.errors import GenBenchError, UnknownPluginError
 from genbench.core.plugins import PluginGroup
+from genbench.core.progress import progress_bars
 
 COMMANDS: PluginGroup[click.Command] = PluginGroup(
     "genbench.cli_commands",
@@ -50,7 +49,7 @@ COMMANDS: PluginGroup[click.Command] = PluginGroup(
 # The first paragraph of each built-in command's help, so that `genbench-cli --help` lists the commands without
 # importing their modules (each imports what its command needs: ~45 ms for all of them). click shortens it as it
 # shortens the command's own help; tests/cli/test_cli_help_and_reference.py checks that the two agree.
-GLOBAL_FLAGS: tuple[str, ...] = ("--debug", "-q", "--quiet", "--no-progress")
+GLOBAL_FLAGS: tuple[str, ...] = ("--debug", "-q", "--quiet", "--progress", "--no-progress")
 """Options of ``genbench-cli`` itself, accepted before or after the command's name (commands read them with
 :func:`genbench.cli.params.global_setting`)."""
 
@@ -207,34 +206,23 @@ def _broken_command(name: str, error: UnknownPluginError) -> click.Command:
 @click.version_option(package_name="genbench")
 @click.option("--debug", is_flag=True, help="Show full tracebacks of errors.")
 @click.option("-q", "--quiet", is_flag=True, help="Print only results, warnings and errors: no progress or notes.")
-@click.option("--no-progress", is_flag=True, help="Show no progress bars or spinners.")
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Progress bars and spinners anywhere / nowhere (default: where they redraw: a terminal, a notebook).",
+)
 @click.pass_context
-def cli(ctx: click.Context, debug: bool, quiet: bool, no_progress: bool) -> None:
+def cli(ctx: click.Context, debug: bool, quiet: bool, progress: bool | None) -> None:
     """GenBench: build, test and run generalisation benchmark tasks.
 
-    --debug, --quiet and --no-progress (below) are accepted before or after the command's name
-    (`genbench-cli run ... --debug`).
+    --debug, --quiet and --progress/--no-progress (below) are accepted before or after the command's name
+    (genbench-cli run ... --debug).
 
     Example: genbench-cli list-tasks
     """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug
     ctx.obj["quiet"] = quiet
-    ctx.obj["progress"] = not (quiet or no_progress)
-    if not ctx.obj["progress"]:  # the bars of tqdm (datasets, transformers) too, for this command only
-        ctx.with_resource(_environment({"TQDM_DISABLE": "1", "HF_DATASETS_DISABLE_PROGRESS_BARS": "1"}))
-
-
-@contextlib.contextmanager
-def _environment(values: dict[str, str]) -> Iterator[None]:
-    """Set environment variables while the command runs, then restore them."""
-    saved = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    setting = False if quiet else progress
+    ctx.obj["progress"] = setting is not False
+    ctx.with_resource(progress_bars(setting))  # the one switch, libraries' bars included, for this command only

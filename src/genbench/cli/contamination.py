@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from click.core import ParameterSource
 
 from genbench.cli._output import dumps
 from genbench.cli.params import (
@@ -29,7 +28,7 @@ from genbench.cli.params import (
 )
 from genbench.core.errors import GenBenchError
 from genbench.core.files import prepare_output_dir
-from genbench.display.progress import interactive_output
+from genbench.core.progress import progress_bars, progress_setting
 
 
 def _option(name: str, **kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -130,21 +129,6 @@ def _chosen_backend(backend: str, index_dir: str | None, **es_options: Any) -> A
 
 def _progress_option(command: Callable[..., Any]) -> Callable[..., Any]:
     return progress_option()(command)
-
-
-def _bars_on(progress: bool) -> bool:
-    """Bars where they redraw (a terminal, a notebook) or where ``--progress`` asks for them: by default none on a
-    pipe or in a CI log, where tqdm writes every redraw of an hour-long build as text. Without bars, those of
-    ``datasets`` (formatting the test sets of the registry's tasks) are off too."""
-    if click.get_current_context().get_parameter_source("progress") == ParameterSource.COMMANDLINE:
-        on = progress
-    else:
-        on = progress and interactive_output()
-    if not on:
-        import datasets
-
-        datasets.disable_progress_bars()
-    return on
 
 
 def _mixer_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -406,7 +390,6 @@ def index(
     backend: str,
     es_url: str | None,
     es_ca_certs: str | None,
-    progress: bool,
 ) -> None:
     """Index training datasets (one index per dataset; a stopped build resumes)."""
     from genbench.contamination import build_index
@@ -432,7 +415,7 @@ def index(
         max_batch_tokens=max_batch_tokens,
         ngram_sizes=ngram_size,
         rebuild=rebuild,
-        progress=_bars_on(progress),
+        progress=True,  # drawn as the one switch says (genbench-cli --progress/--no-progress)
         backend=chosen,
     )
     for manifest in manifests:
@@ -502,7 +485,6 @@ def search(
     es_ca_certs: str | None,
     search_size: int | None,
     num_candidates: int | None,
-    progress: bool,
 ) -> None:
     """Search test sets in training data indexes; write per-instance matches and the contamination table."""
     from genbench.contamination import search as search_indexes
@@ -525,7 +507,8 @@ def search(
     # the default test sets are those of every registry task, the slow part.
     for name in training_datasets(list(train_dataset_names), dataset_mixer_config):
         chosen.open(name, index_type=index_type, model=model).close()
-    bars = _bars_on(progress)  # first: it turns datasets' bars off before the test sets load
+    # first: datasets (imported now) gets the switch before the test sets load, so a pipe gets none of its bars
+    click.get_current_context().with_resource(progress_bars(progress_setting(), import_libraries=True))
     report = search_indexes(
         list(train_dataset_names),
         dataset_mixer_config=dataset_mixer_config,
@@ -536,7 +519,7 @@ def search(
         model=model,
         index_dir=index_dir,
         top_k=top_k,
-        progress=bars,
+        progress=True,  # drawn as the one switch says (genbench-cli --progress/--no-progress)
         backend=chosen,
         verify=verify,
     )
@@ -576,7 +559,6 @@ def scan(
     query_filter: str,
     query_field: str,
     text_field: str | None,
-    progress: bool,
 ) -> None:
     """Check test sets against training data in one streaming pass, keeping no index (exact and n-gram matches).
 
@@ -589,7 +571,8 @@ def scan(
     _check_test_set_options(dataset, field, task_ids)
     _check_decontaminate(decontaminate, ngram_size, match_threshold)
     prepare_output_dir(output_dir)  # before the scan: an unwritable folder fails now, not after the work
-    bars = _bars_on(progress)  # first: it turns datasets' bars off before the test sets load
+    # first: datasets (imported now) gets the switch before the test sets load, so a pipe gets none of its bars
+    click.get_current_context().with_resource(progress_bars(progress_setting(), import_libraries=True))
     report = scan_datasets(
         list(train_dataset_names),
         dataset_mixer_config=dataset_mixer_config,
@@ -602,7 +585,7 @@ def scan(
         query_filter=query_filter or None,
         query_field=query_field,
         text_field=text_field,
-        progress=bars,
+        progress=True,  # drawn as the one switch says (genbench-cli --progress/--no-progress)
     )
     _write_report(report, output_dir, decontaminate, as_json=as_json)
 

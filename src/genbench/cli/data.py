@@ -104,7 +104,8 @@ def import_command(bundle: Path) -> None:
     """Install the data of a bundle written by `data export` into this machine's cache.
 
     Every file is checked against the manifest (size, sha256; downloads must be valid JSONL) and nothing is
-    installed unless all of them pass. Links, absolute paths and '..' in the tar are refused.
+    installed unless all of them pass. Links, special files and members that tarfile's data filter (PEP 706)
+    refuses (absolute paths, '..' out of the folder) are refused.
 
     \b
     Example:

@@ -32,6 +32,8 @@ from typing import Any
 
 import click
 
+from genbench.core.progress import progress_bars
+
 
 class FiniteFloatRange(click.FloatRange):
     """A float within ``[min, max]`` that is also finite: ``nan``, ``inf`` and ``-inf`` are refused."""
@@ -352,16 +354,16 @@ def json_option(*, help: str = "Print the results as JSON instead of a table.") 
     )  # fmt: skip
 
 
-def _resolve_progress(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
-    from click.core import ParameterSource
-
-    if ctx.get_parameter_source(param.name or "") in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT):
-        return value
-    return global_setting("progress")
+def _set_progress(ctx: click.Context, param: click.Parameter, value: bool | None) -> None:
+    if value is not None:  # given to the command itself (genbench-cli hoists it to its own --progress/--no-progress)
+        ctx.find_root().ensure_object(dict)["progress"] = value
+        ctx.with_resource(progress_bars(value))
 
 
-def progress_option(help: str = "Show progress bars (on stderr).") -> Decorator:
-    """``--progress/--no-progress`` of a command run on its own; under ``genbench-cli`` the global flag decides."""
+def progress_option() -> Decorator:
+    """``--progress/--no-progress`` on a command: a hidden alias of ``genbench-cli``'s own (the one switch,
+    :func:`genbench.core.progress.progress_bars`), for the command run on its own (``genbench-cli`` moves it before
+    the command's name)."""
     return click.option(
-        "--progress/--no-progress", "progress", default=True, show_default=True, callback=_resolve_progress, help=help
-    )
+        "--progress/--no-progress", default=None, hidden=True, expose_value=False, callback=_set_progress
+    )  # fmt: skip

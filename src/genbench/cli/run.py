@@ -17,8 +17,8 @@ from genbench.cli.params import (
     shots_option,
     task_option,
 )
+from genbench.core.progress import progress_bars, progress_setting
 from genbench.data.cache import cache_dir as genbench_cache_dir
-from genbench.display.progress import interactive_output, phase_progress, progress_bars
 from genbench.registry.directories import get_task_dir, split_task_id
 from genbench.runs.request_cache import CACHE_FILE, RequestCache
 
@@ -63,7 +63,6 @@ def run(
     no_cache: bool,
     no_samples: bool,
     bootstrap_resamples: int,
-    progress: bool,
     as_json: bool,
 ) -> None:
     """Run a model over tasks: prompts, answers (cached), metrics with 95% bootstrap intervals, results files.
@@ -71,9 +70,9 @@ def run(
     Free-form and sequence-labeling tasks are answered by greedy generation, multiple choice by the
     log-likelihood of each option (also reported length-normalised), reranking by a score per candidate.
     An interrupted run resumes from the request cache: Ctrl-C exits with status 130 and says how many answers
-    are cached; rerunning the same command asks the model only for the rest. With --progress, one bar per task,
-    shots and phase (generate, loglikelihood, score_pairs); at the end, one line per task and shots: the score with
-    its 95% interval, the time and the answers taken from the cache.
+    are cached; rerunning the same command asks the model only for the rest. One bar per task, shots and phase
+    (generate, loglikelihood, score_pairs; on a pipe, a line when each ends); at the end, one line per task and
+    shots: the score with its 95% interval, the time and the answers taken from the cache.
 
     \b
     Examples:
@@ -89,7 +88,7 @@ def run(
     try:
         # libraries' bars (loading weights, formatting) only where a bar redraws itself: in a log, each would
         # print its 0% and 100% lines; genbench's own phases print one line each there
-        with progress_bars(progress and interactive_output()):
+        with progress_bars(progress_setting(), import_libraries=True):
             runs = run_models(
                 model,
                 "all" if task_ids is None else list(task_ids),
@@ -103,7 +102,7 @@ def run(
                 use_cache=not no_cache,
                 write_samples=not no_samples,
                 bootstrap=BootstrapSettings(resamples=bootstrap_resamples, seed=seed),
-                progress=phase_progress if progress else False,
+                progress=True,
             )
     except KeyboardInterrupt:
         click.echo(interrupted_message(None if no_cache else cache_dir or default_cache_dir()), err=True)

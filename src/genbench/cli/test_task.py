@@ -294,12 +294,3 @@ def cli_test_task(
             f"{failed} of {len(report.results)} check{'s' if len(report.results) != 1 else ''} failed for task "
             f"{task_id!r}; see the messages above."
         )
-
-
-def __getattr__(name: str) -> Any:
-    # The command registry imports `test_task` from this module. It is served lazily rather than defined at module
-    # level because this file's name matches pytest's `test_*.py`: pytest would try to collect a module-level
-    # `test_task` object as a test.
-    if name == "test_task":
-        return cli_test_task
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,7 +5,7 @@ point of the group ``genbench.contamination_backends`` (``name = "module:Class"`
 ``import genbench`` stays light. genbench's own are declared in its ``pyproject.toml``; a package outside genbench
 adds one the same way, without editing genbench at all (:mod:`genbench.core.plugins`).
 
->>> backend_names()[:2]
+>>> BACKENDS.names()[:2]
 ['embedded', 'elasticsearch']
 >>> type(create_backend("embedded", index_dir="/tmp/indexes")).__name__
 'EmbeddedBackend'
@@ -26,11 +26,6 @@ DEFAULT_BACKEND = "embedded"
 BACKENDS = CONTAMINATION_BACKENDS
 """The backends by name (:data:`genbench.core.plugins.CONTAMINATION_BACKENDS`: entry points of the group
 ``genbench.contamination_backends``, genbench's own declared in its ``pyproject.toml``)."""
-
-
-def backend_names() -> list[str]:
-    """The names ``--backend`` accepts: genbench's own first, then those of installed plug-ins."""
-    return BACKENDS.names()
 
 
 def backend_class(name: str) -> type[IndexBackend]:

@@ -58,6 +58,7 @@ from genbench.contamination.training_data import (
 )
 from genbench.contamination.units import unit_spans
 from genbench.contamination.workflow import ContaminationReport, training_datasets
+from genbench.core.progress import progress_bar
 from genbench.data.jsonl import plain_object_lines
 
 if TYPE_CHECKING:
@@ -302,11 +303,7 @@ def _run_blocks(
     kept = [_empty_best(len(q.test_set.fields)) for q in queries]
     rows = units = tokens = 0
     unit_type: Any = None
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(desc=f"Scanning {name}", unit="row")
+    bar = progress_bar(desc=f"Scanning {name}", unit="row") if progress else None
     pending: list[Future[_BlockResult]] = []
     with ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="genbench-scan") as pool:
         try:

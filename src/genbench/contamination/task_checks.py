@@ -26,6 +26,8 @@ from genbench.contamination.workflow import build_index, search
 from genbench.core.errors import PredictionError
 
 if TYPE_CHECKING:
+    from datasets import Dataset
+
     from genbench.config.schema import ContaminationCheckConfig
     from genbench.task import Task
 
@@ -211,9 +213,9 @@ def task_contamination_scores(
     task: Task,
     checks: Sequence[ContaminationCheckConfig] | None = None,
     *,
-    index_dir: Any = None,
+    index_dir: str | Path | None = None,
     progress: bool = False,
-) -> OrderedDict[str, float]:
+) -> OrderedDict[str, Any]:
     """``Task.check_contamination``: the contamination scores of the task's declared (or given) checks."""
     outcome = check_task_contamination(task, checks, index_dir=index_dir, progress=progress)
     return OrderedDict(outcome.scores)
@@ -223,8 +225,8 @@ def evaluate_task_clean_and_all(
     task: Task,
     *,
     predictions: list[Mapping[str, Any]],
-    gold: Any,
-    index_dir: Any = None,
+    gold: Dataset,
+    index_dir: str | Path | None = None,
     checks: Sequence[ContaminationCheckConfig] | None = None,
 ) -> OrderedDict[str, Any]:
     """``Task.evaluate_predictions_clean_and_all``: metrics on all instances and on the clean subset."""

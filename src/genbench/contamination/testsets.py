@@ -52,25 +52,6 @@ class TestSet:
         """A one-field test set from plain strings."""
         return cls(name, (field_name,), [(str(text),) for text in texts])
 
-    @classmethod
-    def from_records(cls, name: str, records: Iterable[dict[str, Any]], fields: Sequence[str]) -> TestSet:
-        """A test set from row dicts, reading ``fields`` (lists are joined with spaces, ``None`` is empty).
-
-        Raises:
-            ContaminationError: a row lacks one of the fields.
-        """
-        rows = []
-        for number, record in enumerate(records):
-            values = []
-            for name_ in fields:
-                if name_ not in record:
-                    raise ContaminationError(
-                        f"Test set {name!r}: row {number} has no field {name_!r}; its fields are {sorted(record)}."
-                    )
-                values.append(as_text(record[name_]))
-            rows.append(tuple(values))
-        return cls(name, tuple(fields), rows)
-
     def query(self, row: int) -> dict[str, str]:
         """The fields of one instance as a dict."""
         return dict(zip(self.fields, self.rows[row], strict=True))

@@ -227,9 +227,3 @@ def string_spans(texts: pa.Array) -> tuple[Any, np.ndarray, np.ndarray]:
     valid = valid_to_numpy(texts)
     ends[~valid] = starts[~valid]
     return data, starts, ends
-
-
-def unit_token_keys(texts: pa.Array) -> TokenKeys:
-    """The token keys of every text of an Arrow string array (nulls count as empty texts)."""
-    data, starts, ends = string_spans(texts)
-    return span_token_keys(data, starts, ends)

@@ -6,17 +6,15 @@ A :class:`PluginGroup` maps names to ``"module:attribute"`` targets. Its entries
   :mod:`genbench.cli`, the model runners in :mod:`genbench.runs`, the metrics in :mod:`genbench.metrics.builtin`).
   A lower layer never names a module above it. A name found there is resolved without reading any entry point.
 - the entry-point group ``group`` of every installed distribution (``[project.entry-points."<group>"]`` in a
-  ``pyproject.toml``). genbench declares there the entries that a lower layer must reach without importing the
-  package that implements them: the task features (:data:`TASK_FEATURES`, reached from :class:`~genbench.Task`'s
-  methods) and the contamination backends (:data:`CONTAMINATION_BACKENDS`, whose names the config schema checks).
-  Third-party packages add their own entries the same way, without editing genbench.
+  ``pyproject.toml``). genbench declares there the contamination backends (:data:`CONTAMINATION_BACKENDS`, whose
+  names the config schema checks below the package that implements them). Third-party packages add their own
+  entries the same way, without editing genbench. (``Task``'s feature methods reach genbench's own features through
+  typed slots, :mod:`genbench.core.features`, not through entry points.)
 
 genbench's own entries come first and cannot be taken over by another distribution's entry of the same name.
 An unknown name is a :class:`~genbench.core.errors.UnknownPluginError` that lists the known names and the close
 matches; a target that does not import is one too, naming the target.
 
->>> TASK_FEATURES.load("check_contamination").__name__
-'task_contamination_scores'
 >>> CONTAMINATION_BACKENDS.names()[:2]
 ['embedded', 'elasticsearch']
 """
@@ -124,11 +122,6 @@ def _load(target: str, kind: str, name: str) -> Any:
         raise UnknownPluginError(f"The {kind} {name!r} ({target}) cannot be loaded: {error}") from error
     return value
 
-
-TASK_FEATURES: PluginGroup[Any] = PluginGroup("genbench.task_features", "task feature")
-"""The functions behind :class:`~genbench.Task`'s feature methods (each takes the task first), declared as entry
-points in genbench's ``pyproject.toml``: ``check_contamination``, ``evaluate_clean_and_all``,
-``evaluate_cross_encoder``, ``run_model``, ``html_card``, ``task_dict_html_card``."""
 
 CONTAMINATION_BACKENDS: PluginGroup[Any] = PluginGroup(
     "genbench.contamination_backends", "contamination backend", default="embedded"

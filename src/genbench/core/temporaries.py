@@ -1,10 +1,10 @@
 """Temporaries that a killed writer left behind, told apart from a live writer's by a lock, and removed.
 
 Every temporary genbench writes (``atomic_open``'s ``.<name>.<random>.genbench.tmp``, the data cache's staged
-downloads and scratch folders) is locked with ``flock`` by its writer from the moment it exists until it is renamed
-or removed. The kernel drops the lock when the writer dies, however it dies, so a temporary that is unlocked and
-older than :data:`STALE_AFTER_S` is a leftover, and one that is locked belongs to a run still going, never touched.
-Where ``fcntl`` is missing (Windows), a temporary counts as stale once it is a day old.
+downloads and scratch folders) is locked by its writer (``filelock``'s native lock on the open descriptor) from the
+moment it exists until it is renamed or removed. The kernel drops the lock when the writer dies, however it dies, so
+a temporary that is unlocked and older than :data:`STALE_AFTER_S` is a leftover, and one that is locked belongs to a
+run still going, never touched. Where the platform has no native lock, a temporary counts as stale once a day old.
 """
 
 from __future__ import annotations
@@ -13,8 +13,10 @@ import logging
 import os
 import re
 import shutil
+import sys
 import time
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 
 logger = logging.getLogger(__name__)
@@ -25,30 +27,34 @@ STALE_AFTER_S = 60.0
 their creation and their lock)."""
 NO_LOCKS_STALE_AFTER_S = 24 * 3600.0
 
-try:
-    import fcntl
-except ImportError:  # Windows
-    fcntl = None  # type: ignore[assignment]
-
 
 def lock_exclusive(fd: int) -> None:
     """Hold an exclusive lock on an open temporary (file or folder) until ``fd`` is closed or its process dies."""
-    if fcntl is not None:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    if native_locks():
+        from filelock import lock_descriptor  # filelock: ~50 ms to import, needed only once something is written
+
+        lock_descriptor(fd)
 
 
 def is_unlocked(path: Path) -> bool:
-    """Whether no process holds the lock of ``path`` (always True without ``fcntl``)."""
-    if fcntl is None:
+    """Whether no process holds the lock of ``path`` (always True where the platform has no native lock)."""
+    if not native_locks():
         return True
+    from filelock import lock_descriptor
+
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
+        return lock_descriptor(fd, blocking=False)
     finally:
         os.close(fd)  # releases the lock
-    return True
+
+
+@cache
+def native_locks() -> bool:
+    """Whether this platform has the native lock that tells a live writer's temporary from a leftover."""
+    import filelock
+
+    return sys.platform == "win32" or filelock.unix_has_fcntl
 
 
 def remove_stale_temporaries(
@@ -83,7 +89,7 @@ def remove_stale_temporaries(
     matches = is_temporary or _hidden_tmp
     removed = []
     now = time.time()
-    if fcntl is None:
+    if not native_locks():
         stale_after_s = max(stale_after_s, NO_LOCKS_STALE_AFTER_S)  # no locks to tell a live writer: wait a day
     for path in _temporaries(directory, matches, recursive):
         try:

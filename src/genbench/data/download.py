@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from genbench.core.errors import DataLoadError
+from genbench.core.progress import progress_bar
 from genbench.core.urls import redact_url
 from genbench.core.version import VERSION
 
@@ -138,9 +139,7 @@ def download(uri: str, out: IO[bytes], *, limits: DownloadLimits, progress_label
         size = 0
         bar = None
         if progress_label is not None:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=declared_size, unit="B", unit_scale=True, desc=progress_label)
+            bar = progress_bar(total=declared_size, unit="B", unit_scale=True, desc=progress_label)
         try:
             while True:
                 try:

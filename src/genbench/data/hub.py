@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -168,9 +167,3 @@ def load_hub_export(export: HubExport) -> Any:
             f"The genbench copy of dataset {export.hf_id!r} at revision {export.revision!r} in {export.path} cannot "
             f"be read ({type(exc).__name__}: {exc}); delete the folder and run `genbench-cli data fetch` again."
         ) from exc
-
-
-def remove_hub_export(folder: Path) -> None:
-    """Delete an export folder (record first, so a half-deleted folder is never taken as complete)."""
-    (folder / RECORD_NAME).unlink(missing_ok=True)
-    shutil.rmtree(folder, ignore_errors=True)

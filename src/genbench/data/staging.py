@@ -1,10 +1,9 @@
 """Temporary files and folders in the cache: written under a lock, renamed into place, removed when a run died.
 
 A download streams into ``.<name>.<random>.tmp`` next to its final name (a saved dataset into a folder named
-the same way). While the writing process lives it holds an exclusive ``flock`` on that file or folder, so the
+the same way). While the writing process lives it holds an exclusive lock on that file or folder, so the
 next run can tell a killed run's leftover (nobody holds the lock) from a concurrent run's work in progress (the
-lock is held) and removes only the former. Where ``fcntl`` is missing (Windows), a temporary counts as stale
-once it is a day old.
+lock is held) and removes only the former (:mod:`genbench.core.temporaries`).
 """
 
 from __future__ import annotations

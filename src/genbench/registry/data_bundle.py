@@ -2,11 +2,11 @@
 
 ``export_bundle`` writes the cached downloads and Hub dataset exports of some tasks into a tar with a manifest
 (``genbench-data-manifest.json``: each file's URI, SHA-256 and size; each Hub dataset's id, config, revision and
-per-file SHA-256). ``import_bundle`` trusts nothing in the tar: it refuses members that are links, special files,
-absolute paths or contain ``..``, members the manifest does not list and listed members that are missing; it
-extracts into a scratch folder inside the cache, verifies every size and SHA-256 (and that downloads are valid
-JSONL), and only when all of that passed moves the entries into place, each with an atomic rename. Destinations
-are computed from the URI or (id, config, revision), never taken from member names.
+per-file SHA-256). ``import_bundle`` trusts nothing in the tar: it refuses links and special files, members that
+tarfile's ``data`` filter (PEP 706) refuses or renames, members the manifest does not list and listed members that
+are missing; it extracts into a scratch folder inside the cache, verifies every size and SHA-256 (and that downloads
+are valid JSONL), and only when all of that passed moves the entries into place, each with an atomic rename.
+Destinations are computed from the URI or (id, config, revision), never taken from member names.
 """
 
 from __future__ import annotations
@@ -185,7 +185,7 @@ def import_bundle(bundle: str | os.PathLike[str]) -> BundleSummary:
         raise DataLoadError(f"{where}: not a readable tar file ({exc}).") from exc
     remove_stale_downloads()
     with tar, scratch_directory(cache_dir()) as scratch:
-        members = _checked_members(tar, where)
+        members = _checked_members(tar, scratch, where)
         manifest = _read_manifest(tar, members, where)
         files, hubs = _planned(manifest, members, where)
         _check_sizes(files, hubs, limits, where)  # before anything is written: a bomb fails here
@@ -291,7 +291,7 @@ class _Budget:
             raise DataLoadError(f"{self.where}: extraction passed ${MAX_IMPORT_BYTES_ENV}; the bundle is refused.")
 
 
-def _checked_members(tar: tarfile.TarFile, where: str) -> dict[str, tarfile.TarInfo]:
+def _checked_members(tar: tarfile.TarFile, scratch: Path, where: str) -> dict[str, tarfile.TarInfo]:
     members: dict[str, tarfile.TarInfo] = {}
     infos = []
     try:
@@ -302,21 +302,39 @@ def _checked_members(tar: tarfile.TarFile, where: str) -> dict[str, tarfile.TarI
     except _DAMAGED_STREAM as exc:
         raise DataLoadError(f"{where}: the tar file is damaged ({exc}).") from exc
     for info in infos:
-        name = info.name
-        parts = PurePosixPath(name).parts
-        if name.startswith("/") or "\\" in name or not parts or ".." in parts or re.match(r"^[A-Za-z]:", name):
-            raise DataLoadError(f"{where}: member {name!r} has an absolute or escaping path; the bundle is refused.")
         if not (info.isfile() or info.isdir()):
             raise DataLoadError(
-                f"{where}: member {name!r} is a link or special file; a genbench bundle holds only regular files, "
-                "so the bundle is refused."
+                f"{where}: member {info.name!r} is a link or special file; a genbench bundle holds only regular "
+                "files, so the bundle is refused."
             )
-        normal = PurePosixPath(*parts).as_posix()
+        _check_path(info, scratch, where)
+        normal = PurePosixPath(info.name).as_posix()
         if info.isfile():
             if normal in members:
                 raise DataLoadError(f"{where}: member {normal!r} appears twice; the bundle is refused.")
             members[normal] = info
     return members
+
+
+def _check_path(info: tarfile.TarInfo, scratch: Path, where: str) -> None:
+    """Refuse a member that tarfile's ``data`` filter (PEP 706) refuses or renames (a leading ``/`` it strips).
+
+    Nothing is extracted by member name (destinations come from the manifest's URIs and ids); the filter is asked
+    whether extracting the member into ``scratch`` would be safe, and a bundle with any unsafe member is refused.
+    """
+    data_filter = getattr(tarfile, "data_filter", None)
+    if data_filter is None:  # Python 3.10.0-3.10.11, 3.11.0-3.11.3: before the security releases that added it
+        raise DataLoadError(
+            f"{where}: importing a bundle needs tarfile's data filter (Python 3.10.12+, 3.11.4+); upgrade Python."
+        )
+    try:
+        safe = data_filter(info, str(scratch))
+    except tarfile.FilterError as exc:
+        raise DataLoadError(
+            f"{where}: member {info.name!r} has an absolute or escaping path ({exc}); the bundle is refused."
+        ) from None
+    if safe.name != info.name:
+        raise DataLoadError(f"{where}: member {info.name!r} has an absolute or escaping path; the bundle is refused.")
 
 
 def _read_manifest(tar: tarfile.TarFile, members: dict[str, tarfile.TarInfo], where: str) -> dict[str, Any]:

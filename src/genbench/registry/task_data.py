@@ -122,7 +122,7 @@ def _needs(task_id: str) -> list[DataFile | HubDataset]:
 
 @dataclass(frozen=True)
 class Fetched:
-    """What :func:`fetch_task_data` did for one requirement.
+    """What :func:`fetch_one` did for one requirement.
 
     Attributes:
         item: The data file or Hub dataset.

@@ -13,12 +13,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from genbench.core.errors import MetricError
 from genbench.core.extras import import_optional
+from genbench.core.features import CrossEncoderModel
 from genbench.core.vocabulary import TaskType
 from genbench.reranking.evaluation import (
     CrossEncoderClassificationEvaluator,
@@ -26,6 +27,9 @@ from genbench.reranking.evaluation import (
     CrossEncoderRerankingEvaluator,
 )
 from genbench.reranking.evaluation.evaluator_base import base_vs_reranked_lines, load_cross_encoder
+
+if TYPE_CHECKING:
+    from genbench.task import Task
 
 __all__ = [
     "BiEncoderScorer",
@@ -217,7 +221,12 @@ def task_evaluator(
 
 
 def task_cross_encoder_scores(
-    task: Any, model: Any, *, batch_size: int = 64, show_progress_bar: bool = False, at_k: int | None = None
+    task: Task,
+    model: CrossEncoderModel,
+    *,
+    batch_size: int = 64,
+    show_progress_bar: bool = False,
+    at_k: int | None = None,
 ) -> dict[str, float]:
     """``Task.evaluate_cross_encoder``: the evaluator's results of ``model`` over the task's test set."""
     results, _ = evaluate_task_with_cross_encoder(

@@ -66,12 +66,6 @@ def scoring_inputs(task: Task, dataset: Any, targets: Sequence[Any]) -> ScoringI
         return None
 
 
-def extracted_predictions(task: Task, dataset: Any, targets: Sequence[Any]) -> list[Any]:
-    """What the evaluation scores for each answer (the extracted free-form answer, option index, label list)."""
-    inputs = scoring_inputs(task, dataset, targets)
-    return list(targets) if inputs is None else list(inputs.predictions)
-
-
 def evaluate_answers(
     task: Task,
     dataset: Any,

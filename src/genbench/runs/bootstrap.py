@@ -4,8 +4,6 @@
   length ``n`` are drawn with replacement by ``numpy.random.default_rng(seed).integers(0, n, (resamples, n))``,
   each gives the mean of the resampled scores, and the interval is the ``(1 - confidence) / 2`` and
   ``(1 + confidence) / 2`` quantiles of those means (``numpy.quantile``, linear interpolation).
-- :func:`bootstrap_statistic_interval`: the same resampling for a statistic that is not a mean (a corpus-level
-  F1 or correlation), recomputed on each resample.
 - :func:`paired_difference`: a paired bootstrap interval of ``mean(a - b)`` and a two-sided paired permutation
   (sign-flip) test: its p-value is ``(1 + #{|mean(s * d)| >= |mean(d)|}) / (1 + permutations)``.
 
@@ -18,13 +16,12 @@ against a direct loop and against scipy.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 DEFAULT_RESAMPLES = 1000
-DEFAULT_STATISTIC_RESAMPLES = 200
 DEFAULT_PERMUTATIONS = 10_000
 CONFIDENCE = 0.95
 
@@ -56,25 +53,6 @@ def bootstrap_mean_interval(
         raise ValueError("no scores to bootstrap")
     means = values[resample_indices(values.size, resamples, seed)].mean(axis=1)
     return _quantiles(means, confidence)
-
-
-def bootstrap_statistic_interval(
-    n: int,
-    statistic: Callable[[np.ndarray], float],
-    *,
-    resamples: int = DEFAULT_STATISTIC_RESAMPLES,
-    seed: int = 42,
-    confidence: float = CONFIDENCE,
-) -> tuple[float, float] | None:
-    """Percentile bootstrap interval of ``statistic(indices)`` over resampled example indices.
-
-    Resamples where the statistic is undefined (NaN) are dropped; None when more than half are.
-    """
-    values = np.array([statistic(row) for row in resample_indices(n, resamples, seed)], dtype=float)
-    finite = values[np.isfinite(values)]
-    if finite.size * 2 < resamples:
-        return None
-    return _quantiles(finite, confidence)
 
 
 @dataclass(frozen=True)

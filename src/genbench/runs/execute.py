@@ -25,11 +25,12 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
 from genbench.core.errors import PreparationError
+from genbench.core.progress import phase_progress, progress_bar
 from genbench.core.urls import redact_url
 from genbench.core.version import VERSION
 from genbench.core.vocabulary import PreparationStrategy, TaskType
@@ -81,7 +82,7 @@ class TaskRun:
 
 ProgressFactory = Callable[[str, int], Any]
 """Makes the progress bar of one phase: ``factory(description, total)`` returns an object with ``update(n)``,
-``close()`` and a ``leave`` attribute (a ``tqdm`` bar is one; see ``genbench.display.progress.phase_progress``)."""
+``close()`` and a ``leave`` attribute (a ``tqdm`` bar is one; see :func:`genbench.core.progress.phase_progress`)."""
 
 
 class Requester:
@@ -90,7 +91,8 @@ class Requester:
     Args:
         runner: The model runner.
         cache: The request cache (None: none).
-        progress: False: no bars; True: ``tqdm.auto`` bars; a :data:`ProgressFactory`: its bars.
+        progress: False: no bars; True: :func:`~genbench.core.progress.phase_progress` bars (under the one switch,
+            :func:`genbench.core.progress.progress_bars`); a :data:`ProgressFactory`: its bars.
         where: Where the requests come from, in error messages (``task 'x' (0-shot)``).
         label: The name of the bars, followed by the phase (``ner_unseen_entities 0-shot`` -> ``... generate``).
     """
@@ -116,9 +118,7 @@ class Requester:
         description = f"{self.label or self.runner.spec.kind} {kind}"
         if callable(self.progress):
             return self.progress(description, total)
-        from tqdm.auto import tqdm
-
-        return tqdm(total=total, desc=description, disable=not self.progress)
+        return phase_progress(description, total) if self.progress else progress_bar(desc=description, enabled=False)
 
     def _answer(self, kind: str, requests: Sequence[Any], settings: dict[str, Any], compute: Any) -> list[Any]:
         identity = self.runner.cache_identity()
@@ -382,6 +382,22 @@ def results_document(
     }
 
 
+class RunOptions(TypedDict, total=False):
+    """The keyword options of :func:`run_model_on_task` (``Task.run_model(model, **options)`` takes them too)."""
+
+    model_args: str | dict[str, str] | None
+    shots: Sequence[int]
+    seed: int
+    limit: int | None
+    max_new_tokens: int
+    output_dir: str | Path | None
+    cache_dir: str | Path | None
+    use_cache: bool
+    write_samples: bool
+    bootstrap: BootstrapSettings | None
+    progress: bool | ProgressFactory
+
+
 def run_model_on_task(
     task: Task,
     model: str | ModelRunner,
@@ -415,8 +431,8 @@ def run_model_on_task(
         use_cache: False: no request cache at all.
         write_samples: Write the per-sample log.
         bootstrap: Interval settings (default: 1000 resamples for means, 200 for other metrics, seed ``seed``).
-        progress: Show progress bars, one per (task, shots, phase): True for ``tqdm.auto`` bars, or a
-            :data:`ProgressFactory`.
+        progress: Show progress bars, one per (task, shots, phase): True for
+            :func:`~genbench.core.progress.phase_progress` bars (under the one switch), or a :data:`ProgressFactory`.
 
     Returns:
         The :class:`TaskRun`.
@@ -492,11 +508,6 @@ def task_groups(task_ids: str | Iterable[str]) -> list[tuple[str, list[str] | No
         else:
             groups.append((task_id, None))
     return groups
-
-
-def expand_task_ids(task_ids: str | Iterable[str]) -> list[str]:
-    """``"all"`` -> every task of the registry; ``"a,b"`` -> ``["a", "b"]``; a task with subtasks -> its subtasks."""
-    return [sub for task_id, subtasks in task_groups(task_ids) for sub in (subtasks or [task_id])]
 
 
 def run(

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from genbench.config.schema import TaskConfig
+from genbench.core import features
 from genbench.core.errors import GenBenchError, PreparationError, TaskNotFoundError
-from genbench.core.plugins import TASK_FEATURES
 from genbench.core.vocabulary import DatasetSplit, EvaluationResult, PreparationStrategy, TaskInterface, TaskType
 from genbench.data import load_data_source, load_split_file, resplit
 from genbench.data.columns import apply_field_mapping, with_index_column
@@ -26,7 +26,15 @@ from genbench.registry.directories import get_task_dir
 __all__ = ["Task"]
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from datasets import Dataset
+    from typing_extensions import Unpack
+
+    from genbench.config.schema import ContaminationCheckConfig
+    from genbench.core.features import CrossEncoderModel
+    from genbench.runs.execute import RunOptions, TaskRun
+    from genbench.runs.model_runner import ModelRunner
 
 logger = logging.getLogger(__name__)
 
@@ -291,7 +299,11 @@ class Task(TaskInterface):
 
     # --------------------------------------------------------- contamination
     def check_contamination(
-        self, *, index_dir: str | Path | None = None, checks: list[Any] | None = None, progress: bool = False
+        self,
+        *,
+        index_dir: str | Path | None = None,
+        checks: Sequence[ContaminationCheckConfig] | None = None,
+        progress: bool = False,
     ) -> EvaluationResult:
         """Search the test set in the training datasets of the config's ``contamination_checks``.
 
@@ -304,10 +316,7 @@ class Task(TaskInterface):
         Raises:
             ContaminationError: the task declares no checks, or an index is missing.
         """
-        scores: EvaluationResult = TASK_FEATURES.load("check_contamination")(
-            self, checks, index_dir=index_dir, progress=progress
-        )
-        return scores
+        return features.contamination_scores()(self, checks, index_dir=index_dir, progress=progress)
 
     def evaluate_predictions_clean_and_all(
         self,
@@ -315,7 +324,7 @@ class Task(TaskInterface):
         predictions: list[Mapping[str, Any]],
         gold: Dataset,
         index_dir: str | Path | None = None,
-        checks: list[Any] | None = None,
+        checks: Sequence[ContaminationCheckConfig] | None = None,
     ) -> EvaluationResult:
         """Evaluate on the whole test set and on its clean subset (the instances no contamination check flags).
 
@@ -323,13 +332,15 @@ class Task(TaskInterface):
             The usual metric keys (all instances), the same keys prefixed ``clean.`` (clean subset),
             ``clean.num_examples``, and the contamination scores of :meth:`check_contamination`.
         """
-        result: EvaluationResult = TASK_FEATURES.load("evaluate_clean_and_all")(
-            self, predictions=predictions, gold=gold, index_dir=index_dir, checks=checks
-        )
-        return result
+        return features.clean_and_all()(self, predictions=predictions, gold=gold, index_dir=index_dir, checks=checks)
 
     def evaluate_cross_encoder(
-        self, model: Any, *, batch_size: int = 64, show_progress_bar: bool = False, at_k: int | None = None
+        self,
+        model: CrossEncoderModel,
+        *,
+        batch_size: int = 64,
+        show_progress_bar: bool = False,
+        at_k: int | None = None,
     ) -> dict[str, float]:
         """Run a ``sentence_transformers.CrossEncoder`` over the test set with ``genbench.reranking``'s evaluators.
 
@@ -346,29 +357,27 @@ class Task(TaskInterface):
         Returns:
             The evaluator's results (e.g. ``map``, ``mrr@10``, ``ndcg@10`` and ``base_*``).
         """
-        results: dict[str, float] = TASK_FEATURES.load("evaluate_cross_encoder")(
-            self, model, batch_size=batch_size, show_progress_bar=show_progress_bar, at_k=at_k
-        )
-        return results
+        scores = features.cross_encoder_scores()
+        return scores(self, model, batch_size=batch_size, show_progress_bar=show_progress_bar, at_k=at_k)
 
     # ------------------------------------------------------------ model runs
-    def run_model(self, model: str, **options: Any) -> Any:
+    def run_model(self, model: str | ModelRunner, **options: Unpack[RunOptions]) -> TaskRun:
         """Run a model over this task and score it (see :func:`genbench.runs.run_model_on_task`).
 
         Args:
             model: A model spec such as ``"hf:gpt2"``, ``"openai:http://localhost:8000/v1"`` or
                 ``"python:my_module:predict"``.
-            **options: ``shots``, ``seed``, ``limit``, ``model_args``, ``cache_dir``, ``output_dir``, ...
+            **options: ``shots``, ``seed``, ``limit``, ``model_args``, ``cache_dir``, ``output_dir``, ... (see
+                :class:`genbench.runs.execute.RunOptions`).
 
         Returns:
             The run's :class:`genbench.runs.TaskRun` (results document, per-sample records, output paths).
         """
-        return TASK_FEATURES.load("run_model")(self, model, **options)
+        return features.model_run()(self, model, **options)
 
     def _repr_html_(self) -> str:
         """The task's card in Jupyter (see :func:`genbench.display.task_card_html`); it loads no data."""
-        card: str = TASK_FEATURES.load("html_card")(self)
-        return card
+        return features.task_card()(self)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(task_id={self.task_id!r}, task_type={self.config.task_type.value!r})"

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from genbench.config.schema import TaskDictConfig
+from genbench.core import features
 from genbench.core.metric_values import is_finite_number
-from genbench.core.plugins import TASK_FEATURES
 from genbench.core.vocabulary import EvaluationResult
 from genbench.task.task import Task
 
@@ -113,8 +113,7 @@ class TaskDict(OrderedDict):
 
     def _repr_html_(self) -> str:
         """The card of the task and its subtasks in Jupyter (see :func:`genbench.display.task_dict_card_html`)."""
-        card: str = TASK_FEATURES.load("task_dict_html_card")(self)
-        return card
+        return features.task_dict_card()(self)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(task_id={getattr(self, '_task_id', None)!r}, subtasks={list(self)})"

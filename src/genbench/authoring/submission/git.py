@@ -166,11 +166,6 @@ def ahead_behind(repo: str | Path, ref: str, head: str = "HEAD") -> tuple[int, i
     return ahead, behind
 
 
-def remote_names(repo: str | Path) -> list[str]:
-    """The names of the repository's remotes."""
-    return run_git(repo, "remote").stdout.split()
-
-
 def remote_url(repo: str | Path, remote: str) -> str | None:
     """The configured URL of a remote (as written in the config, ``insteadOf`` rewrites not applied)."""
     process = run_git(repo, "config", "--get", f"remote.{remote}.url", check=False)

@@ -7,11 +7,12 @@ and its ``import``/``importstr`` may read only files inside its own directory
 (:func:`~genbench.config.jsonnet.worker.confined_import_callback`). The same worker serves
 
 - one config at a time (:func:`evaluate_jsonnet`, :func:`evaluate_jsonnet_source`; the config loader and split
-  files), evaluated by the C++ library, whose errors become a :class:`~genbench.core.errors.ConfigError` with the
-  file, line and column (:mod:`~genbench.config.jsonnet.source`, :mod:`~genbench.config.jsonnet.messages`);
-- many config files at once (:class:`ConfigEvaluation`; a cold ``list-tasks``), evaluated by the faster Go library
-  when installed; a config that fails there is left to the caller to evaluate alone
-  (:mod:`~genbench.config.jsonnet.batch`).
+  files), whose errors become a :class:`~genbench.core.errors.ConfigError` with the file, line and column
+  (:mod:`~genbench.config.jsonnet.source`, :mod:`~genbench.config.jsonnet.messages`);
+- many config files at once (:class:`ConfigEvaluation`; a cold ``list-tasks``); a config that fails there is left
+  to the caller to evaluate alone (:mod:`~genbench.config.jsonnet.batch`).
+
+One library evaluates them all: ``jsonnet`` (C++), the original framework's.
 
 On platforms without POSIX pipes and resource limits (Windows), configs are evaluated in-process without limits.
 

@@ -1,14 +1,9 @@
 """Evaluating many config files in one go, for a cold ``list-tasks``.
 
-The C++ jsonnet library sets up a fresh interpreter and parses its standard library on every call, 20 ms or more
-per config: a hundred configs would cost two seconds before anything is validated. A batch therefore asks the
-worker (:mod:`genbench.config.jsonnet.engine`) to evaluate the files with the Go library (``gojsonnet``; the same
-language, about half a millisecond a config), under the same memory limit, with the same time limit per config and
-each config's imports confined to its own directory. Without ``gojsonnet`` the worker uses the C++ library
-(correct, only slower).
-
-A config the batch did not evaluate (an error, a limit, a dead worker) is left out of the answer: the caller
-evaluates it alone, with the C++ library, which reports its error with the messages genbench documents.
+The worker (:mod:`genbench.config.jsonnet.engine`) is asked for all the files in one request and answers them in
+order, under the same memory limit, with the same time limit per config and each config's imports confined to its
+own directory as a single config. A config the batch did not evaluate (an error, a limit, a dead worker) is left out
+of the answer: the caller evaluates it alone, which reports its error with the messages genbench documents.
 """
 
 from __future__ import annotations
@@ -19,7 +14,7 @@ from typing import Any
 
 from genbench.config.jsonnet.engine import Worker, give_back, take_worker
 from genbench.config.jsonnet.limits import SandboxLimitError, memory_limit_mb, sandbox_available, time_limit_s
-from genbench.config.jsonnet.worker import batch_binding, evaluate_files
+from genbench.config.jsonnet.worker import evaluate_files
 from genbench.core.errors import ConfigError
 
 MAX_WORKERS = 4
@@ -89,8 +84,9 @@ class ConfigEvaluation:
 
     def _evaluate_here(self) -> dict[Path, Any]:
         """Without the worker (not POSIX): in this process, without limits, as single configs are there."""
+        import _jsonnet
 
-        answers = zip(self._pending, evaluate_files(batch_binding(), self._pending), strict=True)
+        answers = zip(self._pending, evaluate_files(_jsonnet, self._pending), strict=True)
         return {self._resolved[path]: json.loads(answer["ok"]) for path, answer in answers if "ok" in answer}
 
 

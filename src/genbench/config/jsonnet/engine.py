@@ -38,8 +38,8 @@ from genbench.config.jsonnet.worker import confined_import_callback
 WORKER_SCRIPT = Path(__file__).resolve().with_name("worker.py")
 STARTUP_TIMEOUT_S = 30.0
 """Seconds a worker may take to start (about 20 ms on a quiet machine); not counted in an evaluation's limit."""
-EXTENSIONS = ("_jsonnet", "_gojsonnet")
-"""The jsonnet extension modules the worker may load (the C++ one is required, the Go one optional)."""
+EXTENSIONS = ("_jsonnet",)
+"""The jsonnet extension modules the worker loads."""
 
 
 def _extension_dirs() -> list[str]:
@@ -139,7 +139,7 @@ class Worker:
         return line
 
     def _ended(self) -> SandboxLimitError:
-        """The error of a worker that ended: at the memory limit (the C++ library aborts, Go exits), or at start."""
+        """The error of a worker that ended: at the memory limit (the jsonnet library aborts), or at start."""
         if self._ready:
             return out_of_memory(self.memory_mb)
         return SandboxLimitError(
@@ -192,7 +192,7 @@ def stop_worker() -> None:
 
 
 def evaluate_in_sandbox(filename: str, text: str, root: str) -> str:
-    """Evaluate jsonnet ``text`` with the C++ library in a limited worker; imports are confined to ``root``.
+    """Evaluate jsonnet ``text`` in a limited worker; imports are confined to ``root``.
 
     Args:
         filename: The name jsonnet reports in its messages (and resolves relative imports against).

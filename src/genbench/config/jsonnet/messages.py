@@ -1,7 +1,6 @@
 """Jsonnet's error messages as :class:`~genbench.core.errors.ConfigError`: the first line, at its line and column.
 
-The C++ library's messages are the ones translated (a batch's failures are evaluated again alone, see
-:mod:`genbench.config.jsonnet.batch`): ``STATIC ERROR: file:3:5-16: message`` for a syntax error and
+The jsonnet library's messages are translated: ``STATIC ERROR: file:3:5-16: message`` for a syntax error and
 ``RUNTIME ERROR: message`` followed by a traceback of ``file:line:column`` frames for the rest.
 """
 

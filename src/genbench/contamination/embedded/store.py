@@ -32,6 +32,7 @@ from genbench.contamination.errors import ContaminationError, DamagedIndexError
 from genbench.contamination.memory import give_back_free_memory
 from genbench.contamination.training_data import LoadedDataset, UnitBatch, UnitSpec, iter_unit_batches
 from genbench.core.files import follow_umask, write_text_atomic
+from genbench.core.progress import progress_iter
 
 MANIFEST = "manifest.json"
 FORMAT = "genbench-contamination-index"
@@ -198,10 +199,9 @@ def _build_locked(
     rows = loaded.num_rows
     shards_total = -(-rows // shard_rows)
     batches: Iterable[UnitBatch] = iter_unit_batches(loaded, spec, shard_rows=shard_rows, first_shard=completed)
-    if progress:
-        from tqdm.auto import tqdm
-
-        batches = tqdm(batches, desc=f"Indexing {loaded.name}", unit="shard", total=shards_total, initial=completed)
+    batches = progress_iter(
+        batches, desc=f"Indexing {loaded.name}", unit="shard", total=shards_total, initial=completed, enabled=progress
+    )
     for batch in batches:
         _write_shard(partial, batch.shard, builder.process(batch))
     give_back_free_memory()

@@ -37,6 +37,7 @@ from genbench.contamination.match_scores import PairScores, exact_pair_scores, n
 from genbench.contamination.testsets import TestSet
 from genbench.contamination.training_data import UnitBatch
 from genbench.core.errors import GenBenchError
+from genbench.core.progress import progress_iter
 
 EXACT_WINDOW = 8
 """Exact search looks fields up by windows of at most this many tokens (one table per window size in use)."""
@@ -333,11 +334,7 @@ class TextIndex(Index):
         matched = np.zeros(self.units_count, dtype=bool) if mode.can_decontaminate else None
         instances: list[InstanceResult] = []
         starts = range(0, len(test_set), INSTANCES_PER_BATCH)
-        if progress:
-            from tqdm.auto import tqdm
-
-            starts = tqdm(starts, desc=f"{test_set.name} in {self.name}", unit="batch")
-        for first in starts:
+        for first in progress_iter(starts, desc=f"{test_set.name} in {self.name}", unit="batch", enabled=progress):
             rows = test_set.rows[first : first + INSTANCES_PER_BATCH]
             batch = self._encode([text for row in rows for text in row])
             best = self._search_batch(batch, n_fields, mode, top_k, matched)

@@ -28,6 +28,7 @@ from genbench.contamination.errors import ContaminationError
 from genbench.contamination.testsets import TestSet
 from genbench.contamination.training_data import UnitBatch, is_local
 from genbench.core.extras import import_optional
+from genbench.core.progress import progress_iter
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 _DEFAULT_ALIASES = {DEFAULT_MODEL, "all-MiniLM-L6-v2"}
@@ -120,12 +121,7 @@ def embed(model: Any, texts: list[str], *, max_batch_tokens: int = 65_536, progr
             current = []
         current.append(index)
     batches.append(current)
-    iterator: Any = batches
-    if progress:
-        from tqdm.auto import tqdm
-
-        iterator = tqdm(batches, desc="Embedding", unit="batch")
-    for batch in iterator:
+    for batch in progress_iter(batches, desc="Embedding", unit="batch", enabled=progress):
         vectors = model.encode(
             [texts[i] for i in batch],
             batch_size=len(batch),
@@ -184,12 +180,9 @@ class VectorIndex(Index):
         query_block = min(max(len(queries), 1), QUERIES_PER_BLOCK)
         unit_block = max(1, SCORES_PER_BLOCK // query_block)
         blocks = [(q, u) for q in range(0, len(queries), query_block) for u in range(0, units, unit_block)]
-        iterator: Any = blocks
-        if progress:
-            from tqdm.auto import tqdm
-
-            iterator = tqdm(blocks, desc=f"{test_set.name} in {self.name}", unit="block")
-        for query_start, unit_start in iterator:
+        for query_start, unit_start in progress_iter(
+            blocks, desc=f"{test_set.name} in {self.name}", unit="block", enabled=progress
+        ):
             rows = slice(query_start, query_start + query_block)
             scores = queries[rows] @ np.asarray(self.embeddings[unit_start : unit_start + unit_block]).T
             if matched is not None:

@@ -42,6 +42,7 @@ from genbench.contamination.training_data import (
     iter_unit_batches,
     no_units_error,
 )
+from genbench.core.progress import progress_iter
 from genbench.core.urls import redact_url
 
 FORMAT = "genbench-contamination-index"
@@ -306,12 +307,14 @@ class ElasticsearchBackend(IndexBackend):
         progress: bool,
     ) -> None:
         done = manifest["progress"]
-        batches: Any = iter_unit_batches(dataset, spec, shard_rows=self.shard_rows, first_shard=done["shards"])
-        if progress:
-            from tqdm.auto import tqdm
-
-            total = -(-dataset.num_rows // self.shard_rows)
-            batches = tqdm(batches, desc=f"Indexing {dataset.name}", unit="shard", total=total, initial=done["shards"])
+        batches = progress_iter(
+            iter_unit_batches(dataset, spec, shard_rows=self.shard_rows, first_shard=done["shards"]),
+            desc=f"Indexing {dataset.name}",
+            unit="shard",
+            total=-(-dataset.num_rows // self.shard_rows),
+            initial=done["shards"],
+            enabled=progress,
+        )
         for batch in batches:
             tokens = 0
             if embedder is None:  # tokenize_joined puts one separator between each two texts

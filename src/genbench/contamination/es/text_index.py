@@ -26,6 +26,7 @@ from genbench.contamination.backend import (
 from genbench.contamination.es.retrieval import Retriever, lookup_units
 from genbench.contamination.match_scores import PairScores, ngram_pair_scores, top_per_instance
 from genbench.contamination.testsets import TestSet
+from genbench.core.progress import progress_bar
 
 if TYPE_CHECKING:
     from genbench.contamination.es import ElasticsearchBackend
@@ -55,11 +56,7 @@ class ElasticsearchTextIndex(Index):
             raise ValueError(f"A text index cannot do an {mode.describe()}.")
         matched: set[int] | None = set() if mode.can_decontaminate else None
         instances: list[InstanceResult] = []
-        bar: Any = None
-        if progress:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(desc=f"{test_set.name} in {self.name}", unit="query")
+        bar = progress_bar(desc=f"{test_set.name} in {self.name}", unit="query", enabled=progress)
         try:
             with self.backend.retriever(self.name) as retriever:
                 for first in range(0, len(test_set), INSTANCES_PER_BATCH):
@@ -70,8 +67,7 @@ class ElasticsearchTextIndex(Index):
                     )
                     instances.extend(self._results(test_set, first, len(rows), fields, best, truncated, mode))
         finally:
-            if bar is not None:
-                bar.close()
+            bar.close()
         units = rows_ = None
         if matched is not None:
             units = np.array(sorted(matched), dtype=np.int64)
