@@ -24,6 +24,7 @@ USED_OUTSIDE_THE_CODE = {
     "display/statistics.py:lengths_in_tokens": "the task viewer notebook's statistics (docs/task_viewer.md)",
     "display/statistics.py:label_counts": "the task viewer notebook's statistics (docs/task_viewer.md)",
     "display/statistics.py:ngram_overlap": "the task viewer notebook's statistics (docs/task_viewer.md)",
+    "display/html.py:visible_whitespace": "the task viewer notebook's prompt cells (docs/task_viewer.md)",
 }
 _TARGET = re.compile(r"^genbench(?:\.\w+)+:(\w+)$")
 

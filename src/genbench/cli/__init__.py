@@ -216,7 +216,7 @@ def cli(ctx: click.Context, debug: bool, quiet: bool, progress: bool | None) -> 
     """GenBench: build, test and run generalisation benchmark tasks.
 
     --debug, --quiet and --progress/--no-progress (below) are accepted before or after the command's name
-    (genbench-cli run ... --debug).
+    (`genbench-cli run ... --debug`).
 
     Example: genbench-cli list-tasks
     """

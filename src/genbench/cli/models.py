@@ -25,11 +25,18 @@ def models() -> None:
     show_default=True,
     help="tiny: 2 layers, width 32; tiny-bos: the same with a BOS token; gpt2-small: GPT-2 small's shape (124M).",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random weights.")
+@click.option(
+    "--weights-seed",
+    "seed",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Seed of the random weights.",
+)
 def make_tiny(directory: Path, shape: str, seed: int) -> None:
     """Write a GPT-2 initialised at random, with a word-level tokenizer, to DIRECTORY (no download).
 
-    Run it like any local model: genbench-cli run --model hf:DIRECTORY. Its answers are those of a random model:
+    Run it like any local model (`--model hf:DIRECTORY`). Its answers are those of a random model:
     it is for trying the commands offline, not for scores. Needs genbench[hf].
 
     \b

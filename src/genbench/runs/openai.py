@@ -35,6 +35,7 @@ from typing import Any
 
 from genbench.core.urls import redact_url
 from genbench.runs.errors import MalformedAnswer, ModelRunError, ModelSpecError
+from genbench.runs.http_deadline import deadline_http_client, map_interruptibly
 from genbench.runs.model_runner import ModelRunner, RequestUnsupported, shown_answer
 from genbench.runs.specs import ModelSpec, check_known_args, float_arg, int_arg
 
@@ -55,8 +56,6 @@ class OpenAIRunner(ModelRunner):
         super().__init__(spec)
         check_known_args(spec, KNOWN_ARGS)
         import openai
-
-        from genbench.runs.http_deadline import deadline_http_client, map_interruptibly
 
         self._openai = openai
         self._map_interruptibly = map_interruptibly
