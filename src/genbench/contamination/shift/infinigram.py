@@ -1,0 +1,299 @@
+"""infini-gram (PyPI ``infini-gram``) as a shift engine: suffix-array indexes, local or prebuilt.
+
+- :func:`build_infinigram_index` builds a local index from JSONL files (a ``text`` field per line). With the
+  ``bytes`` tokenizer it runs infini-gram's own indexer (``python -m infini_gram.indexing``, ``u8`` tokens: a
+  byte-level index needs no tokenizer); with ``words`` genbench writes the token files (genbench's analyzer, ``u16``
+  ids, at most 65,534 distinct words, a ``vocabulary.json``) and infini-gram's indexer builds the suffix arrays. ``shards`` splits the corpus.
+- :func:`register_infinigram_index` records an index built elsewhere (a downloaded prebuilt one) so that it can be
+  verified before every use.
+- :class:`InfiniGramCorpus` opens a verified index and answers the counting primitives with
+  ``infini_gram.engine.InfiniGramEngine`` (memory-mapped; a count is a binary search of the suffix arrays).
+
+infini-gram separates documents by a token of all ones (``0xff`` for bytes, never part of UTF-8), so no count
+crosses a document.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from genbench.contamination.errors import ContaminationError
+from genbench.contamination.shift.engine import UNKNOWN, CorpusEngine, CorpusIdentity, UnsupportedStatisticError
+from genbench.contamination.shift.manifest import read_manifest, write_manifest
+from genbench.contamination.shift.tokenizers import SplitText, WordTokenizer, tokenizer_named
+
+ENGINE = "infini-gram"
+VOCABULARY = "vocabulary.json"
+_DTYPES = {"u8": np.uint8, "u16": np.uint16, "u32": np.uint32}
+_TOKENIZER_DTYPE = {"bytes": "u8", "words": "u16"}
+# 16-bit ids, the largest kept for the document separator. (infini-gram 2.6's suffix-array builder fails on 32-bit
+# token files here, so a larger vocabulary is refused rather than built.)
+_MAX_WORDS = (1 << 16) - 2
+
+
+def _require_package() -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("infini_gram") is None:
+        raise ContaminationError(
+            "The infini-gram engine needs the package infini-gram: pip install 'genbench[shift]'."
+        )
+
+
+def _sources(corpus: Sequence[str | os.PathLike[str]]) -> list[Path]:
+    paths: list[Path] = []
+    for entry in corpus:
+        path = Path(entry)
+        found = sorted(path.rglob("*.json*")) if path.is_dir() else [path]
+        if not path.exists() or not found:
+            raise ContaminationError(f"Corpus {path}: no such file, or a folder with no .jsonl files in it.")
+        paths.extend(found)
+    for path in paths:
+        if not path.name.endswith((".jsonl", ".jsonl.gz", ".json.gz", ".jsonl.zst", ".json.zst")):
+            raise ContaminationError(f"Corpus file {path}: expected JSONL (.jsonl, .jsonl.gz or .jsonl.zst).")
+    return paths
+
+
+def _texts(paths: Iterable[Path]) -> Iterator[str]:
+    for path in paths:
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                try:
+                    yield json.loads(line)["text"]
+                except (ValueError, KeyError, TypeError):
+                    raise ContaminationError(
+                        f"{path}, line {number}: expected a JSON object with a string field 'text'."
+                    ) from None
+
+
+def _write_word_tokens(paths: list[Path], staging: Path, shards: int) -> None:
+    """Token files as infini-gram's indexer writes them (separator + ids per document), in genbench's words."""
+    vocabulary: dict[str, int] = {}
+    tokenizer = WordTokenizer()
+    separator = np.array([np.iinfo(np.uint16).max], dtype=np.uint16)
+    outputs = [open(staging / f"tokenized.{s}", "wb") for s in range(shards)]  # noqa: SIM115 (closed below)
+    offsets: list[list[int]] = [[] for _ in range(shards)]
+    positions = [0] * shards
+    unigrams: list[np.ndarray] = [np.zeros(0, dtype=np.int64) for _ in range(shards)]
+    try:
+        for number, text in enumerate(_texts(paths)):
+            shard = number % shards
+            ids = np.array(
+                [vocabulary.setdefault(str(word), len(vocabulary)) for word in tokenizer.split(text).units],
+                dtype=np.uint16,
+            )
+            if len(vocabulary) > _MAX_WORDS:
+                raise ContaminationError(
+                    f"The corpus has more than {_MAX_WORDS} distinct words, the most a 'words' index holds "
+                    "(its token ids are 16-bit): build a 'bytes' index instead."
+                )
+            content = np.concatenate([separator, ids]).tobytes()
+            outputs[shard].write(content)
+            offsets[shard].append(positions[shard])
+            positions[shard] += len(content)
+            counts = np.bincount(ids.astype(np.int64), minlength=len(vocabulary))
+            grown = np.zeros(len(vocabulary), dtype=np.int64)
+            grown[: len(unigrams[shard])] = unigrams[shard]
+            unigrams[shard] = grown + counts
+    finally:
+        for output in outputs:
+            output.close()
+    for shard in range(shards):
+        (staging / f"offset.{shard}").write_bytes(np.array(offsets[shard], dtype=np.uint64).tobytes())
+        lines = [f"{i} {c}\n" for i, c in enumerate(unigrams[shard].tolist()) if c]
+        (staging / f"unigram.{shard}").write_text("".join(lines), encoding="utf-8")
+    (staging / VOCABULARY).write_text(json.dumps(list(vocabulary), ensure_ascii=False), encoding="utf-8")
+
+
+def _run_indexer(data_dir: Path, staging: Path, token_dtype: str, shards: int, cpus: int, memory_gib: int) -> None:
+    # A subprocess: the indexer changes its working directory and may exit() on failure.
+    command = [
+        sys.executable, "-m", "infini_gram.indexing",
+        "--data_dir", str(data_dir.resolve()), "--save_dir", str(staging.resolve()),
+        "--token_dtype", token_dtype, "--shards", str(shards), "--cpus", str(cpus), "--mem", str(memory_gib),
+        "--add_unigram", "--ulimit", str(resource.getrlimit(resource.RLIMIT_NOFILE)[1]),
+    ]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0 or "Something went wrong" in done.stdout:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-5:]
+        raise ContaminationError("infini-gram's indexer failed:\n" + "\n".join(tail))
+
+
+def build_infinigram_index(
+    corpus: Sequence[str | os.PathLike[str]],
+    index_dir: str | os.PathLike[str],
+    *,
+    name: str,
+    tokenizer: str = "bytes",
+    shards: int = 1,
+    cpus: int = 1,
+    memory_gib: int = 1,
+) -> Path:
+    """Build an infini-gram index of the JSONL files ``corpus`` (files or folders) in ``index_dir``.
+
+    The index is built in a temporary folder beside ``index_dir`` and moved there when its manifest is written.
+
+    Raises:
+        ContaminationError: ``index_dir`` exists, a corpus file is not JSONL with a ``text`` field, the tokenizer
+            is unknown, or the indexer fails.
+    """
+    _require_package()
+    tokenizer_named(tokenizer)
+    if tokenizer not in _TOKENIZER_DTYPE:
+        raise ContaminationError("infini-gram indexes are built with the tokenizer 'bytes' or 'words'.")
+    if shards < 1 or cpus < 1 or memory_gib < 1:
+        raise ContaminationError("--shards, --cpus and --memory-gib must be at least 1.")
+    target = Path(index_dir)
+    if target.exists():
+        raise ContaminationError(f"{target} exists; remove it or choose another --index-dir.")
+    paths = _sources(corpus)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        staging, data_dir = work / "index", work / "data"
+        staging.mkdir()
+        data_dir.mkdir()
+        if tokenizer == "bytes":
+            for number, path in enumerate(paths):  # the indexer reads a folder: link the files into one
+                (data_dir / f"{number:06d}-{path.name}").symlink_to(path.resolve())
+        else:
+            _write_word_tokens(paths, staging, shards)
+        _run_indexer(data_dir, staging, _TOKENIZER_DTYPE[tokenizer], shards, cpus, memory_gib)
+        engine = _open_engine(staging, _TOKENIZER_DTYPE[tokenizer], _vocabulary_size(staging))
+        documents = engine.get_total_doc_cnt()
+        tokens = engine.count([])["count"] - documents
+        del engine
+        write_manifest(
+            staging,
+            {"engine": ENGINE, "name": name, "tokenizer": tokenizer, "token_dtype": _TOKENIZER_DTYPE[tokenizer],
+             "tokens": tokens, "documents": documents},
+        )  # fmt: skip
+        staging.rename(target)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return target
+
+
+def register_infinigram_index(
+    index_dir: str | os.PathLike[str], *, name: str, tokenizer: str, token_dtype: str = "u8"
+) -> dict[str, Any]:
+    """Record an index built elsewhere (e.g. downloaded) so that every later use verifies it; return its manifest.
+
+    Raises:
+        ContaminationError: the folder holds no infini-gram index, or the tokenizer or token type is unknown.
+    """
+    _require_package()
+    folder = Path(index_dir)
+    tokenizer_named(tokenizer)
+    if token_dtype not in _DTYPES:
+        raise ContaminationError(f"--token-dtype must be one of {', '.join(_DTYPES)}, got {token_dtype!r}.")
+    if not list(folder.glob("table.*")):
+        raise ContaminationError(f"{folder} holds no infini-gram index (no table.* files).")
+    engine = _open_engine(folder, token_dtype, _vocabulary_size(folder))
+    documents = engine.get_total_doc_cnt()
+    tokens = engine.count([])["count"] - documents
+    del engine
+    return write_manifest(
+        folder,
+        {"engine": ENGINE, "name": name, "tokenizer": tokenizer, "token_dtype": token_dtype, "tokens": tokens,
+         "documents": documents},
+    )  # fmt: skip
+
+
+def _vocabulary_size(folder: Path) -> int | None:
+    path = folder / VOCABULARY
+    return len(json.loads(path.read_text(encoding="utf-8"))) if path.is_file() else None
+
+
+def _open_engine(folder: Path, token_dtype: str, vocabulary_size: int | None) -> Any:
+    from infini_gram.engine import InfiniGramEngine
+
+    top = int(np.iinfo(_DTYPES[token_dtype]).max)
+    # The engine wants eos_token_id < vocab_size <= the dtype's largest value; counts use neither.
+    size = min(top, (vocabulary_size or top - 1) + 1)
+    return InfiniGramEngine(
+        index_dir=str(folder), eos_token_id=size - 1, vocab_size=size, token_dtype=token_dtype, version=4
+    )
+
+
+class InfiniGramCorpus(CorpusEngine):
+    """A verified infini-gram index folder."""
+
+    engine_name = ENGINE
+    primitives = frozenset({"count", "contains", "unigram_counts", "total_tokens"})
+
+    def __init__(self, folder: str | os.PathLike[str], *, verify: bool = False):
+        _require_package()
+        self.folder = Path(folder)
+        manifest = read_manifest(self.folder, verify=verify)
+        if manifest.get("engine") != ENGINE:
+            raise ContaminationError(f"{self.folder} is a {manifest.get('engine')} index, not an infini-gram one.")
+        identity = CorpusIdentity(
+            name=manifest["name"],
+            tokens=manifest["tokens"],
+            documents=manifest["documents"],
+            tokenizer=manifest["tokenizer"],
+            engine=ENGINE,
+            index_sha256=manifest["manifest_sha256"],
+        )
+        super().__init__(identity, tokenizer_named(manifest["tokenizer"]))
+        self.token_dtype = manifest["token_dtype"]
+        self._separator = int(np.iinfo(_DTYPES[self.token_dtype]).max)
+        words = self.folder / VOCABULARY
+        self._vocabulary: dict[str, int] | None = (
+            {word: i for i, word in enumerate(json.loads(words.read_text(encoding="utf-8")))}
+            if words.is_file()
+            else None
+        )
+        self._engine = _open_engine(self.folder, self.token_dtype, _vocabulary_size(self.folder))
+        self._unigrams: dict[int, int] | None = None
+
+    def token_ids(self, split: SplitText) -> list[int]:
+        if self._vocabulary is not None:
+            return [self._vocabulary.get(str(unit), UNKNOWN) for unit in split.units]
+        return [int(unit) for unit in split.units]
+
+    def count(self, ids: Sequence[int]) -> int:
+        if not ids or UNKNOWN in ids:
+            return 0
+        answer = self._engine.count(list(ids))
+        if "error" in answer:
+            raise ContaminationError(f"infini-gram: {answer['error']}")
+        return int(answer["count"])
+
+    def unigram_counts(self) -> Mapping[int, int]:
+        if self._unigrams is None:
+            counts: dict[int, int] = {}
+            for path in sorted(self.folder.glob("unigram.*")):
+                for line in path.read_text(encoding="utf-8").splitlines():
+                    token, count = (int(part) for part in line.split())
+                    if token != self._separator:
+                        counts[token] = counts.get(token, 0) + count
+            if not counts and self.token_dtype in ("u8", "u16"):  # a prebuilt index without unigram files
+                for token in range(self._separator):
+                    found = self.count([token])
+                    if found:
+                        counts[token] = found
+            if not counts and self.token_dtype == "u32":
+                raise UnsupportedStatisticError(
+                    f"{ENGINE} (an index of u32 tokens without unigram files)", "unigram_counts"
+                )
+            self._unigrams = counts
+        return self._unigrams
+
+    def total_tokens(self) -> int:
+        return self.identity.tokens
+
+    def close(self) -> None:
+        self._engine = None
