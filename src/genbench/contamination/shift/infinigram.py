@@ -1,9 +1,10 @@
 """infini-gram (PyPI ``infini-gram``) as a shift engine: suffix-array indexes, local or prebuilt.
 
-- :func:`build_infinigram_index` builds a local index from JSONL files (a ``text`` field per line). With the
+- :func:`build_infinigram_index` builds a local index from JSONL files (a text field per line). With the
   ``bytes`` tokenizer it runs infini-gram's own indexer (``python -m infini_gram.indexing``, ``u8`` tokens: a
   byte-level index needs no tokenizer); with ``words`` genbench writes the token files (genbench's analyzer, ``u16``
-  ids, at most 65,534 distinct words, a ``vocabulary.json``) and infini-gram's indexer builds the suffix arrays. ``shards`` splits the corpus.
+  ids, at most 65,534 distinct words, a ``vocabulary.json``) and infini-gram's indexer builds the suffix arrays.
+  ``shards`` splits the corpus.
 - :func:`register_infinigram_index` records an index built elsewhere (a downloaded prebuilt one) so that it can be
   verified before every use.
 - :class:`InfiniGramCorpus` opens a verified index and answers the counting primitives with
@@ -32,6 +33,7 @@ from genbench.contamination.errors import ContaminationError
 from genbench.contamination.shift.engine import UNKNOWN, CorpusEngine, CorpusIdentity, UnsupportedStatisticError
 from genbench.contamination.shift.manifest import read_manifest, write_manifest
 from genbench.contamination.shift.tokenizers import SplitText, WordTokenizer, tokenizer_named
+from genbench.contamination.testsets import as_text
 
 ENGINE = "infini-gram"
 VOCABULARY = "vocabulary.json"
@@ -65,19 +67,46 @@ def _sources(corpus: Sequence[str | os.PathLike[str]]) -> list[Path]:
     return paths
 
 
-def _texts(paths: Iterable[Path]) -> Iterator[str]:
+def _texts(paths: Iterable[Path], text_field: str) -> Iterator[str]:
     for path in paths:
-        with open(path, encoding="utf-8") as handle:
+        with _open_text(path) as handle:
             for number, line in enumerate(handle, start=1):
                 try:
-                    yield json.loads(line)["text"]
+                    record = json.loads(line)
+                    value = record[text_field]
                 except (ValueError, KeyError, TypeError):
                     raise ContaminationError(
-                        f"{path}, line {number}: expected a JSON object with a string field 'text'."
+                        f"{path}, line {number}: expected a JSON object with the field {text_field!r} "
+                        "(choose the field with --text-field)."
                     ) from None
+                yield as_text(value)
 
 
-def _write_word_tokens(paths: list[Path], staging: Path, shards: int) -> None:
+def _open_text(path: Path) -> Any:
+    if path.name.endswith(".gz"):
+        import gzip
+
+        return gzip.open(path, "rt", encoding="utf-8")
+    if path.name.endswith(".zst"):
+        raise ContaminationError(f"{path}: a .zst corpus is read by the bytes indexer only with --text-field text.")
+    return open(path, encoding="utf-8")
+
+
+def _stage_texts(paths: list[Path], data_dir: Path, text_field: str) -> None:
+    """The JSONL files as infini-gram's indexer reads them: a folder of files with a ``text`` field."""
+    if text_field == "text":
+        for path in paths:  # the indexer's own error on a line without "text" is a KeyError deep in a worker
+            if not path.name.endswith(".zst"):
+                next(iter(_texts([path], text_field)), None)
+        for number, path in enumerate(paths):  # the indexer reads one folder: link the files into it
+            (data_dir / f"{number:06d}-{path.name}").symlink_to(path.resolve())
+        return
+    with open(data_dir / "corpus.jsonl", "w", encoding="utf-8") as output:
+        for text in _texts(paths, text_field):
+            output.write(json.dumps({"text": text}, ensure_ascii=False) + "\n")
+
+
+def _write_word_tokens(paths: list[Path], staging: Path, shards: int, text_field: str) -> None:
     """Token files as infini-gram's indexer writes them (separator + ids per document), in genbench's words."""
     vocabulary: dict[str, int] = {}
     tokenizer = WordTokenizer()
@@ -87,7 +116,7 @@ def _write_word_tokens(paths: list[Path], staging: Path, shards: int) -> None:
     positions = [0] * shards
     unigrams: list[np.ndarray] = [np.zeros(0, dtype=np.int64) for _ in range(shards)]
     try:
-        for number, text in enumerate(_texts(paths)):
+        for number, text in enumerate(_texts(paths, text_field)):
             shard = number % shards
             ids = np.array(
                 [vocabulary.setdefault(str(word), len(vocabulary)) for word in tokenizer.split(text).units],
@@ -136,11 +165,14 @@ def build_infinigram_index(
     *,
     name: str,
     tokenizer: str = "bytes",
+    text_field: str = "text",
     shards: int = 1,
     cpus: int = 1,
     memory_gib: int = 1,
 ) -> Path:
     """Build an infini-gram index of the JSONL files ``corpus`` (files or folders) in ``index_dir``.
+
+    Each line is a document: its ``text_field`` (a list is joined with spaces).
 
     The index is built in a temporary folder beside ``index_dir`` and moved there when its manifest is written.
 
@@ -165,10 +197,9 @@ def build_infinigram_index(
         staging.mkdir()
         data_dir.mkdir()
         if tokenizer == "bytes":
-            for number, path in enumerate(paths):  # the indexer reads a folder: link the files into one
-                (data_dir / f"{number:06d}-{path.name}").symlink_to(path.resolve())
+            _stage_texts(paths, data_dir, text_field)
         else:
-            _write_word_tokens(paths, staging, shards)
+            _write_word_tokens(paths, staging, shards, text_field)
         _run_indexer(data_dir, staging, _TOKENIZER_DTYPE[tokenizer], shards, cpus, memory_gib)
         engine = _open_engine(staging, _TOKENIZER_DTYPE[tokenizer], _vocabulary_size(staging))
         documents = engine.get_total_doc_cnt()

@@ -125,12 +125,14 @@ def example_shift(
         }
     if "rarest_ngrams" in statistics:
         result.rarest_ngrams = {}
+        units = list(split.units)
         for n, grams in windows.items():
-            first: dict[tuple[int, ...], int] = {}
-            for position, gram in enumerate(grams):
-                first.setdefault(gram, position)
-            order = sorted(first, key=lambda g: (counts.count(g), first[g]))[:rarest]
-            result.rarest_ngrams[n] = [(_text(split, first[g], first[g] + n), counts.count(g)) for g in order]
+            # Distinct by their tokens, not their ids: two words the corpus lacks share the id UNKNOWN.
+            first: dict[tuple[object, ...], int] = {}
+            for position in range(len(grams)):
+                first.setdefault(tuple(units[position : position + n]), position)
+            order = sorted(first.values(), key=lambda p: (counts.count(grams[p]), p))[:rarest]
+            result.rarest_ngrams[n] = [(_text(split, p, p + n), counts.count(grams[p])) for p in order]
     if "longest_span" in statistics:
         result.longest_span = _longest_span(split, ids, counts)
     return result
