@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from genbench.core.metric_values import is_finite_number
 from genbench.core.bootstrap import bootstrap_mean_interval, is_mean_of, resample_indices
+from genbench.core.metric_values import is_finite_number
 
 
 @dataclass(frozen=True)
