@@ -44,12 +44,17 @@ class ShiftResult:
 
 
 def open_corpus(index: str | os.PathLike[str], *, verify: bool = False) -> CorpusEngine:
-    """The corpus index in the folder ``index``, verified (its manifest names the engine that reads it).
+    """The corpus index in the folder ``index``, verified: an embedded contamination index of text, or a shift index
+    (whose manifest names the engine that reads it).
 
     Raises:
         ContaminationError: no index there, or an engine genbench does not have.
         DamagedIndexError: the index is damaged or was changed.
     """
+    from genbench.contamination.shift.embedded import EmbeddedCorpus, is_embedded_text_index
+
+    if is_embedded_text_index(Path(index)):
+        return EmbeddedCorpus(index, verify=verify)
     engine = read_manifest(Path(index)).get("engine")
     if engine == "infini-gram":
         from genbench.contamination.shift.infinigram import InfiniGramCorpus
