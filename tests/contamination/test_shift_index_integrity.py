@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,3 +90,23 @@ def test_a_corpus_name_that_is_not_the_index_is_an_error(tmp_path: Path) -> None
     index = _index(tmp_path, ["the cat sat"])
     with pytest.raises(ContaminationError, match="holds the corpus 'toy', not 'c4'"):
         measure_shift(TestSet.from_texts("t", ["x"]), corpus=index, corpus_name="c4")
+
+
+def test_an_elasticsearch_index_with_other_documents_is_refused(tmp_path: Path, osmem: Any) -> None:
+    from genbench.contamination.es import ElasticsearchBackend
+    from genbench.contamination.shift.elasticsearch import ElasticsearchCorpus
+    from genbench.contamination.training_data import UnitSpec, load_training_dataset
+    from tests.contamination.es_support import osmem_client
+
+    clone = osmem.clone()
+    try:
+        train = write_corpus(tmp_path / "train", ["the cat sat", "on the mat"], files=1) / "part0.jsonl"
+        backend = ElasticsearchBackend(client=osmem_client(clone.url))
+        backend.build(load_training_dataset(str(train)), UnitSpec(text_field="text"))
+        corpus = ElasticsearchCorpus(backend, str(train))
+        assert corpus.identity.documents == 2 and corpus.contains(corpus.token_ids(corpus.tokenizer.split("cat sat")))
+        backend.client.index(index=corpus.index_name, document={"text": "an added document"}, refresh=True)
+        with pytest.raises(DamagedIndexError, match="holds 3 documents, its manifest records 2"):
+            ElasticsearchCorpus(backend, str(train))
+    finally:
+        clone.close()

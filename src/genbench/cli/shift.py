@@ -104,10 +104,11 @@ def register(index_dir: Path, name: str, tokenizer: str, token_dtype: str) -> No
     "--index",
     "index",
     required=True,
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    metavar="DIR",
-    help="The corpus index (built or registered with this command).",
+    metavar="DIR|NAME",
+    help="The corpus index: a folder (built or registered with this command, or an embedded contamination text "
+    "index), or with --es-url the dataset or index name of an Elasticsearch contamination text index.",
 )
+@click.option("--es-url", metavar="URL", help="Read the index from this Elasticsearch server.")
 @task_option(several=True, deprecated=())
 @output_dir_option(
     help="Where to write each test set's report and examples JSONL.", default=Path("shift-reports"), show_default=True
@@ -139,14 +140,32 @@ def register(index_dir: Path, name: str, tokenizer: str, token_dtype: str) -> No
 @click.option("--threshold-ngram", type=click.IntRange(min=1), help="The n of that share (default: the largest).")
 @click.option("--verify", is_flag=True, help="Check the SHA-256 of every index file, however large.")
 @click.option("--json", "as_json", is_flag=True, help="Print the reports' summaries as JSON instead of a table.")
-def measure(index: Path, task_ids: tuple[str, ...] | None, output_dir: Path, corpus_name: str | None,
-            ngram_sizes: tuple[int, ...], rarest: int, threshold: float, threshold_ngram: int | None, verify: bool,
-            as_json: bool) -> None:  # fmt: skip
+def measure(
+    index: str,
+    es_url: str | None,
+    task_ids: tuple[str, ...] | None,
+    output_dir: Path,
+    corpus_name: str | None,
+    ngram_sizes: tuple[int, ...],
+    rarest: int,
+    threshold: float,
+    threshold_ngram: int | None,
+    verify: bool,
+    as_json: bool,
+) -> None:
     """Measure each task's test set against a corpus index; write a report and an examples JSONL per test set."""
     from genbench.contamination.shift import measure_shift, open_corpus
     from genbench.registry.directories import discover_tasks
 
-    corpus = open_corpus(index, verify=verify)
+    if es_url is not None:
+        from genbench.contamination.es import ElasticsearchBackend
+        from genbench.contamination.shift.elasticsearch import ElasticsearchCorpus
+
+        corpus: Any = ElasticsearchCorpus(ElasticsearchBackend(es_url), index)
+    else:
+        if not Path(index).is_dir():
+            raise click.BadParameter(f"{index} is not a folder.", param_hint="'--index'")
+        corpus = open_corpus(index, verify=verify)
     results = []
     for task_id in task_ids if task_ids is not None else sorted(discover_tasks()):
         results.extend(
