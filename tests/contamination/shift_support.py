@@ -47,11 +47,23 @@ def test_examples(documents: Sequence[str], seed: int = 11) -> list[str]:
 test_examples.__test__ = False  # type: ignore[attr-defined]
 
 
+def trained_tokenizer(folder: Path, documents: Sequence[str]) -> Path:
+    """A small BPE tokenizer.json trained on ``documents`` (a model's tokenizer, made offline)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tokenizer = Tokenizer(models.BPE(unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer.train_from_iterator(documents, trainers.BpeTrainer(vocab_size=60, special_tokens=["[UNK]"]))
+    folder.mkdir(parents=True, exist_ok=True)
+    tokenizer.save(str(folder / "tokenizer.json"))
+    return folder / "tokenizer.json"
+
+
 class BruteForce:
     """Every count by scanning every document's tokens (overlapping occurrences, none across documents)."""
 
-    def __init__(self, documents: Sequence[str], tokenizer: str):
-        self.tokenizer = tokenizer_named(tokenizer)
+    def __init__(self, documents: Sequence[str], tokenizer: str, tokenizer_folder: Path | None = None):
+        self.tokenizer = tokenizer_named(tokenizer, tokenizer_folder)
         self.documents = [list(self.tokenizer.split(text).units) for text in documents]
 
     def count(self, gram: Sequence[Any]) -> int:

@@ -110,3 +110,20 @@ def test_an_elasticsearch_index_with_other_documents_is_refused(tmp_path: Path, 
             ElasticsearchCorpus(backend, str(train))
     finally:
         clone.close()
+
+
+def test_a_token_level_index_keeps_and_checks_its_tokenizer(tmp_path: Path) -> None:
+    from tests.contamination.shift_support import trained_tokenizer
+
+    texts = ["the cat sat on the mat", "the dog sat on the log"]
+    tokenizer_file = trained_tokenizer(tmp_path / "tokenizer", texts)
+    index = _index(tmp_path, texts, tokenizer="hf", tokenizer_file=tokenizer_file)
+    (index / MANIFEST).unlink()  # as downloaded: an index and, apart, the model's tokenizer
+    (index / "tokenizer.json").unlink()
+    register_infinigram_index(index, name="prebuilt", tokenizer="hf", token_dtype="u16", tokenizer_file=tokenizer_file)
+    corpus = open_corpus(index)
+    ids = corpus.token_ids(corpus.tokenizer.split("sat on the"))
+    assert corpus.count(ids) == 2 and corpus.identity.tokenizer == "hf"
+    (index / "tokenizer.json").write_text((index / "tokenizer.json").read_text().replace('"sat"', '"sit"'))
+    with pytest.raises(DamagedIndexError, match="tokenizer.json"):
+        open_corpus(index)

@@ -17,7 +17,13 @@ from genbench.contamination.shift.infinigram import build_infinigram_index
 from genbench.contamination.testsets import TestSet
 from genbench.contamination.training_data import UnitSpec, load_training_dataset
 from tests.contamination.es_support import osmem_client
-from tests.contamination.shift_support import BruteForce, generated_documents, test_examples, write_corpus
+from tests.contamination.shift_support import (
+    BruteForce,
+    generated_documents,
+    test_examples,
+    trained_tokenizer,
+    write_corpus,
+)
 
 pytest.importorskip("infini_gram")
 
@@ -28,6 +34,8 @@ ENGINES = [
     ("infini-gram", "bytes", 3),
     ("infini-gram", "words", 1),
     ("infini-gram", "words", 3),
+    ("infini-gram", "hf", 1),
+    ("infini-gram", "hf", 3),
     ("embedded", "words", 1),
     ("embedded", "words", 3),
     ("elasticsearch", "words", 1),
@@ -48,9 +56,15 @@ def corpus_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def indexes(corpus_folder: Path, tmp_path_factory: pytest.TempPathFactory, osmem: Any) -> Iterator[dict]:
     root = tmp_path_factory.mktemp("indexes")
-    built = {
+    tokenizer_file = trained_tokenizer(root / "tokenizer", generated_documents())
+    built: dict[tuple[str, str, int], Any] = {
         (engine, tokenizer, shards): build_infinigram_index(
-            [corpus_folder], root / f"{tokenizer}-{shards}", name="generated", tokenizer=tokenizer, shards=shards
+            [corpus_folder],
+            root / f"{tokenizer}-{shards}",
+            name="generated",
+            tokenizer=tokenizer,
+            tokenizer_file=tokenizer_file if tokenizer == "hf" else None,
+            shards=shards,
         )
         for engine, tokenizer, shards in ENGINES
         if engine == "infini-gram"
@@ -79,7 +93,7 @@ def test_every_statistic_equals_brute_force(engine: tuple[str, str, int], indexe
     documents = generated_documents()
     examples = test_examples(documents)
     corpus = _open(indexes[engine])
-    brute = BruteForce(documents, engine[1])
+    brute = BruteForce(documents, engine[1], getattr(corpus, "folder", None))
     assert corpus.identity.tokens == sum(len(doc) for doc in brute.documents)
     assert corpus.identity.documents == len(documents)
 

@@ -10,7 +10,13 @@ import click
 from genbench.cli._output import console, display_path, dumps
 from genbench.cli.params import output_dir_option, task_option
 
-TOKENIZER = click.Choice(["bytes", "words"])
+TOKENIZER = click.Choice(["bytes", "words", "hf"])
+TOKENIZER_FILE = click.option(
+    "--tokenizer-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="With --tokenizer hf: the model's tokenizer.json (kept in the index).",
+)
 
 
 @click.group("shift")
@@ -39,7 +45,8 @@ def shift() -> None:
     type=TOKENIZER,
     default="bytes",
     show_default=True,
-    help="bytes: UTF-8 bytes (infini-gram's own indexer); words: genbench's contamination analyzer.",
+    help="bytes: UTF-8 bytes (infini-gram's own indexer); words: genbench's contamination analyzer; hf: a "
+    "model's tokenizer (--tokenizer-file).",
 )
 @click.option("--text-field", default="text", show_default=True, help="The field of each JSONL line to index.")
 @click.option("--shards", type=click.IntRange(min=1), default=1, show_default=True, help="Index shards.")
@@ -51,8 +58,18 @@ def shift() -> None:
     show_default=True,
     help="Memory the indexer may use, in GiB.",
 )
-def build(corpus: tuple[Path, ...], index_dir: Path, name: str, tokenizer: str, text_field: str, shards: int,
-          cpus: int, memory_gib: int) -> None:  # fmt: skip
+@TOKENIZER_FILE
+def build(
+    corpus: tuple[Path, ...],
+    index_dir: Path,
+    name: str,
+    tokenizer: str,
+    text_field: str,
+    shards: int,
+    cpus: int,
+    memory_gib: int,
+    tokenizer_file: Path | None,
+) -> None:
     """Build an infini-gram index of JSONL files (one document per line) or folders of them."""
     from genbench.contamination.shift import open_corpus
     from genbench.contamination.shift.infinigram import build_infinigram_index
@@ -62,6 +79,7 @@ def build(corpus: tuple[Path, ...], index_dir: Path, name: str, tokenizer: str, 
         index_dir,
         name=name,
         tokenizer=tokenizer,
+        tokenizer_file=tokenizer_file,
         text_field=text_field,
         shards=shards,
         cpus=cpus,
@@ -85,14 +103,17 @@ def build(corpus: tuple[Path, ...], index_dir: Path, name: str, tokenizer: str, 
     show_default=True,
     help="The width of the index's tokens (u8 for byte-level indexes).",
 )
-def register(index_dir: Path, name: str, tokenizer: str, token_dtype: str) -> None:
+@TOKENIZER_FILE
+def register(index_dir: Path, name: str, tokenizer: str, token_dtype: str, tokenizer_file: Path | None) -> None:
     """Register an infini-gram index built elsewhere (e.g. downloaded), so that every use verifies it.
 
     Records the size and SHA-256 of each file of INDEX_DIR (this reads every file once).
     """
     from genbench.contamination.shift.infinigram import register_infinigram_index
 
-    manifest = register_infinigram_index(index_dir, name=name, tokenizer=tokenizer, token_dtype=token_dtype)
+    manifest = register_infinigram_index(
+        index_dir, name=name, tokenizer=tokenizer, token_dtype=token_dtype, tokenizer_file=tokenizer_file
+    )
     click.echo(
         f"Registered {display_path(index_dir)}: corpus {name!r}, {manifest['tokens']} tokens, "
         f"index checksum {manifest['manifest_sha256'][:12]}."

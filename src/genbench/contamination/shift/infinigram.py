@@ -32,16 +32,16 @@ import numpy as np
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.shift.engine import UNKNOWN, CorpusEngine, CorpusIdentity, UnsupportedStatisticError
 from genbench.contamination.shift.manifest import read_manifest, write_manifest
-from genbench.contamination.shift.tokenizers import SplitText, WordTokenizer, tokenizer_named
+from genbench.contamination.shift.tokenizers import HF_TOKENIZER_FILE, HfTokenizer, SplitText, tokenizer_named
 from genbench.contamination.testsets import as_text
 
 ENGINE = "infini-gram"
 VOCABULARY = "vocabulary.json"
 _DTYPES = {"u8": np.uint8, "u16": np.uint16, "u32": np.uint32}
-_TOKENIZER_DTYPE = {"bytes": "u8", "words": "u16"}
-# 16-bit ids, the largest kept for the document separator. (infini-gram 2.6's suffix-array builder fails on 32-bit
-# token files here, so a larger vocabulary is refused rather than built.)
-_MAX_WORDS = (1 << 16) - 2
+_TOKENIZER_DTYPE = {"bytes": "u8", "words": "u16", "hf": "u16"}
+# 16-bit ids, the largest kept for the document separator (as infini-gram's prebuilt Llama-2 indexes). infini-gram
+# 2.6's suffix-array builder fails on 32-bit token files here, so a larger vocabulary is refused rather than built.
+_MAX_ID = (1 << 16) - 2
 
 
 def _require_package() -> None:
@@ -106,43 +106,42 @@ def _stage_texts(paths: list[Path], data_dir: Path, text_field: str) -> None:
             output.write(json.dumps({"text": text}, ensure_ascii=False) + "\n")
 
 
-def _write_word_tokens(paths: list[Path], staging: Path, shards: int, text_field: str) -> None:
-    """Token files as infini-gram's indexer writes them (separator + ids per document), in genbench's words."""
+def _write_token_files(paths: list[Path], staging: Path, shards: int, text_field: str, tokenizer: str) -> None:
+    """Token files as infini-gram's indexer writes them (separator + 16-bit ids per document), with unigram counts:
+    genbench's words (numbered as they come, listed in ``vocabulary.json``) or an ``hf`` tokenizer's ids."""
     vocabulary: dict[str, int] = {}
-    tokenizer = WordTokenizer()
-    separator = np.array([np.iinfo(np.uint16).max], dtype=np.uint16)
+    cutter = tokenizer_named(tokenizer, staging)
+    separator = np.array([_MAX_ID + 1], dtype=np.uint16)
     outputs = [open(staging / f"tokenized.{s}", "wb") for s in range(shards)]  # noqa: SIM115 (closed below)
     offsets: list[list[int]] = [[] for _ in range(shards)]
     positions = [0] * shards
-    unigrams: list[np.ndarray] = [np.zeros(0, dtype=np.int64) for _ in range(shards)]
+    unigrams = np.zeros((shards, _MAX_ID + 2), dtype=np.int64)
     try:
         for number, text in enumerate(_texts(paths, text_field)):
             shard = number % shards
-            ids = np.array(
-                [vocabulary.setdefault(str(word), len(vocabulary)) for word in tokenizer.split(text).units],
-                dtype=np.uint16,
-            )
-            if len(vocabulary) > _MAX_WORDS:
+            units = cutter.split(text).units
+            if tokenizer == "words":
+                units = [vocabulary.setdefault(str(word), len(vocabulary)) for word in units]
+            ids = np.asarray(units, dtype=np.int64)
+            if len(ids) and int(ids.max()) > _MAX_ID:
                 raise ContaminationError(
-                    f"The corpus has more than {_MAX_WORDS} distinct words, the most a 'words' index holds "
-                    "(its token ids are 16-bit): build a 'bytes' index instead."
+                    f"The corpus has token ids above {_MAX_ID} (more than {_MAX_ID + 1} distinct words, or a "
+                    "tokenizer with a larger vocabulary): an index holds 16-bit ids. Build a 'bytes' index instead."
                 )
-            content = np.concatenate([separator, ids]).tobytes()
+            content = np.concatenate([separator, ids.astype(np.uint16)]).tobytes()
             outputs[shard].write(content)
             offsets[shard].append(positions[shard])
             positions[shard] += len(content)
-            counts = np.bincount(ids.astype(np.int64), minlength=len(vocabulary))
-            grown = np.zeros(len(vocabulary), dtype=np.int64)
-            grown[: len(unigrams[shard])] = unigrams[shard]
-            unigrams[shard] = grown + counts
+            np.add.at(unigrams[shard], ids, 1)
     finally:
         for output in outputs:
             output.close()
     for shard in range(shards):
         (staging / f"offset.{shard}").write_bytes(np.array(offsets[shard], dtype=np.uint64).tobytes())
-        lines = [f"{i} {c}\n" for i, c in enumerate(unigrams[shard].tolist()) if c]
+        lines = [f"{i} {c}\n" for i in np.flatnonzero(unigrams[shard]).tolist() if (c := int(unigrams[shard, i]))]
         (staging / f"unigram.{shard}").write_text("".join(lines), encoding="utf-8")
-    (staging / VOCABULARY).write_text(json.dumps(list(vocabulary), ensure_ascii=False), encoding="utf-8")
+    if tokenizer == "words":
+        (staging / VOCABULARY).write_text(json.dumps(list(vocabulary), ensure_ascii=False), encoding="utf-8")
 
 
 def _run_indexer(data_dir: Path, staging: Path, token_dtype: str, shards: int, cpus: int, memory_gib: int) -> None:
@@ -165,6 +164,7 @@ def build_infinigram_index(
     *,
     name: str,
     tokenizer: str = "bytes",
+    tokenizer_file: str | os.PathLike[str] | None = None,
     text_field: str = "text",
     shards: int = 1,
     cpus: int = 1,
@@ -181,9 +181,10 @@ def build_infinigram_index(
             is unknown, or the indexer fails.
     """
     _require_package()
-    tokenizer_named(tokenizer)
     if tokenizer not in _TOKENIZER_DTYPE:
-        raise ContaminationError("infini-gram indexes are built with the tokenizer 'bytes' or 'words'.")
+        raise ContaminationError(f"Unknown tokenizer {tokenizer!r}: use one of {', '.join(_TOKENIZER_DTYPE)}.")
+    if (tokenizer == "hf") != (tokenizer_file is not None):
+        raise ContaminationError("--tokenizer-file is given with --tokenizer hf, and only then.")
     if shards < 1 or cpus < 1 or memory_gib < 1:
         raise ContaminationError("--shards, --cpus and --memory-gib must be at least 1.")
     target = Path(index_dir)
@@ -199,7 +200,9 @@ def build_infinigram_index(
         if tokenizer == "bytes":
             _stage_texts(paths, data_dir, text_field)
         else:
-            _write_word_tokens(paths, staging, shards, text_field)
+            if tokenizer == "hf":
+                _copy_tokenizer(tokenizer_file, staging)
+            _write_token_files(paths, staging, shards, text_field, tokenizer)
         _run_indexer(data_dir, staging, _TOKENIZER_DTYPE[tokenizer], shards, cpus, memory_gib)
         engine = _open_engine(staging, _TOKENIZER_DTYPE[tokenizer], _vocabulary_size(staging))
         documents = engine.get_total_doc_cnt()
@@ -217,7 +220,12 @@ def build_infinigram_index(
 
 
 def register_infinigram_index(
-    index_dir: str | os.PathLike[str], *, name: str, tokenizer: str, token_dtype: str = "u8"
+    index_dir: str | os.PathLike[str],
+    *,
+    name: str,
+    tokenizer: str,
+    token_dtype: str = "u8",
+    tokenizer_file: str | os.PathLike[str] | None = None,
 ) -> dict[str, Any]:
     """Record an index built elsewhere (e.g. downloaded) so that every later use verifies it; return its manifest.
 
@@ -226,7 +234,11 @@ def register_infinigram_index(
     """
     _require_package()
     folder = Path(index_dir)
-    tokenizer_named(tokenizer)
+    if (tokenizer == "hf") != (tokenizer_file is not None):
+        raise ContaminationError("--tokenizer-file is given with --tokenizer hf, and only then.")
+    if tokenizer_file is not None:
+        _copy_tokenizer(tokenizer_file, folder)
+    tokenizer_named(tokenizer, folder)
     if token_dtype not in _DTYPES:
         raise ContaminationError(f"--token-dtype must be one of {', '.join(_DTYPES)}, got {token_dtype!r}.")
     if not list(folder.glob("table.*")):
@@ -240,6 +252,16 @@ def register_infinigram_index(
         {"engine": ENGINE, "name": name, "tokenizer": tokenizer, "token_dtype": token_dtype, "tokens": tokens,
          "documents": documents},
     )  # fmt: skip
+
+
+def _copy_tokenizer(tokenizer_file: str | os.PathLike[str] | None, folder: Path) -> None:
+    """Keep the tokenizer in the index (its manifest then checks it with the rest)."""
+    source = Path(str(tokenizer_file))
+    if not source.is_file():
+        raise ContaminationError(f"--tokenizer-file {source}: no such file (a Hugging Face tokenizer.json).")
+    HfTokenizer(source)  # readable, or an error naming the file
+    if source.resolve() != (folder / HF_TOKENIZER_FILE).resolve():
+        shutil.copyfile(source, folder / HF_TOKENIZER_FILE)
 
 
 def _vocabulary_size(folder: Path) -> int | None:
@@ -278,7 +300,7 @@ class InfiniGramCorpus(CorpusEngine):
             engine=ENGINE,
             index_sha256=manifest["manifest_sha256"],
         )
-        super().__init__(identity, tokenizer_named(manifest["tokenizer"]))
+        super().__init__(identity, tokenizer_named(manifest["tokenizer"], self.folder))
         self.token_dtype = manifest["token_dtype"]
         self._separator = int(np.iinfo(_DTYPES[self.token_dtype]).max)
         words = self.folder / VOCABULARY

@@ -1,5 +1,6 @@
-"""How a corpus's text is cut into tokens for shift statistics: ``bytes`` (UTF-8 bytes) or ``words`` (genbench's
-contamination analyzer: lower-cased runs of word characters).
+"""How a corpus's text is cut into tokens for shift statistics: ``bytes`` (UTF-8 bytes), ``words`` (genbench's
+contamination analyzer: lower-cased runs of word characters), or ``hf`` (a model's tokenizer, from its local
+``tokenizer.json``: the tokens of infini-gram's prebuilt indexes, e.g. Llama-2's).
 
 A statistic is only comparable between engines that cut text the same way, so every corpus index records its
 tokenizer's name and an engine refuses a test set tokenized otherwise. Each token keeps the character span of the
@@ -15,14 +16,18 @@ of a character spans that character).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from genbench.contamination.analysis import TOKEN_PATTERN, lower
 from genbench.contamination.errors import ContaminationError
 
-TOKENIZERS = ("bytes", "words")
-"""The tokenizers genbench cuts test text with (an index built with a model's tokenizer is not supported yet)."""
+TOKENIZERS = ("bytes", "words", "hf")
+"""The tokenizers genbench cuts test text with."""
+HF_TOKENIZER_FILE = "tokenizer.json"
+"""The file an ``hf`` index keeps its tokenizer in (a Hugging Face ``tokenizers`` file)."""
 
 
 @dataclass(frozen=True)
@@ -85,14 +90,37 @@ class WordTokenizer:
         return SplitText(source, [m.group() for m in matches], [m.span() for m in matches])
 
 
-def tokenizer_named(name: str) -> CorpusTokenizer:
-    """The tokenizer called ``name``.
+class HfTokenizer:
+    """A Hugging Face ``tokenizers`` file (``tokenizer.json``): its token ids, no special tokens added."""
+
+    name = "hf"
+
+    def __init__(self, path: str | os.PathLike[str]):
+        from tokenizers import Tokenizer
+
+        try:
+            self._tokenizer = Tokenizer.from_file(str(path))
+        except Exception as exc:  # the Rust library raises its own exception type for any unreadable file
+            raise ContaminationError(f"{path} cannot be read as a tokenizer.json ({exc}).") from None
+        self.vocabulary_size = self._tokenizer.get_vocab_size(with_added_tokens=True)
+
+    def split(self, text: str) -> SplitText:
+        encoding = self._tokenizer.encode(text, add_special_tokens=False)
+        return SplitText(text, list(encoding.ids), [tuple(span) for span in encoding.offsets])  # type: ignore[misc]
+
+
+def tokenizer_named(name: str, folder: str | os.PathLike[str] | None = None) -> CorpusTokenizer:
+    """The tokenizer called ``name`` (``hf``: the ``tokenizer.json`` in the index ``folder``).
 
     Raises:
-        ContaminationError: no tokenizer has that name.
+        ContaminationError: no tokenizer has that name, or an ``hf`` index has no readable tokenizer file.
     """
     if name == "bytes":
         return ByteTokenizer()
     if name == "words":
         return WordTokenizer()
+    if name == "hf":
+        if folder is None:
+            raise ContaminationError("An 'hf' tokenizer needs its tokenizer.json (give --tokenizer-file).")
+        return HfTokenizer(Path(folder) / HF_TOKENIZER_FILE)
     raise ContaminationError(f"Unknown corpus tokenizer {name!r}; choose one of {', '.join(TOKENIZERS)}.")
