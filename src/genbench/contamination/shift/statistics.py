@@ -116,12 +116,26 @@ def example_shift(
     rarest: int,
     statistics: set[str],
 ) -> ExampleShift:
-    """The statistics named in ``statistics`` for one example (its tokens ``split``, their corpus ``ids``)."""
+    """The statistics named in ``statistics`` for one example (its tokens ``split``, their corpus ``ids``).
+
+    Where the engine counts sequences of any length (what the longest span needs), the example's *matching
+    statistics* are found first: for each position, the length of the longest run from there that the corpus holds.
+    A window of n tokens at ``i`` occurs exactly when that length is at least n, so every n's hit share, the longest
+    span and the zero counts of the rarest n-grams follow from about ``2 L`` presence queries, whatever the n.
+    """
     result = ExampleShift(index=index, tokens=len(ids))
     windows = {n: [tuple(ids[i : i + n]) for i in range(len(ids) - n + 1)] for n in ngram_sizes}
+    matching = _matching_statistics(ids, counts) if "longest_span" in statistics else None
+
+    def found(n: int, position: int) -> bool:
+        if matching is not None:
+            return matching[position] >= n
+        return counts.contains(windows[n][position])
+
     if "ngram_hit_share" in statistics:
         result.ngram_hit_share = {
-            n: (sum(counts.contains(w) for w in grams) / len(grams)) if grams else None for n, grams in windows.items()
+            n: (sum(found(n, i) for i in range(len(grams))) / len(grams)) if grams else None
+            for n, grams in windows.items()
         }
     if "rarest_ngrams" in statistics:
         result.rarest_ngrams = {}
@@ -131,10 +145,15 @@ def example_shift(
             first: dict[tuple[object, ...], int] = {}
             for position in range(len(grams)):
                 first.setdefault(tuple(units[position : position + n]), position)
-            order = sorted(first.values(), key=lambda p: (counts.count(grams[p]), p))[:rarest]
-            result.rarest_ngrams[n] = [(_text(split, p, p + n), counts.count(grams[p])) for p in order]
-    if "longest_span" in statistics:
-        result.longest_span = _longest_span(split, ids, counts)
+            absent = [p for p in first.values() if not found(n, p)]
+            if len(absent) >= rarest:  # zeros come first: no count to ask
+                order, gram_counts = absent[:rarest], [0] * rarest
+            else:
+                order = sorted(first.values(), key=lambda p: (counts.count(grams[p]), p))[:rarest]
+                gram_counts = [counts.count(grams[p]) for p in order]
+            result.rarest_ngrams[n] = [(_text(split, p, p + n), c) for p, c in zip(order, gram_counts, strict=True)]
+    if matching is not None:
+        result.longest_span = _longest_span(split, ids, matching, counts)
     return result
 
 
@@ -143,22 +162,29 @@ def _text(split: SplitText, start: int, end: int) -> str:
     return split.text[first:past]
 
 
-def _longest_span(split: SplitText, ids: Sequence[int], counts: _Counts) -> Span:
+def _matching_statistics(ids: Sequence[int], counts: _Counts) -> list[int]:
+    """For each position, the length of the longest run of tokens from there that occurs in the corpus."""
     # Two pointers: if tokens i..j occur, so do i+1..j, so the end never moves back (at most 2L presence queries).
-    best_start, best_end, end = 0, 0, 0
+    lengths = []
+    end = 0
     for start in range(len(ids)):
         end = max(end, start)
         while end < len(ids) and counts.contains(ids[start : end + 1]):
             end += 1
-        if end - start > best_end - best_start:
-            best_start, best_end = start, end
-    if best_end == best_start:
+        lengths.append(end - start)
+    return lengths
+
+
+def _longest_span(split: SplitText, ids: Sequence[int], matching: list[int], counts: _Counts) -> Span:
+    longest = max(matching, default=0)
+    if longest == 0:
         return Span(tokens=0, characters=0, count=None, text="")
-    first, past = split.characters(best_start, best_end)
+    start = matching.index(longest)
+    first, past = split.characters(start, start + longest)
     return Span(
-        tokens=best_end - best_start,
+        tokens=longest,
         characters=past - first,
-        count=counts.count(ids[best_start:best_end]),
+        count=counts.count(ids[start : start + longest]),
         text=split.text[first:past],
     )
 
