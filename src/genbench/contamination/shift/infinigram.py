@@ -269,14 +269,33 @@ def _vocabulary_size(folder: Path) -> int | None:
     return len(json.loads(path.read_text(encoding="utf-8"))) if path.is_file() else None
 
 
+def _fits_in_memory(folder: Path) -> bool:
+    """Whether the index takes at most half of this machine's memory (then the page cache holds it once read)."""
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return False
+    return sum(p.stat().st_size for p in folder.iterdir() if p.is_file()) <= memory // 2
+
+
 def _open_engine(folder: Path, token_dtype: str, vocabulary_size: int | None) -> Any:
     from infini_gram.engine import InfiniGramEngine
 
     top = int(np.iinfo(_DTYPES[token_dtype]).max)
     # The engine wants eos_token_id < vocab_size <= the dtype's largest value; counts use neither.
     size = min(top, (vocabulary_size or top - 1) + 1)
+    # infini-gram prefetches the pages a binary search will touch (madvise calls), which pays off for an index on
+    # disk but triples the cost of a count on one the page cache holds (73 vs 233 us per count, a small index here).
+    depth = 0 if _fits_in_memory(folder) else None
     return InfiniGramEngine(
-        index_dir=str(folder), eos_token_id=size - 1, vocab_size=size, token_dtype=token_dtype, version=4
+        index_dir=str(folder),
+        eos_token_id=size - 1,
+        vocab_size=size,
+        token_dtype=token_dtype,
+        version=4,
+        ds_prefetch_depth=1 if depth is None else depth,  # infini-gram's defaults otherwise
+        sa_prefetch_depth=3 if depth is None else depth,
+        od_prefetch_depth=3 if depth is None else depth,
     )
 
 
