@@ -9,6 +9,7 @@ import click
 
 from genbench.cli._output import console, display_path, dumps
 from genbench.cli.params import output_dir_option, task_option
+from genbench.registry.directories import discover_tasks
 
 TOKENIZER = click.Choice(["bytes", "words", "hf"])
 TOKENIZER_FILE = click.option(
@@ -176,7 +177,6 @@ def measure(
 ) -> None:
     """Measure each task's test set against a corpus index; write a report and an examples JSONL per test set."""
     from genbench.contamination.shift import measure_shift, open_corpus
-    from genbench.registry.directories import discover_tasks
 
     if es_url is not None:
         from genbench.contamination.es import ElasticsearchBackend

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from genbench.contamination.errors import DamagedIndexError
+from genbench.contamination.es.connection import translate_errors
+from genbench.contamination.es.text_index import phrase
 from genbench.contamination.shift.engine import CorpusEngine, CorpusIdentity
 from genbench.contamination.shift.tokenizers import SplitText, WordTokenizer
 
@@ -28,8 +30,6 @@ class ElasticsearchCorpus(CorpusEngine):
     primitives = frozenset({"contains", "total_tokens"})
 
     def __init__(self, backend: Any, dataset: str):
-        from genbench.contamination.es.connection import translate_errors
-
         self.backend = backend
         index = backend.open(dataset)
         self.index_name = index.name
@@ -66,9 +66,6 @@ class ElasticsearchCorpus(CorpusEngine):
         return ids
 
     def contains(self, ids: Sequence[int]) -> bool:
-        from genbench.contamination.es.connection import translate_errors
-        from genbench.contamination.es.text_index import phrase
-
         with translate_errors(f"count a phrase in {self.index_name}", self.backend.url):
             found = self.backend.client.count(index=self.index_name, query=phrase([self._words[i] for i in ids]))
         return int(found["count"]) > 0

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from genbench.contamination.embedded import EmbeddedBackend
 from genbench.contamination.shift.engine import UNKNOWN, CorpusEngine, CorpusIdentity
 from genbench.contamination.shift.tokenizers import SplitText, WordTokenizer
 
@@ -43,8 +44,6 @@ class EmbeddedCorpus(CorpusEngine):
     primitives = frozenset({"contains", "unigram_counts", "total_tokens"})
 
     def __init__(self, folder: str | os.PathLike[str], *, verify: bool = False):
-        from genbench.contamination.embedded import EmbeddedBackend
-
         folder = Path(folder)
         index: Any = EmbeddedBackend(folder.parent, verify=verify).open(folder.name)
         self.index = index

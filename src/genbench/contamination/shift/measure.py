@@ -1,8 +1,6 @@
 """Measure a task's shift against a corpus: every example's statistics, the set's, a summary, a report.
 
->>> from genbench.contamination.testsets import TestSet
->>> measure_shift  # doctest: +ELLIPSIS
-<function measure_shift at ...>
+See ``docs/shift.md``; :func:`measure_shift` is what ``genbench-cli shift measure`` calls.
 """
 
 from __future__ import annotations
@@ -15,12 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from genbench.contamination.errors import ContaminationError
+from genbench.contamination.shift.embedded import EmbeddedCorpus, is_embedded_text_index
 from genbench.contamination.shift.engine import CorpusEngine
+from genbench.contamination.shift.infinigram import InfiniGramCorpus
 from genbench.contamination.shift.manifest import read_manifest
 from genbench.contamination.shift.report import FORMAT, SCHEMA_VERSION, write_shift_report
 from genbench.contamination.shift.statistics import (
+    CountCache,
     ExampleShift,
-    _Counts,
     computable,
     example_shift,
     unigram_cross_entropy,
@@ -51,14 +51,10 @@ def open_corpus(index: str | os.PathLike[str], *, verify: bool = False) -> Corpu
         ContaminationError: no index there, or an engine genbench does not have.
         DamagedIndexError: the index is damaged or was changed.
     """
-    from genbench.contamination.shift.embedded import EmbeddedCorpus, is_embedded_text_index
-
     if is_embedded_text_index(Path(index)):
         return EmbeddedCorpus(index, verify=verify)
     engine = read_manifest(Path(index)).get("engine")
     if engine == "infini-gram":
-        from genbench.contamination.shift.infinigram import InfiniGramCorpus
-
         return InfiniGramCorpus(index, verify=verify)
     raise ContaminationError(f"{index}: its manifest names the engine {engine!r}, which genbench does not have.")
 
@@ -101,7 +97,7 @@ def measure_test_set(
     _check_settings(sizes, rarest, threshold, threshold_ngram)
     missing = computable(corpus)
     wanted = {name for name, lacking in missing.items() if lacking is None}
-    counts = _Counts(corpus)
+    counts = CountCache(corpus)
     splits = [corpus.tokenizer.split("\n".join(row)) for row in test_set.rows]
     tokenized = [(split, corpus.token_ids(split)) for split in splits]
     examples = [

@@ -85,7 +85,7 @@ class ExampleShift:
 
 
 @dataclass
-class _Counts:
+class CountCache:
     """Counts and presences asked of the engine, each asked once (examples repeat n-grams)."""
 
     engine: CorpusEngine
@@ -110,7 +110,7 @@ def example_shift(
     index: int,
     split: SplitText,
     ids: Sequence[int],
-    counts: _Counts,
+    counts: CountCache,
     *,
     ngram_sizes: Sequence[int],
     rarest: int,
@@ -162,7 +162,7 @@ def _text(split: SplitText, start: int, end: int) -> str:
     return split.text[first:past]
 
 
-def _matching_statistics(ids: Sequence[int], counts: _Counts) -> list[int]:
+def _matching_statistics(ids: Sequence[int], counts: CountCache) -> list[int]:
     """For each position, the length of the longest run of tokens from there that occurs in the corpus."""
     # Two pointers: if tokens i..j occur, so do i+1..j, so the end never moves back (at most 2L presence queries).
     lengths = []
@@ -175,7 +175,7 @@ def _matching_statistics(ids: Sequence[int], counts: _Counts) -> list[int]:
     return lengths
 
 
-def _longest_span(split: SplitText, ids: Sequence[int], matching: list[int], counts: _Counts) -> Span:
+def _longest_span(split: SplitText, ids: Sequence[int], matching: list[int], counts: CountCache) -> Span:
     longest = max(matching, default=0)
     if longest == 0:
         return Span(tokens=0, characters=0, count=None, text="")
