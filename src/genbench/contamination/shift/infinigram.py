@@ -2,9 +2,9 @@
 
 - :func:`build_infinigram_index` builds a local index from JSONL files (a text field per line). With the
   ``bytes`` tokenizer it runs infini-gram's own indexer (``python -m infini_gram.indexing``, ``u8`` tokens: a
-  byte-level index needs no tokenizer); with ``words`` genbench writes the token files (genbench's analyzer, ``u16``
-  ids, at most 65,534 distinct words, a ``vocabulary.json``) and infini-gram's indexer builds the suffix arrays.
-  ``shards`` splits the corpus.
+  byte-level index needs no tokenizer); with ``words`` (genbench's analyzer, a ``vocabulary.json``) or ``hf`` (a
+  model's ``tokenizer.json``, kept in the index) genbench writes the ``u16`` token files (ids up to 65,534) and
+  infini-gram's indexer builds the suffix arrays. ``shards`` splits the corpus.
 - :func:`register_infinigram_index` records an index built elsewhere (a downloaded prebuilt one) so that it can be
   verified before every use.
 - :class:`InfiniGramCorpus` opens a verified index and answers the counting primitives with
