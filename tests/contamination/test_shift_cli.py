@@ -93,3 +93,29 @@ def test_build_names_a_missing_text_field(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "line 1: expected a JSON object with the field 'text' (choose the field with --text-field)" in result.output
     assert not (tmp_path / "i").exists()
+
+
+def test_the_docs_show_the_real_output_of_their_offline_commands(tmp_path: Path) -> None:
+    """docs/shift.md's offline example: its commands, run here, print the table the page shows."""
+    runner = CliRunner()
+    index = tmp_path / "indexes" / "negation-train"
+    built = runner.invoke(
+        cli,
+        ["shift", "build", *map(str, NEGATION_TRAIN), "--text-field", "statement", "--tokenizer", "words",
+         "--index-dir", str(index), "--name", "negation-train"],
+    )  # fmt: skip
+    assert built.exit_code == 0, built.output
+    measured = runner.invoke(
+        cli,
+        ["shift", "measure", "--index", str(index), "-t", "negation_consistency", "-t", "arithmetic_length",
+         "--ngram-size", "3", "--ngram-size", "5", "-o", str(tmp_path / "shift-reports")],
+        terminal_width=200,
+    )  # fmt: skip
+    assert measured.exit_code == 0, measured.output
+    page = (Path(__file__).resolve().parents[2] / "docs" / "shift.md").read_text(encoding="utf-8")
+    shown = [line for line in page.splitlines() if line.startswith("│ ")]
+    assert len(shown) == 3
+    printed = [line for line in measured.output.splitlines() if line.startswith("│ ")]
+    assert [line.split() for line in printed] == [line.split() for line in shown]
+    checksum = open_corpus(index).identity.index_sha256[:12]
+    assert f"index checksum {checksum}" in page and "400 documents, 2000 tokens (words)" in page
