@@ -89,6 +89,7 @@ bench: $(STAMP) bench-anchors
 	$(OFFLINE) $(BIN)/python benchmarks/registry.py --json benchmarks/results/registry.json
 	$(OFFLINE) $(BIN)/python benchmarks/results_reading.py
 	$(OFFLINE) $(BIN)/python benchmarks/request_cache_open.py
+	$(OFFLINE) $(BIN)/python benchmarks/shift.py
 	$(BIN)/python benchmarks/render_docs.py
 
 ## The disk size of each install (core, every extra, the original framework from GENBENCH_ORIG_SRC) in fresh venvs:

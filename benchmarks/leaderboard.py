@@ -48,7 +48,7 @@ print(seconds, hashlib.sha256(ranking).hexdigest(), len(built.standings.models))
 
 def document(task: int, model: int, rows: int, scores: list[float]) -> dict[str, Any]:
     """A results document of model ``model`` on task ``task`` (one 0-shot evaluation, accuracy)."""
-    from genbench.runs.bootstrap import bootstrap_mean_interval
+    from genbench.core.bootstrap import bootstrap_mean_interval
     from genbench.runs.results import canonical_sha256
 
     low, high = bootstrap_mean_interval(scores, resamples=200, seed=42)

@@ -146,6 +146,27 @@ def rows() -> list[str]:
             f"open (before): {_s(figures['check every open'])} | {cache['ratio']:.0f}x | |"
         )
         notes.append(f"request cache opening: {_machine(cache)}")
+    shift = _load("shift")
+    if shift:  # written by benchmarks/shift.py: shift statistics against infini-gram and the other engines
+        corpus, overhead, task = shift["corpus"], shift["overhead"], shift["task"]
+        size = f"{corpus['tokens']:,} {corpus['tokenizer']} tokens"
+        for engine, figure in shift["queries_per_second"].items():
+            lines.append(
+                f"| shift, `contains` queries on a 20,000-document slice: {engine} ({figure['queries']:,} queries) | "
+                f"{_s(figure['seconds'])}, {figure['queries_per_second_median']:,.0f} queries/s | | | |"
+            )
+        lines.append(
+            f"| shift, {overhead['examples']:,} examples against {size}: `measure_test_set` | "
+            f"{_s(overhead['genbench_measure'])} | its {overhead['count_queries']:,} count queries sent to "
+            f"infini-gram directly: {_s(overhead['infini_gram_direct'])} | "
+            f"{overhead['ratio_genbench_over_direct']:.2f}x (genbench / direct) | <= 1.1x |"
+        )
+        lines.append(
+            f"| shift, a {task['examples']:,}-example task against {size} (index built in "
+            f"{corpus['build_seconds']:.0f} s), fresh process | {_s(task['seconds'])}, peak RSS "
+            f"{task['peak_rss_mib']:.0f} MiB | | | < 60 s |"
+        )
+        notes.append(f"shift: {_machine(shift)}")
     return [*lines, "", "Measured on:", "", *[f"- {note}" for note in notes]]
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from genbench.runs.bootstrap import bootstrap_mean_interval
+from genbench.core.bootstrap import bootstrap_mean_interval
 from genbench.runs.results import canonical_sha256, read_results, write_results
 
 SAMPLE_TAXONOMY: dict[str, dict[str, list[str]]] = {

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from genbench.runs.bootstrap import bootstrap_mean_interval, is_mean_of, paired_difference
+from genbench.core.bootstrap import bootstrap_mean_interval, is_mean_of, paired_difference
 
 
 def _direct_interval(scores: list[float], resamples: int, seed: int) -> tuple[float, float]:

@@ -39,6 +39,7 @@ COMMANDS: PluginGroup[click.Command] = PluginGroup(
         "rerank": "genbench.cli.rerank:rerank",
         "run": "genbench.cli.run:run",
         "schema": "genbench.cli.schema:schema",
+        "shift": "genbench.cli.shift:shift",
         "show-task": "genbench.cli.show_task:show_task",
         "submit-task": "genbench.cli.submit_task:submit_task",
         "test-task": "genbench.cli.test_task:cli_test_task",
@@ -87,6 +88,7 @@ SHORT_HELP: dict[str, str] = {
     "rerank": "Rerank the test set of a reranking task and print MAP, MRR@k and NDCG@k (Base -> Reranked).",
     "run": "Run a model over tasks: prompts, answers (cached), metrics with 95% bootstrap intervals, results files.",
     "schema": "Print the JSON Schema of a task's config.jsonnet (for editor autocompletion), or of results files.",
+    "shift": "Measure how far test sets are from a pretraining corpus (n-gram hits, verbatim spans, cross-entropy).",
     "show-task": (
         "Show a task: its config summary, split sizes and an example prompt (0-shot and k-shot) with its target."
     ),

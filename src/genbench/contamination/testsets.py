@@ -105,21 +105,28 @@ def task_test_sets(task_ids: Sequence[str] | None = None) -> list[TestSet]:
         TaskNotFoundError: an id is not in the registry.
     """
     from genbench.task.factory import load_task
-    from genbench.task.task_dict import TaskDict
 
     ids = list(task_ids) if task_ids is not None else sorted(discover_tasks())
+    return [test_set for task_id in ids for test_set in loaded_task_test_sets(load_task(task_id))]
+
+
+def loaded_task_test_sets(task: Any) -> list[TestSet]:
+    """The test sets of a loaded ``Task`` (one) or ``TaskDict`` (one per subtask, named ``task:subtask``).
+
+    A task without a test split gives none, with a warning.
+    """
+    from genbench.task.task_dict import TaskDict
+
+    members = (
+        [(f"{task.task_id}:{sub_id}", sub) for sub_id, sub in task.items()]
+        if isinstance(task, TaskDict)
+        else [(task.task_id, task)]
+    )
     test_sets = []
-    for task_id in ids:
-        task = load_task(task_id)
-        members = (
-            [(f"{task_id}:{sub_id}", sub) for sub_id, sub in task.items()]
-            if isinstance(task, TaskDict)
-            else [(task_id, task)]
-        )
-        for name, member in members:
-            splits = member.get_datasets_raw()
-            if "test" not in splits:
-                logger.warning("Task %s has no test split; it is not checked for contamination.", name)
-                continue
-            test_sets.append(_from_dataset(name, splits["test"], ["input"]))
+    for name, member in members:
+        splits = member.get_datasets_raw()
+        if "test" not in splits:
+            logger.warning("Task %s has no test split; it is not checked for contamination.", name)
+            continue
+        test_sets.append(_from_dataset(name, splits["test"], ["input"]))
     return test_sets

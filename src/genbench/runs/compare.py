@@ -4,7 +4,7 @@ Two merged results of a task with subtasks are compared on the TaskDict's own me
 included), see :mod:`genbench.runs.merged_compare`. Results of two different tasks are refused as such.
 
 For each setting (number of shots) present in both files and each metric with per-sample values in both
-per-sample logs, the examples are paired by ``_genbench_idx``; :func:`genbench.runs.bootstrap.paired_difference`
+per-sample logs, the examples are paired by ``_genbench_idx``; :func:`genbench.core.bootstrap.paired_difference`
 gives the difference of means (A - B), its paired bootstrap interval and a paired permutation test's p-value.
 Metrics that are not means of per-sample values (corpus F1, seqeval) are compared by the same test on their
 per-sample values, which is then a comparison of those per-sample values, said so in ``note``.
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from genbench.runs.bootstrap import DEFAULT_PERMUTATIONS, DEFAULT_RESAMPLES, paired_difference
+from genbench.core.bootstrap import DEFAULT_PERMUTATIONS, DEFAULT_RESAMPLES, paired_difference
 from genbench.runs.errors import ResultsFileError
 from genbench.runs.merged_compare import compare_merged_setting, paired_logs, subtask_logs
 from genbench.runs.merged_results import is_merged_results

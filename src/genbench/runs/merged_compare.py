@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from genbench.core.bootstrap import resample_indices
 from genbench.core.metric_values import is_finite_number
-from genbench.runs.bootstrap import resample_indices
 from genbench.runs.errors import ResultsFileError
 from genbench.runs.merged_results import file_sha256
 from genbench.runs.results import read_results

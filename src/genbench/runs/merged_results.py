@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from genbench.core.bootstrap import resample_indices
 from genbench.core.metric_values import is_finite_number
-from genbench.runs.bootstrap import resample_indices
 from genbench.runs.errors import ModelRunError
 from genbench.runs.results import canonical_sha256, run_identity, save_results
 from genbench.runs.task_metadata import task_metadata

@@ -3,7 +3,7 @@
 Per-sample values are the task's own ``evaluate_predictions`` on each example alone. A metric whose corpus value is
 the mean of its per-sample values (accuracy, exact match, per-query ranking metrics) gets the percentile
 bootstrap interval of that mean; any other scalar metric (F1 over classes, seqeval, correlations) gets the interval
-of the metric recomputed on resampled examples. See :mod:`genbench.runs.bootstrap` for the procedure.
+of the metric recomputed on resampled examples. See :mod:`genbench.core.bootstrap` for the procedure.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from genbench.core.bootstrap import bootstrap_mean_interval, is_mean_of, resample_indices
 from genbench.core.metric_values import is_finite_number
-from genbench.runs.bootstrap import bootstrap_mean_interval, is_mean_of, resample_indices
 
 
 @dataclass(frozen=True)
