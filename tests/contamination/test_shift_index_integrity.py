@@ -30,7 +30,7 @@ def test_a_damaged_file_is_refused(tmp_path: Path) -> None:
     data = bytearray(table.read_bytes())
     data[0] ^= 1
     table.write_bytes(bytes(data))
-    with pytest.raises(DamagedIndexError, match=r"table\.0 does not have the SHA-256"):
+    with pytest.raises(DamagedIndexError, match=r"table\.0 does not have the checksum"):
         open_corpus(index)
 
 

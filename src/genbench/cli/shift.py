@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from genbench.cli._output import console, display_path, dumps
-from genbench.cli.params import output_dir_option, task_option
+from genbench.cli.params import THRESHOLD, json_option, output_dir_option, task_option
 from genbench.registry.directories import discover_tasks
 
 TOKENIZER = click.Choice(["bytes", "words", "hf"])
@@ -154,14 +154,14 @@ def register(index_dir: Path, name: str, tokenizer: str, token_dtype: str, token
 )
 @click.option(
     "--threshold",
-    type=click.FloatRange(0, 1),
+    type=THRESHOLD,
     default=0.8,
     show_default=True,
     help="An example whose n-gram hit share reaches this is flagged as contained in the corpus.",
 )
 @click.option("--threshold-ngram", type=click.IntRange(min=1), help="The n of that share (default: the largest).")
-@click.option("--verify", is_flag=True, help="Check the SHA-256 of every index file, however large.")
-@click.option("--json", "as_json", is_flag=True, help="Print the reports' summaries as JSON instead of a table.")
+@click.option("--verify", is_flag=True, help="Check the checksum of every index file, however large.")
+@json_option(help="Print the reports' summaries as JSON instead of a table.")
 def measure(
     index: str,
     es_url: str | None,

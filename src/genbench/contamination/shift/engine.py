@@ -48,7 +48,7 @@ class CorpusIdentity:
         documents: Its number of documents.
         tokenizer: How its text is cut into tokens (:mod:`~genbench.contamination.shift.tokenizers`).
         engine: The engine that answered.
-        index_sha256: The checksum of the index's manifest, which holds the SHA-256 of each of its files.
+        index_sha256: The checksum of the index's manifest, which holds the checksum of each of its files.
     """
 
     name: str

@@ -1,10 +1,10 @@
-"""The manifest of a shift index folder: what corpus it holds and the size and SHA-256 of each of its files.
+"""The manifest of a shift index folder: what corpus it holds and the size and XXH3-128 of each of its files.
 
 ``genbench-shift.json`` names the engine, the corpus (name, tokenizer, tokens, documents) and every file of the
 folder, and carries a checksum of its own content (``manifest_sha256``, the *index checksum* that shift reports
 cite). It is written when genbench builds an index, or when a user registers an index built elsewhere (a prebuilt
 infini-gram index). Opening checks it the way the contamination indexes' manifests are checked
-(:mod:`genbench.contamination.embedded.integrity`): every file present with its size, its SHA-256 where cheap or
+(:mod:`genbench.contamination.embedded.integrity`): every file present with its size, its checksum where cheap or
 asked for, and no file that the manifest does not list (an added shard would change every count).
 """
 
