@@ -46,6 +46,12 @@ from genbench.runs.request_cache import CACHE_FILE, RequestCache
     show_default=True,
     help="Bootstrap resamples of the 95% intervals (metrics that are means of per-sample scores).",
 )
+@click.option(
+    "--shard",
+    metavar="I/N",
+    default=None,
+    help="Answer only shard I of N of the run's requests, into DIR/shards/; merge-shards then writes the results.",
+)
 @progress_option()
 def run(
     model: str,
@@ -60,6 +66,7 @@ def run(
     no_cache: bool,
     no_samples: bool,
     bootstrap_resamples: int,
+    shard: str | None,
     progress: bool,
 ) -> None:
     """Run a model over tasks: prompts, answers (cached), metrics with 95% bootstrap intervals, results files.
@@ -71,46 +78,57 @@ def run(
     shots and phase (generate, loglikelihood, score_pairs); at the end, one line per task and shots: the score with
     its 95% interval, the time and the answers taken from the cache.
 
+    With --shard I/N, the process answers only its share of the run's requests (dealt by token counts across
+    tasks) into its own cache under DIR/shards/; run the N shards anywhere (a Slurm job array, one per GPU), then
+    genbench-cli merge-shards writes the results files.
+
     \b
     Examples:
       genbench-cli run -m hf:gpt2 -t all --shots 0,5 -o results
       genbench-cli run -m openai:http://localhost:8000/v1 --model-args model=meta-llama/Llama-3.1-8B \\
           -t category_membership --limit 100 -o results
     """
-    from genbench.runs.execute import run as run_models
-    from genbench.runs.scoring import BootstrapSettings
+    from genbench.runs.evaluation import evaluate
+    from genbench.runs.shard_plan import Shard
 
     for task_id in task_ids or ():  # an unknown id is one error line before any model is loaded
         get_task_dir(*split_task_id(task_id))
     try:
+        shard_of_run = Shard.parse(shard) if shard is not None else None
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="'--shard'") from None
+    try:
         # libraries' bars (loading weights, formatting) only where a bar redraws itself: in a log, each would
         # print its 0% and 100% lines; genbench's own phases print one line each there
         with progress_bars(progress and interactive_output()):
-            runs = run_models(
-                model,
-                "all" if task_ids is None else list(task_ids),
-                model_args=model_args,
-                output_dir=output_dir,
-                shots=shots,
-                seed=seed,
-                limit=limit,
-                max_new_tokens=max_new_tokens,
-                cache_dir=cache_dir,
-                use_cache=not no_cache,
-                write_samples=not no_samples,
-                bootstrap=BootstrapSettings(resamples=bootstrap_resamples, seed=seed),
-                progress=phase_progress if progress else False,
-            )
+            results = evaluate(
+                model=model, tasks="all" if task_ids is None else list(task_ids), model_args=model_args,
+                output_dir=output_dir, shots=shots, seeds=seed, limit=limit, max_new_tokens=max_new_tokens,
+                cache_dir=cache_dir, use_cache=not no_cache, write_samples=not no_samples,
+                bootstrap_resamples=bootstrap_resamples, progress=phase_progress if progress else False,
+                shard=shard_of_run,
+            )  # fmt: skip
     except KeyboardInterrupt:
         click.echo(interrupted_message(None if no_cache else cache_dir or default_cache_dir()), err=True)
         raise click.exceptions.Exit(INTERRUPTED) from None
-    for task_run in runs:
-        for line in summary_lines(task_run.task_id, task_run.document):
-            click.echo(line)
-        if task_run.replaced:
-            click.echo(task_run.replaced[:1].upper() + task_run.replaced[1:])
-        else:
-            click.echo(f"Wrote {task_run.results_path}")
+    if shard_of_run is not None:
+        click.echo(
+            f"Shard {shard_of_run.index}/{shard_of_run.count} done, in {output_dir / 'shards'}: once every shard is "
+            f"done, run genbench-cli merge-shards {output_dir / 'shards'} -o {output_dir}"
+        )
+    for result in results:
+        print_task_result(result.task_id, result.results.model_dump(mode="json", exclude_unset=True),
+                          result.results_path, result.replaced)  # fmt: skip
+
+
+def print_task_result(task_id: str, document: dict[str, Any], path: Path | None, replaced: str | None) -> None:
+    """The summary lines of a task's results, then where they were written (and what they replaced)."""
+    for line in summary_lines(task_id, document):
+        click.echo(line)
+    if replaced:
+        click.echo(replaced[:1].upper() + replaced[1:])
+    else:
+        click.echo(f"Wrote {path}")
 
 
 INTERRUPTED = 130  # 128 + SIGINT, as shells report a command stopped by Ctrl-C

@@ -18,10 +18,13 @@ from genbench.core.plugins import PluginGroup
 
 if TYPE_CHECKING:
     from genbench.runs.compare import compare_results
+    from genbench.runs.evaluation import TaskResult, evaluate
     from genbench.runs.execute import TaskRun, run, run_model_on_task
     from genbench.runs.merged_results import is_merged_results
     from genbench.runs.model_runner import ModelRunner
     from genbench.runs.results import read_results, results_schema_text
+    from genbench.runs.results_model import ResultsDocument
+    from genbench.runs.shards import merge_shards
 
 MODEL_RUNNERS: PluginGroup[type[ModelRunner]] = PluginGroup(
     "genbench.model_runners",
@@ -43,6 +46,10 @@ _EXPORTS = {
     "run_model_on_task": "genbench.runs.execute",
     "TaskRun": "genbench.runs.execute",
     "compare_results": "genbench.runs.compare",
+    "evaluate": "genbench.runs.evaluation",
+    "TaskResult": "genbench.runs.evaluation",
+    "ResultsDocument": "genbench.runs.results_model",
+    "merge_shards": "genbench.runs.shards",
     "is_merged_results": "genbench.runs.merged_results",
     "read_results": "genbench.runs.results",
     "results_schema_text": "genbench.runs.results",
@@ -50,9 +57,13 @@ _EXPORTS = {
 
 __all__ = [
     "MODEL_RUNNERS",
+    "ResultsDocument",
+    "TaskResult",
     "TaskRun",
     "compare_results",
+    "evaluate",
     "is_merged_results",
+    "merge_shards",
     "read_results",
     "results_schema_text",
     "run",
