@@ -457,6 +457,7 @@ def run_model_on_task(
     if output_dir is not None:
         saved = save_results(document, output_dir, samples if write_samples else None)
         result.results_path, result.replaced = saved.path, saved.replaced
+        result.document = saved.document or document
     return result
 
 

@@ -167,12 +167,22 @@ def explain_null_metrics(document: dict[str, Any]) -> None:
 def write_results(document: dict[str, Any], path: str | Path, samples: Sequence[Mapping[str, Any]] | None) -> Path:
     """Validate and write a results file (and its per-sample log next to it when ``samples`` is given).
 
+    Returns the results file's path; :func:`write_results_document` also returns the document as written.
+    """
+    return write_results_document(document, path, samples)[0]
+
+
+def write_results_document(
+    document: dict[str, Any], path: str | Path, samples: Sequence[Mapping[str, Any]] | None
+) -> tuple[Path, dict[str, Any]]:
+    """Validate and write a results file (and its per-sample log next to it when ``samples`` is given).
+
     The log is written first and the results file records its SHA-256 and row count (``samples_sha256``,
     ``samples_count``): a results file and a log that are not from the same write (a run killed between the two
     renames, two runs finishing at once in one folder) are told apart by :func:`read_results`.
 
     Returns:
-        The results file's path.
+        The results file's path, and the document as written (with the log's name, digest and row count).
 
     Raises:
         ResultsFileError: the document or a sample does not follow the schema (nothing is written).
@@ -203,7 +213,7 @@ def write_results(document: dict[str, Any], path: str | Path, samples: Sequence[
         document.pop("samples_count", None)
         check_document(document, path)
     write_json_atomic(path, document)
-    return path
+    return path, document
 
 
 def check_task_id(document: Any, file: str | Path) -> None:
@@ -417,6 +427,8 @@ class SavedResults:
 
     path: Path
     replaced: str | None = None
+    document: dict[str, Any] | None = None
+    """The document as written (None where not told)."""
 
 
 def _describe(identity: Mapping[str, Any]) -> str:
@@ -468,20 +480,20 @@ def save_results(
         )
     if os.path.lexists(path):
         previous, damage = _previous_document(path)
-    written = write_results(document, path, samples)
+    written, as_written = write_results_document(document, path, samples)
     stale_samples = path.with_name(path.name.removesuffix(".json") + ".samples.jsonl")
     if samples is None and stale_samples.is_file():  # the replaced file's log would be taken for this run's
         stale_samples.unlink()
     if previous is None:
-        return SavedResults(written)
+        return SavedResults(written, document=as_written)
     if damage is not None:
         message = f"replaced a damaged results file with results of {_describe(identity)} in {written} ({damage})"
         logger.warning("%s", message[:1].upper() + message[1:])
-        return SavedResults(written, message)
+        return SavedResults(written, message, as_written)
     message = replacement_message(previous, identity, written)
     same = changed_fields(previous, identity) == []
     logger.log(logging.INFO if same else logging.WARNING, "%s", message[:1].upper() + message[1:])
-    return SavedResults(written, message)
+    return SavedResults(written, message, as_written)
 
 
 def _previous_document(path: Path) -> tuple[dict[str, Any], str | None]:
