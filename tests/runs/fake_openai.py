@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -142,6 +143,19 @@ class FakeServer:
         while len(self.requests) < count and process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
         assert process.poll() is None, "the run ended before it could be interrupted"
+
+
+def kill_cli_after_requests(server: FakeServer, args: list[str], count: int, env: dict[str, str]) -> None:
+    """Run ``genbench-cli ARGS`` in a process and kill it (SIGKILL) once ``server`` has seen ``count`` requests."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from genbench.cli import cli; cli()", *args],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        server.wait_for_requests(count, process)
+    finally:
+        process.kill()
+        process.wait(timeout=30)
 
 
 @contextmanager

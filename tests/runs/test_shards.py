@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +12,7 @@ from click.testing import CliRunner
 
 from genbench.cli import cli
 from genbench.runs.shard_plan import Shard, deal
-from tests.runs.fake_openai import fake_openai_server
+from tests.runs.fake_openai import fake_openai_server, kill_cli_after_requests
 
 ENV = {**os.environ, "OPENAI_API_KEY": "test-key", "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
 TIMES = re.compile(rb'"(created|run_seconds)": [^,}\n]+')
@@ -48,15 +46,7 @@ def test_four_shards_one_killed_and_resumed_merge_to_the_files_of_one_process(tm
 
         server.requests.clear()
         server.delay = 0.2
-        killed = subprocess.Popen(
-            [sys.executable, "-c", "from genbench.cli import cli; cli()", *_args(server.url, four, "--shard", "2/4")],
-            env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-        try:
-            server.wait_for_requests(7, killed)
-        finally:
-            killed.kill()
-            killed.wait(timeout=30)
+        kill_cli_after_requests(server, _args(server.url, four, "--shard", "2/4"), 7, ENV)
         server.delay = 0.0
         answered_before_kill = {
             r["prompt"] if isinstance(r["prompt"], str) else r["prompt"][0] for r in server.requests

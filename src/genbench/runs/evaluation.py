@@ -85,7 +85,7 @@ def evaluate(
     Raises:
         genbench.core.errors.GenBenchError: an unknown task or model, a broken answer, an unwritable output.
 
-    Example (offline, with a Python predictor)::
+    Example::
 
         import genbench
 
