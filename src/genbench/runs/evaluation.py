@@ -123,7 +123,7 @@ def evaluate(
             TaskResult(
                 task_run.task_id,
                 seed,
-                ResultsDocument.model_validate(task_run.document),
+                ResultsDocument.model_validate(task_run.written or task_run.document),
                 task_run.samples,
                 task_run.results_path,
                 task_run.replaced,

@@ -69,6 +69,8 @@ class TaskRun:
         results_path: Where the results file was written (None when no output directory was given).
         replaced: ``"replaced results of ..."`` when writing replaced an earlier results file, else None.
         scores: Per setting (number of shots), what the merged result of a TaskDict needs to resample this task.
+        written: The document as the results file holds it (with its per-sample log's name, digest and row count);
+            None when nothing was written.
     """
 
     task_id: str
@@ -77,6 +79,7 @@ class TaskRun:
     results_path: Path | None = None
     replaced: str | None = None
     scores: dict[int | None, SubtaskScores] = field(default_factory=dict, repr=False)
+    written: dict[str, Any] | None = field(default=None, repr=False)
 
 
 ProgressFactory = Callable[[str, int], Any]
@@ -456,8 +459,7 @@ def run_model_on_task(
     result = TaskRun(task.task_id, document, samples, scores=scores)
     if output_dir is not None:
         saved = save_results(document, output_dir, samples if write_samples else None)
-        result.results_path, result.replaced = saved.path, saved.replaced
-        result.document = saved.document or document
+        result.results_path, result.replaced, result.written = saved.path, saved.replaced, saved.document
     return result
 
 

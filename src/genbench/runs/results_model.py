@@ -1,16 +1,36 @@
 """The results document as a typed model: what :func:`genbench.evaluate` returns, field by field.
 
-:class:`ResultsDocument` is the pydantic model of a results file (``genbench-cli schema --results``); unknown fields
-are errors (``extra="forbid"``) and values are not coerced (the string ``"1"`` is not an integer).
-``ResultsDocument.model_validate(document)`` reads a document written by any genbench command; ``model_dump(mode=
-"json", exclude_unset=True)`` gives the document back as it was. See docs/running_models.md.
+:class:`ResultsDocument` is the pydantic model of a results file; the shipped JSON Schema
+(``genbench-cli schema --results``) is generated from it (:mod:`genbench.runs.results_schema`). Unknown fields are
+errors (``extra="forbid"``) and values are not coerced (the string ``"1"`` is not an integer). A field that may be
+left out is not thereby nullable: ``null`` is refused where the schema refuses it. ``ResultsDocument.model_validate(
+document)`` reads a document written by any genbench command; ``model_dump(mode="json", exclude_unset=True)`` gives
+the document back as it was. See docs/running_models.md.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+OMITTABLE = "x-genbench-omittable"
+"""Marks a field that may be left out but is not nullable (its Python default is None: "absent")."""
+
+
+def omittable(description: str | None = None) -> Any:
+    """A field that may be left out, never ``null`` (the model refuses ``null``; the schema does not allow it)."""
+    return Field(default=None, description=description, json_schema_extra={OMITTABLE: True})
+
 
 Sha256 = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 """A SHA-256 digest in lowercase hex."""
@@ -19,46 +39,76 @@ Number = float
 """A JSON number (an integer is one too)."""
 
 
+def _unique(values: list[str]) -> list[str]:
+    if len(set(values)) != len(values):
+        raise ValueError("a value is listed twice")
+    return values
+
+
+TaxonomyValues = Annotated[list[str], AfterValidator(_unique), Field(json_schema_extra={"uniqueItems": True})]
+
+
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
+    @field_validator("*", mode="before")
+    @classmethod
+    def _omitted_is_not_null(cls, value: Any, info: ValidationInfo) -> Any:
+        extra = cls.model_fields[info.field_name].json_schema_extra if info.field_name else None
+        if value is None and isinstance(extra, dict) and extra.get(OMITTABLE):
+            raise ValueError("null is not allowed here: leave the field out")
+        return value
+
 
 class Fingerprint(_Record):
-    """What makes two results files of a task comparable: their fingerprints are equal."""
+    """Two results files of the same task are comparable when their fingerprints are equal."""
 
-    sha256: Sha256
-    config_sha256: Sha256
-    data_sha256: dict[str, Sha256]
+    sha256: Sha256 = Field(description="sha256 of the canonical JSON of config_sha256 and data_sha256")
+    config_sha256: Sha256 = Field(description="sha256 of the canonical JSON of the validated config")
+    data_sha256: dict[str, Sha256] = Field(
+        description="split -> sha256 of its formatted examples as canonical JSON lines"
+    )
 
 
 class Taxonomy(_Record):
-    """The task's GenBench taxonomy: every axis a list of values (empty when not declared)."""
+    """The task's GenBench taxonomy (config taxonomy block), every axis a list of values (empty when not declared)."""
 
-    motivation: list[str] = Field(default_factory=list)
-    generalisation_type: list[str] = Field(default_factory=list)
-    shift_type: list[str] = Field(default_factory=list)
-    shift_source: list[str] = Field(default_factory=list)
-    shift_locus: list[str] = Field(default_factory=list)
+    motivation: TaxonomyValues | None = omittable()
+    generalisation_type: TaxonomyValues | None = omittable()
+    shift_type: TaxonomyValues | None = omittable()
+    shift_source: TaxonomyValues | None = omittable()
+    shift_locus: TaxonomyValues | None = omittable()
 
 
 class TaskRecord(_Record):
     """The task a results file is about."""
 
-    id: Annotated[str, StringConstraints(pattern=r"^[a-z0-9_]+(:[a-z0-9_]+)?\z")]
+    id: str = Field(
+        pattern=r"^[a-z0-9_]+(:[a-z0-9_]+)?$",
+        description="'task' or 'task:subtask'",
+        json_schema_extra={"not": {"pattern": "[\\u0000-\\u001f\\u007f]"}},  # `$` of Python's re: before a newline
+    )
     name: str
-    task_type: Literal["free_form", "multiple_choice", "sequence_labeling", "reranking"] | None
+    task_type: Literal["free_form", "multiple_choice", "sequence_labeling", "reranking"] | None = Field(
+        description="null for a task with subtasks"
+    )
+    keywords: list[str] | None = omittable()
+    subtasks: list[str] | None = omittable("a task with subtasks: the ids of the subtasks merged here")
+    taxonomy: Taxonomy | None = omittable()
+    primary_metric: Annotated[str, StringConstraints(min_length=1)] | None = omittable(
+        "the result key of the task's headline score (config primary_metric)"
+    )
+    metric_directions: dict[str, Literal["higher", "lower", "zero"]] | None = omittable(
+        "result keys or glob patterns of keys -> which way the metric is better (config metric_directions)"
+    )
     fingerprint: Fingerprint
-    keywords: list[str] = Field(default_factory=list)
-    subtasks: list[str] | None = None
-    taxonomy: Taxonomy | None = None
-    primary_metric: Annotated[str, StringConstraints(min_length=1)] | None = None
-    metric_directions: dict[str, Literal["higher", "lower", "zero"]] | None = None
 
 
 class RunIdentity(_Record):
-    """What a results file is the result of; ``key`` is a short digest of the other fields."""
+    """What this file is the result of; key is a short digest of the other fields. Files written before run
+    identities lack it."""
 
-    key: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{12}$")]
+    key: str = Field(pattern=r"^[0-9a-f]{12}$")
     model_spec: str
     model_args: dict[str, str]
     model_revision: str | None
@@ -67,47 +117,66 @@ class RunIdentity(_Record):
     shots: list[Annotated[int, Field(ge=0)] | None]
     seed: int
     limit: Annotated[int, Field(ge=1)] | None
-    generation: dict[str, object] | None
+    generation: dict[str, Any] | None = Field(
+        description="generation settings of a model run (max_new_tokens, decoding); null for predictions and baselines"
+    )
 
 
 class MergedFrom(_Record):
-    """A subtask's results file merged into a task's merged document."""
+    """A subtask's results file merged into the result of its task."""
 
     task_id: str
     results_file: str
-    sha256: Sha256
+    sha256: Sha256 = Field(description="sha256 of the subtask's results file as written")
 
 
 class ModelRecord(_Record):
     """The model (or predictions file, or baseline) that answered."""
 
-    spec: str
-    kind: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")]
-    revision: str | None
-    args: dict[str, str] | None = None
-    description: str | None = None
+    spec: str = Field(description="e.g. hf:gpt2, openai:http://localhost:8000/v1, baseline:majority_option, "
+                      "predictions:FILE")  # fmt: skip
+    kind: str = Field(
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$",
+        description="the spec's kind: hf, openai, cross-encoder, sentence-transformers, python, baseline, "
+        "predictions, or one an installed package adds (entry points of the group genbench.model_runners)",
+    )
+    args: dict[str, str] | None = omittable()
+    revision: str | None = Field(description="hub commit, sha256 of a local model directory, or null when unknown")
+    description: str | None = omittable()
 
 
 class BootstrapRecord(_Record):
     """How the 95% intervals were resampled."""
 
-    confidence: Annotated[Number, Field(gt=0, lt=1)]
-    resamples: Annotated[int, Field(ge=1)]
-    statistic_resamples: Annotated[int, Field(ge=1)]
+    confidence: Number = Field(gt=0, lt=1)
+    resamples: int = Field(ge=1, description="for metrics that are the mean of their per-sample scores")
+    statistic_resamples: int = Field(ge=1, description="for other metrics, recomputed on each resample")
     seed: int
 
 
-MetricValue = Number | None | list[Number | None] | dict[str, Number | None]
+MetricValue = Number | list[Number | None] | dict[str, Number | None] | None
 """A number, a list or mapping of numbers (per-class values), or None (with a reason) when undefined."""
 
 
 class Metric(_Record):
     """One metric's value and its bootstrap interval."""
 
-    value: MetricValue
-    ci: Annotated[list[Number], Field(min_length=2, max_length=2)] | None
-    reason: str | None = None
-    ci_method: Literal["bootstrap_mean", "bootstrap_statistic", "bootstrap_merged"] | None = None
+    model_config = ConfigDict(
+        json_schema_extra={"if": {"properties": {"value": {"type": "null"}}}, "then": {"required": ["reason"]}}
+    )
+
+    value: MetricValue = Field(
+        description="a number, or a list/object of numbers for per-class values, or null (with a reason) when "
+        "undefined"
+    )
+    reason: str | None = omittable("why the value is null")
+    ci: Annotated[list[Number], Field(min_length=2, max_length=2)] | None = Field(
+        description="[low, high] bootstrap interval"
+    )
+    ci_method: Literal["bootstrap_mean", "bootstrap_statistic", "bootstrap_merged"] | None = Field(
+        default=None,
+        description="bootstrap_merged: the merge re-applied to each joint resample of the subtasks' examples",
+    )
 
     @model_validator(mode="after")
     def _null_value_has_reason(self) -> Metric:
@@ -117,29 +186,57 @@ class Metric(_Record):
 
 
 class CacheRecord(_Record):
-    """Answers of an evaluation taken from the request cache (``hits``) and asked of the model (``computed``)."""
+    """Answers of an evaluation taken from the request cache (hits) and asked of the model (computed)."""
 
-    hits: Annotated[int, Field(ge=0)] | None = None
-    computed: Annotated[int, Field(ge=0)] | None = None
+    hits: Annotated[int, Field(ge=0)] | None = omittable()
+    computed: Annotated[int, Field(ge=0)] | None = omittable()
 
 
 class Evaluation(_Record):
     """The scores of one setting (number of shots) of a task."""
 
-    shots: Annotated[int, Field(ge=0)] | None
-    num_examples: Annotated[int, Field(ge=0)]
-    prompt_builder_sha256: str | None
+    shots: Annotated[int, Field(ge=0)] | None = Field(
+        description="null: evaluated on the finetuning test split, unprompted"
+    )
+    num_examples: int = Field(ge=0)
+    prompt_builder_sha256: str | None = Field(
+        description="sha256 of the prompt builder options and prompt-builder version; null without prompts"
+    )
+    shot_source: str | None = Field(
+        default=None, description="where the shots came from (the prompt dataset's description)"
+    )
+    multiple_choice_method: Literal["loglikelihood", "generation"] | None = Field(
+        default=None, description="how multiple-choice answers were chosen"
+    )
     primary_metric: str | None
     metrics: dict[str, Metric]
-    shot_source: str | None = None
-    multiple_choice_method: Literal["loglikelihood", "generation"] | None = None
-    cache: CacheRecord | None = None
-    run_seconds: Annotated[Number, Field(ge=0)] | None = None
-    bootstrap_pairing: Literal["paired", "independent"] | None = None
+    cache: CacheRecord | None = omittable()
+    run_seconds: Annotated[Number, Field(ge=0)] | None = omittable()
+    bootstrap_pairing: Literal["paired", "independent"] | None = omittable(
+        "merged documents: whether the subtasks were resampled with the same example indices (they hold the same "
+        "_genbench_idx values) or each on its own"
+    )
+
+
+class Sample(BaseModel):
+    """One line of a per-sample log (more fields allowed: a task's own)."""
+
+    model_config = ConfigDict(extra="allow", strict=True, frozen=True)
+
+    shots: int | None
+    genbench_idx: int = Field(alias="_genbench_idx")
+    prompt: str | None
+    raw_output: Any
+    prediction: Any
+    prediction_length_normalised: Any = omittable()
+    target: Any
+    metrics: dict[str, Number | None]
 
 
 class ResultsDocument(_Record):
-    """One model's results on one task (schema version 1), as ``genbench-cli run``, ``evaluate`` and ``demo`` write.
+    """One model's results on one task (schema_version 1). Written by `genbench-cli run`, `evaluate` and `demo`.
+    Per-sample logs, when written, are the JSONL file named by samples_file, next to this file, one `sample` object
+    per line. A task with subtasks has a merged document (task.subtasks, merged_from) next to its subtasks' files.
 
     >>> from genbench.runs.results_model import ResultsDocument
     >>> sorted(ResultsDocument.model_fields)[:4]
@@ -148,20 +245,30 @@ class ResultsDocument(_Record):
 
     schema_version: Literal[1]
     task: TaskRecord
+    run_identity: RunIdentity | None = omittable()
+    merged_from: Annotated[list[MergedFrom], Field(min_length=1)] | None = omittable(
+        "a task with subtasks: the subtasks' results files merged here (names relative to this file's folder)"
+    )
     genbench_version: str
     model: ModelRecord
     preparation_strategy: Literal["prompt_based_testing", "finetuning"]
-    seed: int
+    seed: int = Field(description="seeds shot selection, choice permutation and the bootstrap")
+    limit: Annotated[int, Field(ge=1)] | None = Field(
+        default=None, description="only the first N test examples were run"
+    )
     bootstrap: BootstrapRecord
-    evaluations: Annotated[list[Evaluation], Field(min_length=1)]
-    run_seconds: Annotated[Number, Field(ge=0)]
-    created: str
-    run_identity: RunIdentity | None = None
-    merged_from: Annotated[list[MergedFrom], Field(min_length=1)] | None = None
-    limit: Annotated[int, Field(ge=1)] | None = None
-    samples_file: str | None = None
-    samples_sha256: Sha256 | None = None
-    samples_count: Annotated[int, Field(ge=0)] | None = None
+    evaluations: list[Evaluation] = Field(min_length=1)
+    samples_file: str | None = Field(
+        default=None, description="file name of the per-sample JSONL log, next to this file"
+    )
+    samples_sha256: Sha256 | None = Field(
+        default=None, description="sha256 of the per-sample log's bytes, checked when the results are read"
+    )
+    samples_count: Annotated[int, Field(ge=0)] | None = Field(
+        default=None, description="number of rows of the per-sample log"
+    )
+    run_seconds: Number = Field(ge=0)
+    created: str = Field(description="UTC time, ISO 8601")
 
     def evaluation(self, shots: int | None = 0) -> Evaluation:
         """The evaluation of ``shots`` few-shot examples (None: the unprompted one).
