@@ -19,6 +19,7 @@ from genbench.data.cache import cache_dir as genbench_cache_dir
 from genbench.display.progress import interactive_output, phase_progress, progress_bars
 from genbench.registry.directories import get_task_dir, split_task_id
 from genbench.runs.request_cache import CACHE_FILE, RequestCache
+from genbench.runs.shard_plan import Shard
 
 
 @click.command("run")
@@ -89,7 +90,6 @@ def run(
           -t category_membership --limit 100 -o results
     """
     from genbench.runs.evaluation import evaluate
-    from genbench.runs.shard_plan import Shard
 
     for task_id in task_ids or ():  # an unknown id is one error line before any model is loaded
         get_task_dir(*split_task_id(task_id))

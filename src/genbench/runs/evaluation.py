@@ -13,8 +13,11 @@ from typing import Any
 from genbench.runs.execute import ProgressFactory, run
 from genbench.runs.results import DEFAULT_MAX_NEW_TOKENS
 from genbench.runs.results_model import ResultsDocument
+from genbench.runs.runner_registry import load_runner
 from genbench.runs.scoring import BootstrapSettings
 from genbench.runs.shard_plan import Shard
+from genbench.runs.shards import run_shard
+from genbench.runs.specs import parse_model_spec
 
 
 @dataclass(frozen=True)
@@ -97,8 +100,6 @@ def evaluate(
     seed_list = [seeds] if isinstance(seeds, int) else list(seeds)
     task_list: str | list[str] = tasks if isinstance(tasks, str) else list(tasks)
     if shard is not None:
-        from genbench.runs.shards import run_shard
-
         if output_dir is None:
             raise ValueError("A shard writes its answers under output_dir/shards: give output_dir.")
         run_shard(
@@ -108,9 +109,6 @@ def evaluate(
             progress=progress,
         )  # fmt: skip
         return []
-    from genbench.runs.runner_registry import load_runner
-    from genbench.runs.specs import parse_model_spec
-
     runner = load_runner(parse_model_spec(model, model_args))
     results: list[TaskResult] = []
     for seed in seed_list:

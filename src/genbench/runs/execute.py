@@ -466,10 +466,10 @@ def run_model_on_task(
 def load_one_task(task_id: str) -> Task:
     """The task (or subtask) of an id that names one, as :func:`task_groups` gives them (never a TaskDict)."""
     from genbench.task.factory import load_task
-    from genbench.task.task import Task
+    from genbench.task.task_dict import TaskDict
 
     task = load_task(task_id)
-    if not isinstance(task, Task):
+    if isinstance(task, TaskDict):
         raise PreparationError(f"Task {task_id!r} has subtasks: run each subtask ({task_id}:SUBTASK).")
     return task
 
