@@ -16,6 +16,7 @@ from tests.runs.fake_openai import fake_openai_server, kill_cli_after_requests
 
 ENV = {**os.environ, "OPENAI_API_KEY": "test-key", "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
 TIMES = re.compile(rb'"(created|run_seconds)": [^,}\n]+')
+TIME_BLANKED = rb'"\1": "TIME"'  # still JSON
 
 
 def _args(url: str, out: Path, *extra: str, limit: int = 8) -> list[str]:
@@ -29,7 +30,7 @@ def _args(url: str, out: Path, *extra: str, limit: int = 8) -> list[str]:
 def _results(out: Path) -> dict[str, bytes]:
     """Every results file and per-sample log under ``out`` (not the shards), with its times blanked."""
     files = sorted(p for p in out.rglob("*") if p.is_file() and "shards" not in p.relative_to(out).parts)
-    return {str(p.relative_to(out)): TIMES.sub(rb'"\1": TIME', p.read_bytes()) for p in files}
+    return {str(p.relative_to(out)): TIMES.sub(TIME_BLANKED, p.read_bytes()) for p in files}
 
 
 def _invoke(args: list[str]) -> str:
@@ -110,3 +111,45 @@ def test_shards_are_balanced_by_tokens_and_cover_every_request_once() -> None:
 def test_a_shard_is_i_of_n(text: str) -> None:
     with pytest.raises(ValueError, match="expected I/N with 1 <= I <= N"):
         Shard.parse(text)
+
+
+def test_a_run_sharded_four_ways_then_two_ways_reuses_the_answers_and_merges(tmp_path: Path) -> None:
+    one, out = tmp_path / "one", tmp_path / "out"
+    cache = tmp_path / "cache"
+    with fake_openai_server() as server:
+        _invoke(_args(server.url, one, "--cache-dir", str(cache)))
+        requests_of_the_run = len(server.requests)
+        server.requests.clear()
+        for index in (1, 2, 3):  # shard 4/4 never runs: the first attempt is abandoned
+            _invoke(_args(server.url, out, "--shard", f"{index}/4"))
+        first_attempt = len(server.requests)
+        server.requests.clear()
+        for index in (1, 2):
+            _invoke(_args(server.url, out, "--shard", f"{index}/2"))
+        second_attempt = len(server.requests)
+        output = _invoke(["merge-shards", str(out / "shards"), "-o", str(out)])  # the complete sharding: 2 ways
+
+    assert output.count("Wrote ") == 2
+    # the 2 shards asked only for what the 3 of 4 had not answered (each shard also asks one probe request)
+    assert second_attempt <= requests_of_the_run - (first_attempt - 3) + 2
+    expected, merged = _results(one), _results(out)
+    assert sorted(expected) == sorted(merged)
+    hits = 0
+    for name, content in expected.items():
+        if name.endswith(".samples.jsonl"):
+            assert merged[name] == content, name
+            continue
+        one_document, merged_document = json.loads(content), json.loads(merged[name])
+        for evaluation, merged_evaluation in zip(
+            one_document["evaluations"], merged_document["evaluations"], strict=True
+        ):
+            total = evaluation["cache"]["hits"] + evaluation["cache"]["computed"]
+            assert merged_evaluation["cache"]["hits"] + merged_evaluation["cache"]["computed"] == total
+            hits += merged_evaluation["cache"]["hits"]
+            evaluation.pop("cache"), merged_evaluation.pop("cache")
+        assert merged_document == one_document  # but the cache counts: the earlier shards' answers are hits
+    assert hits > 0
+
+    (four,) = (out / "shards").iterdir()
+    mixed = CliRunner().invoke(cli, ["merge-shards", *map(str, sorted(four.iterdir())), "-o", str(out)], env=ENV)
+    assert mixed.exit_code == 1 and "The shards split the run 2 ways and 4 ways" in mixed.output

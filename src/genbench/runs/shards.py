@@ -328,7 +328,8 @@ class ReplayRunner(ModelRunner):
 
 
 def shard_folders(paths: Sequence[Path]) -> list[Path]:
-    """The shard folders named: each path is a shard folder (with ``shard.json``) or a folder of them.
+    """The shard folders named: each path is a shard folder (with ``shard.json``) or a folder of them (of which the
+    shards of its one complete sharding, where it holds shards of several: see :func:`one_sharding`).
 
     Raises:
         ShardError: a path that is neither.
@@ -341,8 +342,26 @@ def shard_folders(paths: Sequence[Path]) -> list[Path]:
         inside = sorted(p.parent for p in path.rglob(MANIFEST)) if path.is_dir() else []
         if not inside:
             raise ShardError(f"{path}: no shard here (no {MANIFEST}, nor folders with one): give the shards' folders.")
-        folders.extend(inside)
+        folders.extend(one_sharding(inside))
     return list(dict.fromkeys(folders))
+
+
+def one_sharding(folders: Sequence[Path]) -> list[Path]:
+    """Of shard folders found in a run's folder, those of its one complete sharding (a run sharded 4 ways, then
+    finished 2 ways, has both); all of them when no sharding, or more than one, is complete (the check names why)."""
+    by_count: dict[int, dict[int, bool]] = {}
+    members: dict[int, list[Path]] = {}
+    for folder in folders:
+        manifest = _read_manifest(folder / MANIFEST)
+        count = manifest["shard"]["count"]
+        by_count.setdefault(count, {})[manifest["shard"]["index"]] = bool(manifest["complete"])
+        members.setdefault(count, []).append(folder)
+    complete = [
+        count
+        for count, done in by_count.items()
+        if len(members[count]) == count and set(done) == set(range(1, count + 1)) and all(done.values())
+    ]
+    return members[complete[0]] if len(by_count) > 1 and len(complete) == 1 else list(folders)
 
 
 def check_shards(folders: Sequence[Path]) -> list[dict[str, Any]]:
