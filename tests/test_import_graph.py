@@ -387,6 +387,7 @@ LAZY_IMPORTS: dict[str | tuple[str, str], str] = {
     "genbench.runs.compare": "numpy",
     "genbench.runs.evaluation": "numpy",
     "genbench.runs.offline": "numpy",
+    "genbench.runs.results_model": "pydantic",
     "genbench.runs.shards": "numpy",
     "genbench.task": "pydantic",
     "genbench.task.factory": "pydantic",

@@ -96,11 +96,46 @@ def _passes_compiled(document: Any, definition: str | None) -> bool:
 
 
 def schema_problems(document: Any, definition: str | None = None) -> list[str]:
-    """Every way ``document`` breaks the schema (or one of its ``$defs``), as ``path: message`` lines."""
+    """Every way ``document`` breaks the schema (or one of its ``$defs``), as ``path: message`` lines.
+
+    A results document (and an evaluation or a metric of one) is checked by its typed model
+    (:mod:`genbench.runs.results_model`, from which the schema is generated); a per-sample line, of which a log has
+    one per test example, by the schema (compiled, then interpreted: see ``FAST_DEFINITIONS``).
+    """
+    if definition in MODEL_DEFINITIONS:
+        return model_problems(document, definition)
     if _passes_compiled(document, definition):
         return []
     errors = sorted(_validator(definition).iter_errors(document), key=lambda e: list(e.absolute_path))
     return [f"{'.'.join(str(p) for p in error.absolute_path) or '(top)'}: {error.message}" for error in errors]
+
+
+MODEL_DEFINITIONS = (None, "evaluation", "metric")
+"""What the typed model checks: a whole document (None), an evaluation, a metric."""
+
+
+def model_problems(document: Any, definition: str | None = None) -> list[str]:
+    """Every way ``document`` breaks the typed model, as ``path: message`` lines (``(top)`` for the whole)."""
+    from pydantic import BaseModel, ValidationError
+
+    from genbench.runs.results_model import Evaluation, Metric, ResultsDocument  # pydantic, which `runs` defers
+
+    models: dict[str | None, type[BaseModel]] = {None: ResultsDocument, "evaluation": Evaluation, "metric": Metric}
+    model = models[definition]
+    try:
+        model.model_validate(document)
+    except ValidationError as error:
+        problems = []
+        for item in error.errors(include_url=False):
+            where = ".".join(str(part) for part in item["loc"]) or "(top)"
+            message = str(item["msg"]).removeprefix("Value error, ")
+            if item["type"] == "missing":
+                message = f"{item['loc'][-1]!r} is required"
+            elif item["type"] == "extra_forbidden":
+                message = "unknown field (not in the results schema)"
+            problems.append(f"{where}: {message}")
+        return problems
+    return []
 
 
 def check_document(document: Any, file: str | Path) -> None:

@@ -17,8 +17,10 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PlainValidator,
     StringConstraints,
     ValidationInfo,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -154,7 +156,36 @@ class BootstrapRecord(_Record):
     seed: int
 
 
-MetricValue = Number | list[Number | None] | dict[str, Number | None] | None
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _metric_value(value: Any) -> Any:
+    """One check, one message, for the four forms of a metric value (pydantic's union would report each form's)."""
+    if value is None or _is_number(value):
+        return value
+    if isinstance(value, list) and all(v is None or _is_number(v) for v in value):
+        return value
+    if isinstance(value, dict) and all(isinstance(k, str) and (v is None or _is_number(v)) for k, v in value.items()):
+        return value
+    raise ValueError(f"{value!r} is not a number, a list or object of numbers (or nulls), nor null")
+
+
+_NUMBER_OR_NULL = {"type": ["number", "null"]}
+MetricValue = Annotated[
+    Number | list[Number | None] | dict[str, Number | None] | None,
+    PlainValidator(_metric_value),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "number"},
+                {"type": "array", "items": _NUMBER_OR_NULL},
+                {"type": "object", "additionalProperties": _NUMBER_OR_NULL},
+                {"type": "null"},
+            ]
+        }
+    ),
+]
 """A number, a list or mapping of numbers (per-class values), or None (with a reason) when undefined."""
 
 
@@ -181,7 +212,7 @@ class Metric(_Record):
     @model_validator(mode="after")
     def _null_value_has_reason(self) -> Metric:
         if self.value is None and self.reason is None:
-            raise ValueError("a metric whose value is null says why (reason)")
+            raise ValueError("a metric whose value is null says why: 'reason' is required")
         return self
 
 
