@@ -18,6 +18,7 @@ import genbench
 from genbench.cli import cli
 from genbench.runs import ResultsDocument, TaskResult
 from genbench.runs.results_model import Metric
+from genbench.runs.shards import ShardError
 
 PREDICTOR = """
 def predict(requests, task, **options):
@@ -109,3 +110,11 @@ def test_the_run_command_is_a_layer_over_evaluate(monkeypatch: pytest.MonkeyPatc
     (options,) = calls
     assert options["model"] == "python:x.py:f" and options["tasks"] == ["arithmetic_length"]
     assert list(options["shots"]) == [0, 3] and options["seeds"] == 7 and options["shard"] is None
+
+
+def test_a_shard_needs_an_output_folder_and_cached_answers(predictor: str, tmp_path: Path) -> None:
+    with pytest.raises(ShardError, match="give output_dir"):
+        genbench.evaluate(model=predictor, tasks="arithmetic_length", shard="1/2")
+    with pytest.raises(ShardError, match="its answers are never cached, so shards cannot hand them to the merge"):
+        genbench.evaluate(model=predictor, tasks="arithmetic_length", shard="1/2", output_dir=tmp_path)
+    assert not (tmp_path / "shards").exists()

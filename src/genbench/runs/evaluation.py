@@ -16,7 +16,7 @@ from genbench.runs.results_model import ResultsDocument
 from genbench.runs.runner_registry import load_runner
 from genbench.runs.scoring import BootstrapSettings
 from genbench.runs.shard_plan import Shard
-from genbench.runs.shards import run_shard
+from genbench.runs.shards import ShardError, run_shard
 from genbench.runs.specs import parse_model_spec
 
 
@@ -86,7 +86,8 @@ def evaluate(
         merged one. Empty for a shard.
 
     Raises:
-        genbench.core.errors.GenBenchError: an unknown task or model, a broken answer, an unwritable output.
+        genbench.core.errors.GenBenchError: an unknown task or model, a broken answer, an unwritable output; a
+            shard without output_dir, or of a model whose answers are not cached (ShardError).
 
     Example::
 
@@ -101,7 +102,7 @@ def evaluate(
     task_list: str | list[str] = tasks if isinstance(tasks, str) else list(tasks)
     if shard is not None:
         if output_dir is None:
-            raise ValueError("A shard writes its answers under output_dir/shards: give output_dir.")
+            raise ShardError("A shard writes its answers under output_dir/shards: give output_dir.")
         run_shard(
             Shard.parse(shard) if isinstance(shard, str) else shard, model=model, model_args=model_args,
             tasks=task_list, shots=shot_list, seeds=seed_list, limit=limit, max_new_tokens=max_new_tokens,
