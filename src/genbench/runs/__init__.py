@@ -1,8 +1,10 @@
 """Model runs: run a model over tasks, score it with confidence intervals, and write results files.
 
-``genbench-cli run`` and :func:`run` are the entry points; :mod:`genbench.runs.execute` explains how each task type
-is answered, :mod:`genbench.runs.results` the results files, :mod:`genbench.runs.compare` the paired comparison.
-The modules are imported lazily: ``import genbench.runs`` loads no model library.
+``genbench-cli run`` and :func:`genbench.evaluate` (typed results: :class:`ResultsDocument`) are the entry points;
+``run --shard I/N`` and :func:`merge_shards` split a run (:mod:`genbench.runs.shards`); :mod:`genbench.runs.execute`
+explains how each task type is answered, :mod:`genbench.runs.results` the results files,
+:mod:`genbench.runs.compare` the paired comparison. The modules are imported lazily: ``import genbench.runs`` loads
+no model library.
 
 :data:`MODEL_RUNNERS` names the runner of each model spec kind (the ``hf`` of ``hf:gpt2``); it is declared here, in
 the package that every runner module belongs to, so that :mod:`genbench.runs.specs` checks a spec's kind against the
