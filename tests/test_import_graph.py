@@ -388,7 +388,7 @@ LAZY_IMPORTS: dict[str | tuple[str, str], str] = {
     "genbench.runs.evaluation": "numpy",
     "genbench.runs.offline": "numpy",
     "genbench.runs.results_model": "pydantic",
-    "genbench.runs.shards": "numpy",
+    "genbench.runs.shard_merge": "numpy",
     "genbench.task": "pydantic",
     "genbench.task.factory": "pydantic",
     "genbench.task.task_dict": "pydantic",

@@ -24,7 +24,7 @@ def merge_shards(shards: tuple[Path, ...], output_dir: Path) -> None:
       for i in 1 2 3 4; do genbench-cli run -m hf:gpt2 -t all --shard $i/4 -o results & done; wait
       genbench-cli merge-shards results/shards/* -o results
     """
-    from genbench.runs.shards import merge_shards as merge
+    from genbench.runs.shard_merge import merge_shards as merge
 
     for task_run in merge(list(shards), output_dir):
         print_task_result(task_run.task_id, task_run.document, task_run.results_path, task_run.replaced)

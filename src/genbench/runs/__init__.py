@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from genbench.runs.model_runner import ModelRunner
     from genbench.runs.results import read_results, results_schema_text
     from genbench.runs.results_model import ResultsDocument
-    from genbench.runs.shards import merge_shards
+    from genbench.runs.shard_merge import merge_shards
 
 MODEL_RUNNERS: PluginGroup[type[ModelRunner]] = PluginGroup(
     "genbench.model_runners",
@@ -51,7 +51,7 @@ _EXPORTS = {
     "evaluate": "genbench.runs.evaluation",
     "TaskResult": "genbench.runs.evaluation",
     "ResultsDocument": "genbench.runs.results_model",
-    "merge_shards": "genbench.runs.shards",
+    "merge_shards": "genbench.runs.shard_merge",
     "is_merged_results": "genbench.runs.merged_results",
     "read_results": "genbench.runs.results",
     "results_schema_text": "genbench.runs.results",
