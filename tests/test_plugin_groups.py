@@ -158,7 +158,7 @@ def test_help_lists_every_command() -> None:
     assert result.exit_code == 0
     listed = [line.split()[0] for line in result.output.split("Commands:")[1].splitlines() if line.strip()]
     assert listed == sorted(COMMANDS.names())
-    assert len(listed) == len(COMMANDS.builtins) == 18
+    assert len(listed) == len(COMMANDS.builtins) == 19
 
 
 def test_a_third_party_command_is_listed_and_runs(plugin) -> None:

@@ -24,9 +24,10 @@ _EXPORTS = {
     "load_task": "genbench.task.factory",
     "load_config": "genbench.registry.task_configs",
     "list_tasks": "genbench.registry.listing",
+    "evaluate": "genbench.runs.evaluation",
 }
 
-__all__ = ["Task", "TaskConfig", "TaskDict", "list_tasks", "load_config", "load_task"]
+__all__ = ["Task", "TaskConfig", "TaskDict", "evaluate", "list_tasks", "load_config", "load_task"]
 
 
 def _load_task_feature(slots: _features.TaskFeatures, name: str) -> None:
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
     from genbench.config.schema import TaskConfig
     from genbench.registry.listing import list_tasks
     from genbench.registry.task_configs import load_config
+    from genbench.runs.evaluation import evaluate
     from genbench.task.factory import load_task
     from genbench.task.task import Task
     from genbench.task.task_dict import TaskDict

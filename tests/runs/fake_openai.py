@@ -204,6 +204,19 @@ class FakeServer:
         return process.returncode, stdout, stderr
 
 
+def kill_cli_after_requests(server: FakeServer, args: list[str], count: int, env: dict[str, str]) -> None:
+    """Run ``genbench-cli ARGS`` in a process and kill it (SIGKILL) once ``server`` has seen ``count`` requests."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from genbench.cli import cli; cli()", *args],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        server.wait_for_requests(count, process)
+    finally:
+        process.kill()
+        process.wait(timeout=30)
+
+
 @contextmanager
 def fake_openai_server(**options: Any) -> Iterator[FakeServer]:
     server = FakeServer(**options)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -13,7 +11,7 @@ from click.testing import CliRunner
 from genbench.cli import cli
 from genbench.runs.request_cache import CACHE_FILE, RequestCache
 from genbench.runs.results import read_results
-from tests.runs.fake_openai import fake_openai_server
+from tests.runs.fake_openai import fake_openai_server, kill_cli_after_requests
 
 N = 12  # examples; the runner commits answers in chunks of 4 (concurrency 1)
 
@@ -30,15 +28,7 @@ def test_killed_run_resumes_without_repeating_cached_requests(tmp_path: Path) ->
     cache, out = tmp_path / "cache", tmp_path / "out"
     env = {**os.environ, "OPENAI_API_KEY": "test-key", "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
     with fake_openai_server(delay=0.2) as server:
-        process = subprocess.Popen(
-            [sys.executable, "-c", "from genbench.cli import cli; cli()", *_args(server.url, cache, out)],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-        try:
-            server.wait_for_requests(6, process)
-        finally:
-            process.kill()
-            process.wait(timeout=30)
+        kill_cli_after_requests(server, _args(server.url, cache, out), 6, env)
         first_prompts = [r["prompt"] for r in server.requests]
         with sqlite3.connect(cache / CACHE_FILE) as db:
             cached = db.execute("SELECT COUNT(*) FROM answers").fetchone()[0]

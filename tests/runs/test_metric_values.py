@@ -42,7 +42,7 @@ def test_a_metric_value_that_is_not_a_number_is_refused(document: dict, value: o
 
 def test_null_needs_a_reason(document: dict) -> None:
     problems = schema_problems(with_metric(document, {"value": None, "ci": None}))
-    assert problems == ["evaluations.0.metrics.extra: 'reason' is a required property"]
+    assert problems == ["evaluations.0.metrics.extra: a metric whose value is null says why: 'reason' is required"]
     assert schema_problems(with_metric(document, {"value": None, "ci": None, "reason": "undefined"})) == []
 
 

@@ -94,7 +94,7 @@ def test_invalid_results_and_samples_are_named(two_runs: tuple[Path, Path], tmp_
     broken.write_text(json.dumps(document))
     with pytest.raises(ResultsFileError, match=r"broken.json does not follow the results schema") as error:
         read_results(broken)
-    assert "'seed' is a required property" in str(error.value) and "evaluations.0.metrics" in str(error.value)
+    assert "seed: 'seed' is required" in str(error.value) and "evaluations.0.metrics" in str(error.value)
 
     document = json.loads(two_runs[0].read_text())
     (tmp_path / "ok.json").write_text(json.dumps(document))

@@ -35,6 +35,7 @@ COMMANDS: PluginGroup[click.Command] = PluginGroup(
         "evaluate": "genbench.cli.evaluate:evaluate",
         "leaderboard": "genbench.cli.leaderboard:leaderboard",
         "list-tasks": "genbench.cli.list_tasks:list_tasks",
+        "merge-shards": "genbench.cli.merge_shards:merge_shards",
         "models": "genbench.cli.models:models",
         "rerank": "genbench.cli.rerank:rerank",
         "run": "genbench.cli.run:run",
@@ -84,6 +85,9 @@ SHORT_HELP: dict[str, str] = {
         "Build a static leaderboard site from the results files under RESULTS_DIR... (searched recursively)."
     ),
     "list-tasks": "List the tasks of the registry: id, name, type and declared splits.",
+    "merge-shards": (
+        "Write the results files of a sharded run from its shards' answers, as one process's run writes them."
+    ),
     "models": "Make models to try genbench with, without any download.",
     "rerank": "Rerank the test set of a reranking task and print MAP, MRR@k and NDCG@k (Base -> Reranked).",
     "run": "Run a model over tasks: prompts, answers (cached), metrics with 95% bootstrap intervals, results files.",

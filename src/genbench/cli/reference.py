@@ -28,6 +28,7 @@ DOC_PAGES = {
     "leaderboard": "leaderboard.md",
     "rerank": "reranking.md",
     "run": "running_models.md",
+    "merge-shards": "running_models.md",
     "models": "running_models.md",
     "submit-task": "review.md",
     "test-task": "testing.md",

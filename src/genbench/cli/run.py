@@ -21,6 +21,7 @@ from genbench.core.progress import progress_bars, progress_setting
 from genbench.data.cache import cache_dir as genbench_cache_dir
 from genbench.registry.directories import get_task_dir, split_task_id
 from genbench.runs.request_cache import CACHE_FILE, RequestCache
+from genbench.runs.shard_plan import Shard
 
 
 @click.command("run")
@@ -48,6 +49,12 @@ from genbench.runs.request_cache import CACHE_FILE, RequestCache
     show_default=True,
     help="Bootstrap resamples of the 95% intervals (metrics that are means of per-sample scores).",
 )
+@click.option(
+    "--shard",
+    metavar="I/N",
+    default=None,
+    help="Answer only shard I of N of the run's requests, into DIR/shards/; merge-shards then writes the results.",
+)
 @progress_option()
 @json_option(help="Print per task its results file and evaluations (metrics, intervals) as a JSON list.")
 def run(
@@ -63,6 +70,7 @@ def run(
     no_cache: bool,
     no_samples: bool,
     bootstrap_resamples: int,
+    shard: str | None,
     as_json: bool,
 ) -> None:
     """Run a model over tasks: prompts, answers (cached), metrics with 95% bootstrap intervals, results files.
@@ -74,54 +82,70 @@ def run(
     (generate, loglikelihood, score_pairs; on a pipe, a line when each ends); at the end, one line per task and
     shots: the score with its 95% interval, the time and the answers taken from the cache.
 
+    With --shard I/N, the process answers only its share of the run's requests (dealt by token counts across
+    tasks) into its own cache under DIR/shards/; run the N shards anywhere (a Slurm job array, one per GPU), then
+    genbench-cli merge-shards writes the results files.
+
     \b
     Examples:
       genbench-cli run -m hf:gpt2 -t all --shots 0,5 -o results
       genbench-cli run -m openai:http://localhost:8000/v1 --model-args model=meta-llama/Llama-3.1-8B \\
           -t category_membership --limit 100 -o results
     """
-    from genbench.runs.execute import run as run_models
-    from genbench.runs.scoring import BootstrapSettings
+    from genbench.runs.evaluation import evaluate
 
     for task_id in task_ids or ():  # an unknown id is one error line before any model is loaded
         get_task_dir(*split_task_id(task_id))
     try:
+        shard_of_run = Shard.parse(shard) if shard is not None else None
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="'--shard'") from None
+    try:
         # libraries' bars (loading weights, formatting) only where a bar redraws itself: in a log, each would
         # print its 0% and 100% lines; genbench's own phases print one line each there
         with progress_bars(progress_setting(), import_libraries=True):
-            runs = run_models(
-                model,
-                "all" if task_ids is None else list(task_ids),
-                model_args=model_args,
-                output_dir=output_dir,
-                shots=shots,
-                seed=seed,
-                limit=limit,
-                max_new_tokens=max_new_tokens,
-                cache_dir=cache_dir,
-                use_cache=not no_cache,
-                write_samples=not no_samples,
-                bootstrap=BootstrapSettings(resamples=bootstrap_resamples, seed=seed),
-                progress=True,
-            )
+            results = evaluate(
+                model=model, tasks="all" if task_ids is None else list(task_ids), model_args=model_args,
+                output_dir=output_dir, shots=shots, seeds=seed, limit=limit, max_new_tokens=max_new_tokens,
+                cache_dir=cache_dir, use_cache=not no_cache, write_samples=not no_samples,
+                bootstrap_resamples=bootstrap_resamples, progress=True, shard=shard_of_run,
+            )  # fmt: skip
     except KeyboardInterrupt:
         click.echo(interrupted_message(None if no_cache else cache_dir or default_cache_dir()), err=True)
         raise click.exceptions.Exit(INTERRUPTED) from None
-    if as_json:
-        documents = [
-            {"task_id": r.task_id, "results_file": str(r.results_path), "evaluations": r.document["evaluations"]}
-            for r in runs
+    if shard_of_run is not None:
+        click.echo(
+            f"Shard {shard_of_run.index}/{shard_of_run.count} done, in {output_dir / 'shards'}: once every shard is "
+            f"done, run genbench-cli merge-shards {output_dir / 'shards'} -o {output_dir}",
+            err=as_json,
+        )
+    documents = [(result, result.results.model_dump(mode="json", exclude_unset=True)) for result in results]
+    if as_json:  # stdout holds the JSON document only
+        listed = [
+            {
+                "task_id": result.task_id,
+                "results_file": str(result.results_path),
+                "evaluations": document["evaluations"],
+            }
+            for result, document in documents
         ]
-        click.echo(dumps(documents), nl=False)
-    for task_run in runs:
-        if not as_json:
-            for line in summary_lines(task_run.task_id, task_run.document):
-                click.echo(line)
-        # with --json, stdout holds the JSON document only
-        if task_run.replaced:
-            click.echo(task_run.replaced[:1].upper() + task_run.replaced[1:], err=as_json)
-        else:
-            click.echo(f"Wrote {task_run.results_path}", err=as_json)
+        click.echo(dumps(listed), nl=False)
+    for result, document in documents:
+        print_task_result(result.task_id, document, result.results_path, result.replaced, as_json=as_json)
+
+
+def print_task_result(
+    task_id: str, document: dict[str, Any], path: Path | None, replaced: str | None, *, as_json: bool = False
+) -> None:
+    """The summary lines of a task's results (not with ``as_json``), then where they were written (and what they
+    replaced; on stderr with ``as_json``, whose stdout holds the JSON document only)."""
+    if not as_json:
+        for line in summary_lines(task_id, document):
+            click.echo(line)
+    if replaced:
+        click.echo(replaced[:1].upper() + replaced[1:], err=as_json)
+    else:
+        click.echo(f"Wrote {path}", err=as_json)
 
 
 INTERRUPTED = 130  # 128 + SIGINT, as shells report a command stopped by Ctrl-C

@@ -61,6 +61,10 @@ class Axis:
         """The card's column label of a value."""
         return self.labels[self.values.index(value)]
 
+    def value_title(self, value: str) -> str:
+        """A value spelt out (``Across tasks``)."""
+        return self.titles[self.values.index(value)]
+
 
 AXES: dict[str, Axis] = {
     axis.name: axis

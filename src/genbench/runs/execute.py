@@ -40,7 +40,7 @@ from genbench.runs.answer_scoring import Answers, evaluate_answers, subtask_scor
 from genbench.runs.errors import MalformedAnswer, ModelAnswerError
 from genbench.runs.merged_results import SubtaskScores, write_merged
 from genbench.runs.model_runner import AnswerProblem, ModelRunner, RequestUnsupported, answer_problem
-from genbench.runs.request_cache import CacheStats, RequestCache, answer_with_cache, request_key
+from genbench.runs.request_cache import AnswerStore, CacheStats, RequestCache, answer_with_cache, request_key
 from genbench.runs.results import (
     DEFAULT_MAX_NEW_TOKENS,
     SCHEMA_VERSION,
@@ -70,6 +70,8 @@ class TaskRun:
         results_path: Where the results file was written (None when no output directory was given).
         replaced: ``"replaced results of ..."`` when writing replaced an earlier results file, else None.
         scores: Per setting (number of shots), what the merged result of a TaskDict needs to resample this task.
+        written: The document as the results file holds it (with its per-sample log's name, digest and row count);
+            None when nothing was written.
     """
 
     task_id: str
@@ -78,6 +80,7 @@ class TaskRun:
     results_path: Path | None = None
     replaced: str | None = None
     scores: dict[int | None, SubtaskScores] = field(default_factory=dict, repr=False)
+    written: dict[str, Any] | None = field(default=None, repr=False)
 
 
 ProgressFactory = Callable[[str, int], Any]
@@ -100,7 +103,7 @@ class Requester:
     def __init__(
         self,
         runner: ModelRunner,
-        cache: RequestCache | None,
+        cache: AnswerStore | None,
         *,
         progress: bool | ProgressFactory = False,
         where: str = "",
@@ -176,9 +179,8 @@ class Requester:
         return ModelAnswerError(redact_url(f"Model {self.runner.spec.text}{where}:{request} {problem.problem}.{fix}"))
 
     def generate(self, prompts: Sequence[str], *, max_new_tokens: int, stop: str | None) -> list[str]:
-        settings = {"max_new_tokens": max_new_tokens, "stop": stop, "decoding": "greedy"}
         return self._answer(
-            "generate", list(prompts), settings,
+            "generate", list(prompts), generation_settings(max_new_tokens, stop),
             lambda chunk: self.runner.generate(chunk, max_new_tokens=max_new_tokens, stop=stop),
         )  # fmt: skip
 
@@ -193,6 +195,11 @@ class Requester:
 
     def _score_pairs(self, chunk: list[list[str]]) -> list[float]:
         return self.runner.score_pairs([(q, d) for q, d in chunk])
+
+
+def generation_settings(max_new_tokens: int, stop: str | None) -> dict[str, Any]:
+    """The settings of a ``generate`` request that are part of its cache key."""
+    return {"max_new_tokens": max_new_tokens, "stop": stop, "decoding": "greedy"}
 
 
 def _first_in_request_order(
@@ -413,6 +420,7 @@ def run_model_on_task(
     write_samples: bool = True,
     bootstrap: BootstrapSettings | None = None,
     progress: bool | ProgressFactory = False,
+    request_cache: AnswerStore | None = None,
 ) -> TaskRun:
     """Run a model over one task (not a TaskDict: run each subtask), score it and write its results file.
 
@@ -433,6 +441,8 @@ def run_model_on_task(
         bootstrap: Interval settings (default: 1000 resamples for means, 200 for other metrics, seed ``seed``).
         progress: Show progress bars, one per (task, shots, phase): True for
             :func:`~genbench.core.progress.phase_progress` bars (under the one switch), or a :data:`ProgressFactory`.
+        request_cache: An open store of answers to use in place of the request cache of ``cache_dir`` (left open;
+            a merge of shards passes the shards' answers here).
 
     Returns:
         The :class:`TaskRun`.
@@ -440,8 +450,8 @@ def run_model_on_task(
     started = time.perf_counter()
     bootstrap = bootstrap or BootstrapSettings(seed=seed)
     runner = model if isinstance(model, ModelRunner) else load_runner(parse_model_spec(model, model_args))
-    cache = None
-    if use_cache and runner.cacheable:
+    cache: AnswerStore | None = request_cache
+    if request_cache is None and use_cache and runner.cacheable:
         cache = RequestCache(Path(cache_dir) if cache_dir is not None else genbench_cache_dir() / "requests")
     scores: dict[int | None, SubtaskScores] = {}
     try:
@@ -465,7 +475,7 @@ def run_model_on_task(
             if task.subtask_id is not None:  # what the merged result of its TaskDict resamples
                 scores[n_shots] = subtask_scores(task, dataset, answers, evaluation, setting_samples)
     finally:
-        if cache is not None:
+        if cache is not None and request_cache is None:
             cache.close()
     model_record = {
         "spec": redact_url(runner.spec.text),  # a password in a server URL is not written to results or site
@@ -481,8 +491,19 @@ def run_model_on_task(
     result = TaskRun(task.task_id, document, samples, scores=scores)
     if output_dir is not None:
         saved = save_results(document, output_dir, samples if write_samples else None)
-        result.results_path, result.replaced = saved.path, saved.replaced
+        result.results_path, result.replaced, result.written = saved.path, saved.replaced, saved.document
     return result
+
+
+def load_one_task(task_id: str) -> Task:
+    """The task (or subtask) of an id that names one, as :func:`task_groups` gives them (never a TaskDict)."""
+    from genbench.task.factory import load_task
+    from genbench.task.task_dict import TaskDict
+
+    task = load_task(task_id)
+    if isinstance(task, TaskDict):
+        raise PreparationError(f"Task {task_id!r} has subtasks: run each subtask ({task_id}:SUBTASK).")
+    return task
 
 
 def task_groups(task_ids: str | Iterable[str]) -> list[tuple[str, list[str] | None]]:
@@ -510,15 +531,29 @@ def task_groups(task_ids: str | Iterable[str]) -> list[tuple[str, list[str] | No
     return groups
 
 
+def expand_task_ids(task_ids: str | Iterable[str]) -> list[str]:
+    """``"all"`` -> every task of the registry; ``"a,b"`` -> ``["a", "b"]``; a task with subtasks -> its subtasks."""
+    return [sub for task_id, subtasks in task_groups(task_ids) for sub in (subtasks or [task_id])]
+
+
 def run(
-    model: str,
+    model: str | ModelRunner,
     tasks: str | Iterable[str],
     *,
     model_args: str | dict[str, str] | None = None,
     output_dir: str | Path | None = None,
-    **options: Any,
+    shots: Sequence[int] = (0,),
+    seed: int = 42,
+    limit: int | None = None,
+    max_new_tokens: int = DEFAULT_MAX_NEW_TOKENS,
+    cache_dir: str | Path | None = None,
+    use_cache: bool = True,
+    write_samples: bool = True,
+    bootstrap: BootstrapSettings | None = None,
+    progress: bool | ProgressFactory = False,
+    request_cache: AnswerStore | None = None,
 ) -> list[TaskRun]:
-    """Run a model over tasks and write one results file per task (the Python side of ``genbench-cli run``).
+    """Run a model over tasks and write one results file per task (:func:`genbench.evaluate` calls it per seed).
 
     A task with subtasks runs each subtask (one results file each), then writes its merged result next to them: the
     TaskDict's own ``merge_evaluation_results`` with intervals from a joint bootstrap of the subtasks' examples
@@ -526,11 +561,12 @@ def run(
 
     Args:
         model: A model spec: ``hf:PATH_OR_ID``, ``openai:BASE_URL``, ``cross-encoder:PATH``,
-            ``sentence-transformers:PATH`` or ``python:module:function``.
+            ``sentence-transformers:PATH`` or ``python:module:function``; or a loaded runner.
         tasks: Task ids (a comma-separated string, a list, or ``"all"``); a task with subtasks runs each subtask.
         model_args: The model's arguments.
         output_dir: Where results files go (``<output_dir>/<model>/<settings>/<task>.json``); None: not written.
-        **options: See :func:`run_model_on_task` (``shots``, ``seed``, ``limit``, ``use_cache``, ...).
+        shots, seed, limit, max_new_tokens, cache_dir, use_cache, write_samples, bootstrap, progress,
+            request_cache: As for :func:`run_model_on_task`.
 
     Returns:
         One :class:`TaskRun` per task, in order; a task with subtasks gives one per subtask, then its merged one
@@ -538,17 +574,21 @@ def run(
     """
     from genbench.task.factory import load_task
 
-    runner = load_runner(parse_model_spec(model, model_args))
+    runner = model if isinstance(model, ModelRunner) else load_runner(parse_model_spec(model, model_args))
+
+    def one(task_id: str) -> TaskRun:
+        return run_model_on_task(
+            load_one_task(task_id), runner, shots=shots, seed=seed, limit=limit, max_new_tokens=max_new_tokens,
+            output_dir=output_dir, cache_dir=cache_dir, use_cache=use_cache, write_samples=write_samples,
+            bootstrap=bootstrap, progress=progress, request_cache=request_cache,
+        )  # fmt: skip
+
     runs = []
     for task_id, subtask_ids in task_groups(tasks):
         if subtask_ids is None:
-            task = load_task(task_id)
-            runs.append(run_model_on_task(task, runner, output_dir=output_dir, **options))  # type: ignore[arg-type]
+            runs.append(one(task_id))
             continue
-        subtask_runs = [
-            run_model_on_task(load_task(sub), runner, output_dir=output_dir, **options)  # type: ignore[arg-type]
-            for sub in subtask_ids
-        ]
+        subtask_runs = [one(sub) for sub in subtask_ids]
         runs.extend(subtask_runs)
         merged = write_merged(load_task(task_id), subtask_runs, output_dir)
         runs.append(TaskRun(task_id, merged.document, [], merged.path, merged.replaced))

@@ -25,7 +25,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from genbench.core.errors import DamagedFileError, OutputError
 from genbench.core.files import write_json_atomic
@@ -51,6 +51,16 @@ def request_key(identity: dict[str, Any], kind: str, request: Any, settings: dic
     document = {"model": identity, "kind": kind, "request": request, "settings": settings}
     canonical = json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class AnswerStore(Protocol):
+    """What the executor needs of a request cache: :class:`RequestCache` is one, a merge of shards' answers another."""
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, Any]: ...
+
+    def put_many(self, answers: dict[str, Any]) -> None: ...
+
+    def close(self) -> None: ...
 
 
 @dataclass
@@ -397,7 +407,7 @@ def answer_with_cache(
     requests: Sequence[Any],
     compute: Callable[[list[Any]], list[Any]],
     *,
-    cache: RequestCache | None,
+    cache: AnswerStore | None,
     keys: Sequence[str],
     chunk_size: int,
     stats: CacheStats,

@@ -97,11 +97,46 @@ def _passes_compiled(document: Any, definition: str | None) -> bool:
 
 
 def schema_problems(document: Any, definition: str | None = None) -> list[str]:
-    """Every way ``document`` breaks the schema (or one of its ``$defs``), as ``path: message`` lines."""
+    """Every way ``document`` breaks the schema (or one of its ``$defs``), as ``path: message`` lines.
+
+    A results document (and an evaluation or a metric of one) is checked by its typed model
+    (:mod:`genbench.runs.results_model`, from which the schema is generated); a per-sample line, of which a log has
+    one per test example, by the schema (compiled, then interpreted: see ``FAST_DEFINITIONS``).
+    """
+    if definition in MODEL_DEFINITIONS:
+        return model_problems(document, definition)
     if _passes_compiled(document, definition):
         return []
     errors = sorted(_validator(definition).iter_errors(document), key=lambda e: list(e.absolute_path))
     return [f"{'.'.join(str(p) for p in error.absolute_path) or '(top)'}: {error.message}" for error in errors]
+
+
+MODEL_DEFINITIONS = (None, "evaluation", "metric")
+"""What the typed model checks: a whole document (None), an evaluation, a metric."""
+
+
+def model_problems(document: Any, definition: str | None = None) -> list[str]:
+    """Every way ``document`` breaks the typed model, as ``path: message`` lines (``(top)`` for the whole)."""
+    from pydantic import BaseModel, ValidationError
+
+    from genbench.runs.results_model import Evaluation, Metric, ResultsDocument  # pydantic, which `runs` defers
+
+    models: dict[str | None, type[BaseModel]] = {None: ResultsDocument, "evaluation": Evaluation, "metric": Metric}
+    model = models[definition]
+    try:
+        model.model_validate(document)
+    except ValidationError as error:
+        problems = []
+        for item in error.errors(include_url=False):
+            where = ".".join(str(part) for part in item["loc"]) or "(top)"
+            message = str(item["msg"]).removeprefix("Value error, ")
+            if item["type"] == "missing":
+                message = f"{item['loc'][-1]!r} is required"
+            elif item["type"] == "extra_forbidden":
+                message = "unknown field (not in the results schema)"
+            problems.append(f"{where}: {message}")
+        return problems
+    return []
 
 
 def check_document(document: Any, file: str | Path) -> None:
@@ -181,12 +216,22 @@ def explain_null_metrics(document: dict[str, Any]) -> None:
 def write_results(document: dict[str, Any], path: str | Path, samples: Sequence[Mapping[str, Any]] | None) -> Path:
     """Validate and write a results file (and its per-sample log next to it when ``samples`` is given).
 
+    Returns the results file's path; :func:`write_results_document` also returns the document as written.
+    """
+    return write_results_document(document, path, samples)[0]
+
+
+def write_results_document(
+    document: dict[str, Any], path: str | Path, samples: Sequence[Mapping[str, Any]] | None
+) -> tuple[Path, dict[str, Any]]:
+    """Validate and write a results file (and its per-sample log next to it when ``samples`` is given).
+
     The log is written first and the results file records its SHA-256 and row count (``samples_sha256``,
     ``samples_count``): a results file and a log that are not from the same write (a run killed between the two
     renames, two runs finishing at once in one folder) are told apart by :func:`read_results`.
 
     Returns:
-        The results file's path.
+        The results file's path, and the document as written (with the log's name, digest and row count).
 
     Raises:
         ResultsFileError: the document or a sample does not follow the schema (nothing is written).
@@ -217,7 +262,7 @@ def write_results(document: dict[str, Any], path: str | Path, samples: Sequence[
         document.pop("samples_count", None)
         check_document(document, path)
     write_json_atomic(path, document)
-    return path
+    return path, document
 
 
 def check_task_id(document: Any, file: str | Path) -> None:
@@ -432,6 +477,8 @@ class SavedResults:
 
     path: Path
     replaced: str | None = None
+    document: dict[str, Any] | None = None
+    """The document as written (None where not told)."""
 
 
 def _describe(identity: Mapping[str, Any]) -> str:
@@ -483,20 +530,20 @@ def save_results(
         )
     if os.path.lexists(path):
         previous, damage = _previous_document(path)
-    written = write_results(document, path, samples)
+    written, as_written = write_results_document(document, path, samples)
     stale_samples = path.with_name(path.name.removesuffix(".json") + ".samples.jsonl")
     if samples is None and stale_samples.is_file():  # the replaced file's log would be taken for this run's
         stale_samples.unlink()
     if previous is None:
-        return SavedResults(written)
+        return SavedResults(written, document=as_written)
     if damage is not None:
         message = f"replaced a damaged results file with results of {_describe(identity)} in {written} ({damage})"
         logger.warning("%s", message[:1].upper() + message[1:])
-        return SavedResults(written, message)
+        return SavedResults(written, message, as_written)
     message = replacement_message(previous, identity, written)
     same = changed_fields(previous, identity) == []
     logger.log(logging.INFO if same else logging.WARNING, "%s", message[:1].upper() + message[1:])
-    return SavedResults(written, message)
+    return SavedResults(written, message, as_written)
 
 
 def _previous_document(path: Path) -> tuple[dict[str, Any], str | None]:

@@ -1,0 +1,250 @@
+"""Sharded runs: each shard answers its share of a run's requests into its own request cache; a merge writes results.
+
+A shard (``genbench-cli run --shard I/N``) plans every request of the run (see :mod:`genbench.runs.shard_plan`),
+answers its share through a request cache of its own, ``<output_dir>/shards/<run>/shard-I-of-N/requests.sqlite``,
+and records what it did in ``shard.json`` next to it (``complete`` once every answer is in). A killed shard resumes
+from its cache. A shard also takes the answers of its share that other shards of the same run already hold (a run
+sharded 4 ways, then 2 ways, resumes from the 4 shards' caches): the cache is by request, not by rank.
+
+The merge (``genbench-cli merge-shards``) is :mod:`genbench.runs.shard_merge`. See docs/running_models.md ("Sharded
+runs").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from genbench.core.errors import GenBenchError
+from genbench.core.files import write_json_atomic
+from genbench.core.json_files import read_json_file
+from genbench.runs.execute import (
+    ProgressFactory,
+    Requester,
+    answer_dataset,
+    expand_task_ids,
+    load_one_task,
+    prompt_settings,
+    task_groups,
+)
+from genbench.runs.model_runner import ModelRunner, RequestUnsupported
+from genbench.runs.request_cache import CACHE_FILE, RequestCache, request_key
+from genbench.runs.runner_registry import load_runner
+from genbench.runs.shard_plan import Shard, deal, token_count
+from genbench.runs.specs import parse_model_spec
+
+logger = logging.getLogger(__name__)
+
+MANIFEST = "shard.json"
+FORMAT = "genbench-shard-1"
+FALLBACK_KINDS = ("loglikelihood", "score_pairs")
+"""Kinds a runner may not answer; the run then asks for other requests (multiple choice by generation)."""
+
+
+class ShardError(GenBenchError, ValueError):
+    """Shards cannot be run or merged (the message names the shards and the fix)."""
+
+
+@dataclass(frozen=True)
+class PlannedRequest:
+    """One distinct request of a run: its kind, the request as keyed, its settings and its token estimate."""
+
+    kind: str
+    request: Any
+    settings: dict[str, Any]
+    tokens: int
+
+
+class _Planner(Requester):
+    """A requester that records every request instead of asking the model, answering with placeholders."""
+
+    def __init__(self, runner: ModelRunner, unsupported: dict[str, str]) -> None:
+        super().__init__(runner, None)
+        self.unsupported = unsupported
+        self.requests: dict[str, PlannedRequest] = {}
+
+    def _answer(self, kind: str, requests: Sequence[Any], settings: dict[str, Any], compute: Any) -> list[Any]:
+        if kind in self.unsupported:
+            raise RequestUnsupported(self.unsupported[kind])
+        identity = self.runner.cache_identity()
+        extra = int(settings.get("max_new_tokens", 0))
+        for request in requests:
+            text = request if isinstance(request, str) else " ".join(str(part) for part in request)
+            key = request_key(identity, kind, request, settings)
+            self.requests.setdefault(key, PlannedRequest(kind, request, settings, token_count(text) + extra))
+        return ["" if kind == "generate" else 0.0 for _ in requests]
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What a sharded run is: its model and tasks and every setting the results depend on."""
+
+    tasks: list[str]
+    shots: list[int]
+    seeds: list[int]
+    limit: int | None
+    max_new_tokens: int
+    bootstrap_resamples: int
+    write_samples: bool
+
+    def record(self, runner: ModelRunner) -> dict[str, Any]:
+        """The run's record in ``shard.json`` (its digest is the run's key)."""
+        return {
+            "model_spec": runner.spec.text,
+            "model_args": dict(runner.spec.args),
+            "model_revision": runner.revision,
+            "cache_identity": runner.cache_identity(),
+            "tasks": self.tasks,
+            "shots": self.shots,
+            "seeds": self.seeds,
+            "limit": self.limit,
+            "max_new_tokens": self.max_new_tokens,
+            "bootstrap_resamples": self.bootstrap_resamples,
+            "write_samples": self.write_samples,
+        }
+
+
+def _digest(value: Any) -> str:
+    canonical = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def plan_requests(
+    runner: ModelRunner, settings: RunSettings, unsupported: dict[str, str]
+) -> dict[str, PlannedRequest]:
+    """Every distinct request of the run, by key (the prompts are built as the run builds them)."""
+    planner = _Planner(runner, unsupported)
+    tasks = [load_one_task(task_id) for task_id in expand_task_ids(settings.tasks)]
+    for seed in settings.seeds:
+        for task in tasks:
+            for _, dataset, _ in prompt_settings(task, settings.shots, seed, settings.limit):
+                answer_dataset(task, dataset, planner, max_new_tokens=settings.max_new_tokens)
+    return planner.requests
+
+
+def _compute(requester: Requester, kind: str, settings: dict[str, Any]) -> Callable[[list[Any]], list[Any]]:
+    """The model call of a kind of request, as the requester makes it."""
+    runner = requester.runner
+    if kind == "generate":
+        return lambda chunk: runner.generate(chunk, max_new_tokens=settings["max_new_tokens"], stop=settings["stop"])
+    if kind == "loglikelihood":
+        return lambda chunk: runner.loglikelihood([(c, d) for c, d in chunk])
+    return lambda chunk: runner.score_pairs([(q, d) for q, d in chunk])
+
+
+def _answer(requester: Requester, planned: Sequence[PlannedRequest]) -> None:
+    """Answer planned requests through the requester's cache, one call per kind and settings."""
+    groups: dict[str, list[PlannedRequest]] = {}
+    for request in planned:
+        groups.setdefault(_digest([request.kind, request.settings]), []).append(request)
+    for group in groups.values():
+        kind, settings = group[0].kind, group[0].settings
+        requester._answer(kind, [r.request for r in group], settings, _compute(requester, kind, settings))
+
+
+def _stable_plan(
+    runner: ModelRunner, settings: RunSettings, requester: Requester
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The run's requests, once the kinds the runner does not answer are known (asking it one request of each)."""
+    unsupported: dict[str, str] = {}
+    while True:
+        planned = plan_requests(runner, settings, unsupported)
+        probes = [min((key for key, r in planned.items() if r.kind == kind), default=None) for kind in FALLBACK_KINDS]
+        for kind, key in zip(FALLBACK_KINDS, probes, strict=True):
+            if key is None or kind in unsupported:
+                continue
+            try:
+                _answer(requester, [planned[key]])
+            except RequestUnsupported as reason:
+                unsupported[kind] = str(reason)
+                break
+        else:
+            return planned, unsupported
+
+
+def run_shard(
+    shard: Shard,
+    *,
+    model: str,
+    model_args: str | dict[str, str] | None,
+    tasks: str | list[str],
+    shots: list[int],
+    seeds: list[int],
+    limit: int | None,
+    max_new_tokens: int,
+    output_dir: Path,
+    write_samples: bool,
+    bootstrap_resamples: int,
+    progress: bool | ProgressFactory = False,
+) -> Path:
+    """Answer one shard's share of a run into ``<output_dir>/shards/<run>/shard-I-of-N/``; returns that folder.
+
+    Raises:
+        ShardError: the model's answers are not cached (a ``python:`` predictor), so shards cannot share them.
+    """
+    runner = load_runner(parse_model_spec(model, model_args))
+    if not runner.cacheable:
+        raise ShardError(
+            f"Model {runner.spec.text}: its answers are never cached, so shards cannot hand them to the merge; run "
+            "it in one process (without --shard)."
+        )
+    settings = RunSettings(
+        [task_id for task_id, _ in task_groups(tasks)], list(shots), list(seeds), limit, max_new_tokens,
+        bootstrap_resamples, write_samples,
+    )  # fmt: skip
+    record = settings.record(runner)
+    run_key = _digest(record)[:12]
+    folder = output_dir / "shards" / run_key / shard.name
+    manifest_path = folder / MANIFEST
+    previous = read_manifest(manifest_path) if manifest_path.exists() else {}
+    cache = RequestCache(folder)
+    try:
+        requester = Requester(runner, cache, progress=progress, label=f"shard {shard.index}/{shard.count}")
+        planned, unsupported = _stable_plan(runner, settings, requester)
+        share = deal(((key, request.tokens) for key, request in planned.items()), shard.count)[shard.index - 1]
+        imported = set(previous.get("imported_keys", [])) | _take_from_siblings(cache, folder, share)
+        manifest = {
+            "format": FORMAT, "run_key": run_key, "run": record, "shard": {"index": shard.index, "count": shard.count},
+            "plan_sha256": _digest([sorted(planned), unsupported]), "requests": len(planned), "share": len(share),
+            "unsupported": unsupported, "imported_keys": sorted(imported), "complete": False,
+        }  # fmt: skip
+        write_json_atomic(manifest_path, manifest)
+        _answer(requester, [planned[key] for key in share])
+    finally:
+        cache.close()
+    manifest.update(complete=True, computed_keys=sorted(set(share) - imported))
+    write_json_atomic(manifest_path, manifest)
+    return folder
+
+
+def _take_from_siblings(cache: RequestCache, folder: Path, share: list[str]) -> set[str]:
+    """Copy into ``cache`` the answers of ``share`` that it lacks and other shards of the run hold; their keys."""
+    held = cache.get_many(share)
+    missing = [key for key in share if key not in held]
+    taken: set[str] = set()
+    for sibling in sorted(folder.parent.iterdir()):
+        if not missing or sibling == folder or not (sibling / CACHE_FILE).is_file():
+            continue
+        other = RequestCache(sibling)
+        try:
+            found = other.get_many(missing)
+        finally:
+            other.close()
+        if found:
+            cache.put_many(found)
+            taken.update(found)
+            missing = [key for key in missing if key not in found]
+    return taken
+
+
+def read_manifest(path: Path) -> dict[str, Any]:
+    """A shard's ``shard.json`` (refused, naming the file, when it is not one)."""
+    manifest = read_json_file(path, what="shard manifest", error=ShardError)
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise ShardError(f"{path}: not a genbench shard manifest (format {FORMAT!r}).")
+    return manifest
