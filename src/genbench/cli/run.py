@@ -21,6 +21,31 @@ from genbench.registry.directories import get_task_dir, split_task_id
 from genbench.runs.request_cache import CACHE_FILE, RequestCache
 
 
+def chat_options(function: Any) -> Any:
+    """``--apply-chat-template [NAME|FILE]``, ``--system-instruction``, ``--[no-]fewshot-as-multiturn``
+    (:mod:`genbench.runs.chat`)."""
+    function = click.option(
+        "--fewshot-as-multiturn/--no-fewshot-as-multiturn",
+        default=None,
+        help="Few-shot examples as user/assistant turns (the default with a chat template) or all in one user turn.",
+    )(function)
+    function = click.option(
+        "--system-instruction",
+        metavar="TEXT",
+        default=None,
+        help="A system message before the task's instruction (without a template: text before the prompt).",
+    )(function)
+    return click.option(
+        "--apply-chat-template",
+        metavar="[NAME|FILE]",
+        is_flag=False,
+        flag_value="default",
+        default=None,
+        help="Render prompts with the model's chat template (hf:; openai: with api=chat sends messages); optionally "
+        "a named template of the tokenizer or a Jinja template file.",
+    )(function)
+
+
 @click.command("run")
 @model_option(
     required=True,
@@ -46,6 +71,7 @@ from genbench.runs.request_cache import CACHE_FILE, RequestCache
     show_default=True,
     help="Bootstrap resamples of the 95% intervals (metrics that are means of per-sample scores).",
 )
+@chat_options
 @progress_option()
 def run(
     model: str,
@@ -61,6 +87,9 @@ def run(
     no_samples: bool,
     bootstrap_resamples: int,
     progress: bool,
+    apply_chat_template: str | None,
+    system_instruction: str | None,
+    fewshot_as_multiturn: bool | None,
 ) -> None:
     """Run a model over tasks: prompts, answers (cached), metrics with 95% bootstrap intervals, results files.
 
@@ -77,6 +106,7 @@ def run(
       genbench-cli run -m openai:http://localhost:8000/v1 --model-args model=meta-llama/Llama-3.1-8B \\
           -t category_membership --limit 100 -o results
     """
+    from genbench.runs.chat import ChatSettings
     from genbench.runs.execute import run as run_models
     from genbench.runs.scoring import BootstrapSettings
 
@@ -100,6 +130,7 @@ def run(
                 write_samples=not no_samples,
                 bootstrap=BootstrapSettings(resamples=bootstrap_resamples, seed=seed),
                 progress=phase_progress if progress else False,
+                chat=ChatSettings(apply_chat_template, system_instruction, fewshot_as_multiturn),
             )
     except KeyboardInterrupt:
         click.echo(interrupted_message(None if no_cache else cache_dir or default_cache_dir()), err=True)

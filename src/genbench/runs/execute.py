@@ -36,6 +36,7 @@ from genbench.core.vocabulary import PreparationStrategy, TaskType
 from genbench.data.cache import cache_dir as genbench_cache_dir
 from genbench.registry.directories import discover_tasks
 from genbench.runs.answer_scoring import Answers, evaluate_answers, subtask_scores
+from genbench.runs.chat import ChatSettings, chat_requests, task_prompt_turns, unused_template_warning, use_chat
 from genbench.runs.errors import ModelAnswerError
 from genbench.runs.merged_results import SubtaskScores, write_merged
 from genbench.runs.model_runner import AnswerProblem, ModelRunner, RequestUnsupported, answer_problem
@@ -242,11 +243,16 @@ def match_option(output: str, options: Sequence[str]) -> int | str:
     return inside[0] if len(inside) == 1 else output
 
 
-def answer_dataset(task: Task, dataset: Any, requester: Requester, *, max_new_tokens: int) -> Answers:
-    """Ask the model for every example of a prompt dataset (or, for reranking, of the test split)."""
+def answer_dataset(
+    task: Task, dataset: Any, requester: Requester, *, max_new_tokens: int, prompts: list[Any] | None = None
+) -> Answers:
+    """Ask the model for every example of a prompt dataset (or, for reranking, of the test split).
+
+    ``prompts``: what to ask in place of the dataset's ``input`` (conversations: :mod:`genbench.runs.chat`).
+    """
     task_type = TaskType(task.config.task_type)
     prompt_builder = task.config.prompt_builder
-    prompts = list(dataset["input"])
+    prompts = list(dataset["input"]) if prompts is None else prompts
     stop = prompt_builder.stop_string or None
     if task_type in (TaskType.FREE_FORM, TaskType.SEQUENCE_LABELING):
         outputs = requester.generate(prompts, max_new_tokens=max_new_tokens, stop=stop)
@@ -327,12 +333,14 @@ def results_document(
     bootstrap: BootstrapSettings,
     seconds: float,
     generation: Mapping[str, Any] | None = None,
+    chat: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The results document of a task (see ``results.schema.json``), with its ``run_identity``.
 
     Args:
         generation: The generation settings of a model run (``max_new_tokens``, ``decoding``); None for answers
             made elsewhere (a predictions file, a baseline).
+        chat: How prompts became conversations (:meth:`genbench.runs.chat.ChatSettings.record`), when they did.
     """
     strategy = (
         PreparationStrategy.PROMPT_BASED_TESTING
@@ -342,7 +350,7 @@ def results_document(
     fingerprint = task_fingerprint(task.config, task.get_datasets_raw())
     identity = run_identity(
         model, task.task_id, fingerprint["sha256"], shots=[e["shots"] for e in evaluations], seed=seed, limit=limit,
-        generation=generation,
+        generation=generation, chat=chat,
     )  # fmt: skip
     return {
         "schema_version": SCHEMA_VERSION,
@@ -382,6 +390,7 @@ def run_model_on_task(
     write_samples: bool = True,
     bootstrap: BootstrapSettings | None = None,
     progress: bool | ProgressFactory = False,
+    chat: ChatSettings | None = None,
 ) -> TaskRun:
     """Run a model over one task (not a TaskDict: run each subtask), score it and write its results file.
 
@@ -402,6 +411,7 @@ def run_model_on_task(
         bootstrap: Interval settings (default: 1000 resamples for means, 200 for other metrics, seed ``seed``).
         progress: Show progress bars, one per (task, shots, phase): True for ``tqdm.auto`` bars, or a
             :data:`ProgressFactory`.
+        chat: Chat template, system instruction and few-shot layout (:mod:`genbench.runs.chat`); None: plain prompts.
 
     Returns:
         The :class:`TaskRun`.
@@ -409,6 +419,8 @@ def run_model_on_task(
     started = time.perf_counter()
     bootstrap = bootstrap or BootstrapSettings(seed=seed)
     runner = model if isinstance(model, ModelRunner) else load_runner(parse_model_spec(model, model_args))
+    chat = chat or ChatSettings()
+    template_text = use_chat(runner, chat)
     cache = None
     if use_cache and runner.cacheable:
         cache = RequestCache(Path(cache_dir) if cache_dir is not None else genbench_cache_dir() / "requests")
@@ -422,7 +434,10 @@ def run_model_on_task(
                 runner, cache, progress=progress, where=f"task {task.task_id!r} ({setting})",
                 label=f"{task.task_id} {setting}",
             )  # fmt: skip
-            answers = answer_dataset(task, dataset, requester, max_new_tokens=max_new_tokens)
+            prompts = None
+            if chat.changes_prompts and n_shots is not None:
+                prompts = chat_requests(runner, chat, template_text, task_prompt_turns(task, dataset, seed))
+            answers = answer_dataset(task, dataset, requester, max_new_tokens=max_new_tokens, prompts=prompts)
             evaluation, setting_samples = evaluate_answers(
                 task, dataset, answers, shots=n_shots, bootstrap=bootstrap, shot_source=shot_source
             )
@@ -444,7 +459,7 @@ def run_model_on_task(
     document = results_document(
         task, model_record, evaluations, seed=seed, limit=limit, bootstrap=bootstrap,
         seconds=time.perf_counter() - started,
-        generation={"max_new_tokens": max_new_tokens, "decoding": "greedy"},
+        generation={"max_new_tokens": max_new_tokens, "decoding": "greedy"}, chat=runner.chat,
     )  # fmt: skip
     result = TaskRun(task.task_id, document, samples, scores=scores)
     if output_dir is not None:
@@ -512,6 +527,9 @@ def run(
     from genbench.task.factory import load_task
 
     runner = load_runner(parse_model_spec(model, model_args))
+    chat = options.get("chat")
+    if (chat is None or chat.template is None) and runner.unused_chat_template():
+        logger.warning(unused_template_warning(runner))
     runs = []
     for task_id, subtask_ids in task_groups(tasks):
         if subtask_ids is None:
