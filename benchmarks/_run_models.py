@@ -10,7 +10,8 @@ tests' ``tiny_gpt2`` fixture (``tests/runs/conftest.py``) is ``tiny``, imported 
   the random weights, are those of ``tiny-bos``);
 - ``tiny-bos``: the same weights, and a tokenizer that starts every encoding with ``<s>`` (as Llama's does);
 - ``tiny-chat``: ``tiny-bos`` with the words of a chat template's role markers and that template
-  (:data:`CHAT_TEMPLATE`), other random weights: the instruction-tuned model of the chat-template parity test;
+  (:data:`CHAT_TEMPLATE`), other random weights (seed 3: they generate varied text after the template's header):
+  the instruction-tuned model of the chat-template parity test;
 - ``gpt2-small``: GPT-2 small's shape (12 layers, width 768, 1024 positions, 50,257 vocabulary entries: 124M
   parameters); the vocabulary is the fixture's words and symbols, padded with filler words ``w00090`` ... so that
   every id the model can generate decodes to a word.
@@ -82,18 +83,26 @@ WORDS = [
     "have",
 ]
 SYMBOLS = list("0123456789+-=:?.,!()[]'\"*/")
-# a chat template as instruction-tuned models have (Zephyr's layout): it starts with the BOS text, so the rendered
-# prompt must get no second BOS, and the answer follows the assistant's header
+# a chat template as instruction-tuned models have (Zephyr's layout, without the newline after the assistant's header,
+# after which the random weights generate only newlines): it starts with the BOS text, so the rendered prompt must get
+# no second BOS, and the answer follows the assistant's header
 CHAT_TEMPLATE = (
     "{{ bos_token }}{% for message in messages %}<|{{ message['role'] }}|>\n{{ message['content'] }}<|end|>\n"
-    "{% endfor %}{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
+    "{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"
 )
 CHAT_WORDS = ["<", "|", ">", "system", "user", "assistant", "end"]
 SHAPES: dict[str, dict[str, Any]] = {
     "tiny": {"n_positions": 256, "n_embd": 32, "n_layer": 2, "n_head": 2, "vocab_size": None, "bos": False},
     "tiny-bos": {"n_positions": 256, "n_embd": 32, "n_layer": 2, "n_head": 2, "vocab_size": None, "bos": True},
-    "tiny-chat": {"n_positions": 256, "n_embd": 32, "n_layer": 2, "n_head": 2, "vocab_size": None, "bos": True,
-                  "chat": True},  # fmt: skip
+    "tiny-chat": {
+        "n_positions": 256,
+        "n_embd": 32,
+        "n_layer": 2,
+        "n_head": 2,
+        "vocab_size": None,
+        "bos": True,
+        "chat": True,
+    },  # fmt: skip
     "gpt2-small": {"n_positions": 1024, "n_embd": 768, "n_layer": 12, "n_head": 12, "vocab_size": 50257, "bos": False},
 }
 
@@ -105,6 +114,7 @@ def build_model(name: str, path: Path, seed: int = 0) -> Path:
     from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
     shape = SHAPES[name]
+    seed = shape.get("seed", seed)  # a model whose random weights need another seed to generate varied text
     tokens = ["[UNK]", "[PAD]", "<|endoftext|>", "<s>", "\n", *SYMBOLS, *WORDS]
     if shape.get("chat"):
         tokens += CHAT_WORDS
