@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from genbench.core.errors import PreparationError
 from genbench.core.vocabulary import TaskType, split_name
+from genbench.prompting.builder import format_split_with
 from genbench.prompting.few_shot import few_shot_pool
-from genbench.prompting.formatting import FormattedExamples, format_examples, format_examples_with
 
 if TYPE_CHECKING:
     from genbench.config.schema import PromptBuilderConfig
@@ -66,20 +66,9 @@ def prompt_turns(
     task_type = TaskType(task_type)
 
     def formatted(name: str) -> dict[int, tuple[str, str]]:
-        examples: FormattedExamples
-        if example_formatter is not None:
-            examples = format_examples_with(example_formatter, splits[name], random_seed=random_seed, split=name)
-        else:
-            examples = format_examples(
-                splits[name], task_type=task_type, prompt_builder=prompt_builder, random_seed=random_seed, split=name
-            )
-        return dict(
-            zip(
-                (int(i) for i in examples.ids),
-                zip(examples.inputs.to_pylist(), examples.targets.to_pylist(), strict=True),
-                strict=True,
-            )
-        )
+        examples = format_split_with(splits, name, task_type, prompt_builder, random_seed, example_formatter)
+        pairs = zip(examples.inputs.to_pylist(), examples.targets.to_pylist(), strict=True)
+        return dict(zip((int(i) for i in examples.ids), pairs, strict=True))
 
     test = formatted("test")
     columns = prompts.column_names
