@@ -11,6 +11,7 @@ import hashlib
 import json
 import logging
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -20,18 +21,26 @@ from genbench.cli import cli
 from genbench.prompting.turns import PromptTurns
 from genbench.runs.chat import ChatSettings, messages
 from genbench.runs.errors import ModelSpecError
-from genbench.runs.execute import run, run_model_on_task
+from genbench.runs.execute import TaskRun, run, run_model_on_task
 from genbench.runs.openai import OpenAIRunner
 from genbench.runs.results import read_results
 from genbench.runs.scoring import BootstrapSettings
 from genbench.runs.specs import parse_model_spec
+from genbench.task.task import Task
 from tests.runs.fake_openai import fake_openai_server
+
+
+def _task(task_id: str) -> Task:
+    task = load_task(task_id)
+    assert isinstance(task, Task)
+    return task
+
 
 FAST = BootstrapSettings(resamples=20, statistic_resamples=5)
 ARGS = "device=cpu,dtype=float32,batch_size=4"
 
 
-def _run(model: Path, tmp_path: Path, chat: ChatSettings | None, **options: object) -> object:
+def _run(model: Path, tmp_path: Path, chat: ChatSettings | None, **options: Any) -> TaskRun:
     return run(f"hf:{model}", "arithmetic_length", model_args=ARGS, shots=[0, 2], limit=3, max_new_tokens=4,
                output_dir=tmp_path / "out", cache_dir=tmp_path / "cache", bootstrap=FAST, chat=chat,
                **options)[0]  # fmt: skip
@@ -41,6 +50,7 @@ def test_the_template_instruction_and_layout_are_recorded_beside_the_plain_run(t
     plain = _run(tiny_gpt2_chat, tmp_path, None)
     chat = _run(tiny_gpt2_chat, tmp_path, ChatSettings("default", "Be brief.", None))
     template = (tiny_gpt2_chat / "chat_template.jinja").read_text(encoding="utf-8")
+    assert chat.results_path is not None and plain.results_path is not None
     recorded = read_results(chat.results_path)[0]["run_identity"]["chat"]  # read back: valid against the schema
     assert recorded == {
         "template": "default",
@@ -56,7 +66,7 @@ def test_the_template_instruction_and_layout_are_recorded_beside_the_plain_run(t
     assert all(e["cache"]["hits"] == 0 for e in chat.document["evaluations"])
     one_turn = _run(tiny_gpt2_chat, tmp_path, ChatSettings("default", "Be brief.", False))
     assert one_turn.document["run_identity"]["chat"]["fewshot_as_multiturn"] is False
-    assert one_turn.results_path.parent != chat.results_path.parent
+    assert one_turn.results_path is not None and one_turn.results_path.parent != chat.results_path.parent
     again = _run(tiny_gpt2_chat, tmp_path, ChatSettings("default", "Be brief.", None))
     assert all(e["cache"]["computed"] == 0 for e in again.document["evaluations"])  # the same run: all cached
 
@@ -127,7 +137,7 @@ def test_openai_chat_sends_the_system_message_and_the_shots_as_turns(monkeypatch
     with fake_openai_server() as server:
         spec = parse_model_spec(f"openai:{server.url}", "model=fake-model,api=chat")
         task_run = run_model_on_task(
-            load_task("arithmetic_length"), OpenAIRunner(spec), shots=[2], limit=2, use_cache=False, bootstrap=FAST,
+            _task("arithmetic_length"), OpenAIRunner(spec), shots=[2], limit=2, use_cache=False, bootstrap=FAST,
             chat=ChatSettings("default", "Be brief."),
         )  # fmt: skip
     sent = [r["messages"] for r in server.requests if r["path"].endswith("/chat/completions")]
@@ -145,7 +155,7 @@ def test_openai_completions_and_named_templates_are_refused() -> None:
             runner = OpenAIRunner(parse_model_spec(f"openai:{server.url}", f"model=fake-model,{args}"))
             template = "default" if args == "api=completions" else "chatml"
             with pytest.raises(ModelSpecError, match=match):
-                run_model_on_task(load_task("arithmetic_length"), runner, limit=1, use_cache=False,
+                run_model_on_task(_task("arithmetic_length"), runner, limit=1, use_cache=False,
                                   chat=ChatSettings(template))  # fmt: skip
 
 
