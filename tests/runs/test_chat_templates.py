@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from genbench import load_task
 from genbench.cli import cli
 from genbench.prompting.turns import PromptTurns
 from genbench.runs.chat import ChatSettings, messages
@@ -26,15 +25,8 @@ from genbench.runs.openai import OpenAIRunner
 from genbench.runs.results import read_results
 from genbench.runs.scoring import BootstrapSettings
 from genbench.runs.specs import parse_model_spec
-from genbench.task.task import Task
 from tests.runs.fake_openai import fake_openai_server
-
-
-def _task(task_id: str) -> Task:
-    task = load_task(task_id)
-    assert isinstance(task, Task)
-    return task
-
+from tests.runs.plain_tasks import plain_task
 
 FAST = BootstrapSettings(resamples=20, statistic_resamples=5)
 ARGS = "device=cpu,dtype=float32,batch_size=4"
@@ -137,7 +129,7 @@ def test_openai_chat_sends_the_system_message_and_the_shots_as_turns(monkeypatch
     with fake_openai_server() as server:
         spec = parse_model_spec(f"openai:{server.url}", "model=fake-model,api=chat")
         task_run = run_model_on_task(
-            _task("arithmetic_length"), OpenAIRunner(spec), shots=[2], limit=2, use_cache=False, bootstrap=FAST,
+            plain_task("arithmetic_length"), OpenAIRunner(spec), shots=[2], limit=2, use_cache=False, bootstrap=FAST,
             chat=ChatSettings("default", "Be brief."),
         )  # fmt: skip
     sent = [r["messages"] for r in server.requests if r["path"].endswith("/chat/completions")]
@@ -155,7 +147,7 @@ def test_openai_completions_and_named_templates_are_refused() -> None:
             runner = OpenAIRunner(parse_model_spec(f"openai:{server.url}", f"model=fake-model,{args}"))
             template = "default" if args == "api=completions" else "chatml"
             with pytest.raises(ModelSpecError, match=match):
-                run_model_on_task(_task("arithmetic_length"), runner, limit=1, use_cache=False,
+                run_model_on_task(plain_task("arithmetic_length"), runner, limit=1, use_cache=False,
                                   chat=ChatSettings(template))  # fmt: skip
 
 

@@ -52,9 +52,8 @@ from genbench.runs.execute import Requester, prompt_settings, run
 from genbench.runs.hf import HFCausalLMRunner
 from genbench.runs.scoring import BootstrapSettings
 from genbench.runs.specs import parse_model_spec
-from genbench.task.factory import load_task
-from genbench.task.task import Task
 from tests.runs.lmeval_parity import LMEVAL_VERSION, SETUP, lmeval_answers, lmeval_side, reference_python
+from tests.runs.plain_tasks import plain_task
 
 MC_TASK, GEN_TASK, MC_NAME, GEN_NAME = (
     lmeval_side.MC_TASK,
@@ -123,12 +122,6 @@ class Parity:
     chat: dict[str, dict[str, ChatSide]]  # by chat run: "genbench" and "lmeval"
 
 
-def _task(task_id: str) -> Task:
-    task = load_task(task_id)
-    assert isinstance(task, Task), f"{task_id} has subtasks"
-    return task
-
-
 def _task_runs(path: Path, chat: ChatSettings | None = None) -> dict[str, Any]:
     return {
         r.task_id: r
@@ -195,7 +188,7 @@ def tiny_gpt2_bpe(path: Path) -> Path:
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
-    questions = prompt_settings(_task(MC_TASK), [2], SEED, 40)[0][1]["input"]
+    questions = prompt_settings(plain_task(MC_TASK), [2], SEED, 40)[0][1]["input"]
     corpus = list(questions) + [f"Q: {a} + {b}\nA: {a + b}\n\n" for a in range(0, 1000, 7) for b in (6, 40)]
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)

@@ -24,21 +24,13 @@ from pathlib import Path
 
 import pytest
 
-from genbench import load_task
 from genbench.runs.chat import ChatSettings
 from genbench.runs.execute import run_model_on_task
 from genbench.runs.hf import HFCausalLMRunner
 from genbench.runs.openai import OpenAIRunner
 from genbench.runs.scoring import BootstrapSettings
 from genbench.runs.specs import parse_model_spec
-from genbench.task.task import Task
-
-
-def _task(task_id: str) -> Task:
-    task = load_task(task_id)
-    assert isinstance(task, Task)
-    return task
-
+from tests.runs.plain_tasks import plain_task
 
 FAST = BootstrapSettings(resamples=20, statistic_resamples=5)
 HF_ARGS = "device=cpu,dtype=float32,batch_size=4"
@@ -128,7 +120,7 @@ def test_completions_generations_equal_the_hf_runners(server: str, model: Path) 
 def test_chat_completions_with_the_template_equal_the_hf_runners(server: str, model: Path) -> None:
     chat = ChatSettings("default", "Be brief.")
     options = {"shots": [0, 2], "limit": 4, "max_new_tokens": 8, "use_cache": False, "bootstrap": FAST, "chat": chat}
-    task = _task("arithmetic_length")
+    task = plain_task("arithmetic_length")
     served = run_model_on_task(task, _openai(server, model, "chat"), **options)  # type: ignore[arg-type]
     local = run_model_on_task(task, f"hf:{model}", model_args=HF_ARGS, **options)  # type: ignore[arg-type]
     ours = [s["raw_output"] for s in served.samples]
@@ -137,7 +129,7 @@ def test_chat_completions_with_the_template_equal_the_hf_runners(server: str, mo
 
 
 def test_multiple_choice_falls_back_to_generation_equal_to_the_hf_runners(server: str, model: Path) -> None:
-    task = _task("category_membership")
+    task = plain_task("category_membership")
     served = run_model_on_task(task, _openai(server, model, "completions"), limit=4, max_new_tokens=6,
                                use_cache=False, bootstrap=FAST)  # fmt: skip
     assert served.document["evaluations"][0]["multiple_choice_method"] == "generation"  # no prompt log-probabilities
