@@ -164,3 +164,11 @@ def test_messages_follow_lmevals_layout() -> None:
     assert one == [{"role": "system", "content": "Add."},
                    {"role": "user", "content": "Q: 1+1\nA: 2\n\nQ: 2+3\nA: 5\n\nQ: 2+2\nA:"}]  # fmt: skip
     assert messages(PromptTurns("", (), "Q", "\n\n"), ChatSettings("default")) == [{"role": "user", "content": "Q"}]
+
+
+def test_an_unprompted_task_records_no_chat(tiny_gpt2_chat: Path, tmp_path: Path) -> None:
+    """A reranking task has no prompts: nothing becomes a conversation, and its results say so (no ``chat``)."""
+    reranking = run(f"hf:{tiny_gpt2_chat}", "passage_reranking_shift", model_args=ARGS, limit=2, use_cache=False,
+                    bootstrap=FAST, chat=ChatSettings("default", "Be brief."))[0]  # fmt: skip
+    assert reranking.document["evaluations"][0]["shots"] is None
+    assert "chat" not in reranking.document["run_identity"]

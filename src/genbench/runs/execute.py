@@ -421,13 +421,16 @@ def run_model_on_task(
     runner = model if isinstance(model, ModelRunner) else load_runner(parse_model_spec(model, model_args))
     chat = chat or ChatSettings()
     template_text = use_chat(runner, chat)
+    settings = prompt_settings(task, shots, seed, limit)
+    if all(n_shots is None for n_shots, _, _ in settings):
+        runner.chat = None  # an unprompted (reranking) task: no prompts, so no conversations to record
     cache = None
     if use_cache and runner.cacheable:
         cache = RequestCache(Path(cache_dir) if cache_dir is not None else genbench_cache_dir() / "requests")
     scores: dict[int | None, SubtaskScores] = {}
     try:
         evaluations, samples = [], []
-        for n_shots, dataset, shot_source in prompt_settings(task, shots, seed, limit):
+        for n_shots, dataset, shot_source in settings:
             setting_started = time.perf_counter()
             setting = "unprompted" if n_shots is None else f"{n_shots}-shot"
             requester = Requester(
