@@ -108,6 +108,60 @@ def write_lmeval_tasks(
     return {MC_NAME: [r["prompt"] for r in mc_rows], GEN_NAME: [r["prompt"] for r in gen_rows]}
 
 
+# lm-evaluation-harness's few-shot sampler for the chat tasks: each document carries its own shots (genbench draws
+# them per query), which this sampler hands back in prompt order
+OWN_SHOTS_SAMPLER = """from lm_eval.api.samplers import ContextSampler
+
+
+class OwnShots(ContextSampler):
+    def sample(self, n, eval_doc=None, df=None, **kwargs):
+        return list(eval_doc["shots"])
+"""
+
+
+def write_lmeval_chat_tasks(
+    folder: Path, shots: Sequence[int], seed: int, limit: int | None, max_new_tokens: int
+) -> dict[str, list[Any]]:
+    """:data:`MC_TASK` and :data:`GEN_TASK` as lm-evaluation-harness tasks whose documents keep a prompt's parts
+    apart, as ``--apply_chat_template`` needs them: the query (``doc_to_text``), the task's instruction (lm-eval's
+    ``description``, which goes to the system message) and the shots (lm-eval's few-shot examples, through a
+    sampler that returns each document's own).
+
+    Returns each task's prompt turns (genbench's :class:`~genbench.prompting.turns.PromptTurns`), in document order.
+    """
+    from genbench.runs.chat import task_prompt_turns
+    from genbench.runs.execute import prompt_settings
+    from genbench.task.factory import load_task
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "gb_own_shots.py").write_text(OWN_SHOTS_SAMPLER, encoding="utf-8")
+    turns: dict[str, list[Any]] = {MC_NAME: [], GEN_NAME: []}
+    for task_id, name in ((MC_TASK, MC_NAME), (GEN_TASK, GEN_NAME)):
+        task: Any = load_task(task_id)
+        rows = []
+        for _, dataset, _ in prompt_settings(task, shots, seed, limit):
+            for row, parts in zip(dataset, task_prompt_turns(task, dataset, seed), strict=True):
+                turns[name].append(parts)
+                doc: dict[str, Any] = {"prompt": parts.query, "instruction": parts.instruction}
+                if name == MC_NAME:
+                    options = [str(o) for o in row["target_options"]]
+                    doc.update(options=options, answer=options.index(str(row["target"]).strip()))
+                    doc["shots"] = [{"prompt": i, "options": [t], "answer": 0} for i, t in parts.shots]
+                else:
+                    doc["target"] = str(row["target"])
+                    doc["shots"] = [{"prompt": i, "target": t} for i, t in parts.shots]
+                rows.append(doc)
+        stop = task.config.prompt_builder.stop_string or None if name == GEN_NAME else None
+        write_lmeval_task(folder, name, rows, stop=stop, max_new_tokens=max_new_tokens)
+        separator = json.dumps(task.config.prompt_builder.few_shot_example_separator)
+        with (folder / f"{name}.yaml").open("a", encoding="utf-8") as handle:
+            handle.write(
+                f"description: instruction\nnum_fewshot: {max(shots)}\nfewshot_split: test\n"
+                f"fewshot_delimiter: {separator}\nfewshot_config:\n  sampler: !function gb_own_shots.OwnShots\n"
+            )
+    return turns
+
+
 def lmeval_environment(**extra: str) -> dict[str, str]:
     """The environment of lm-evaluation-harness's venv: this one without ``PYTHONPATH`` (its own packages only, none
     of this checkout), offline, tokenizers single-threaded, and ``extra``."""
@@ -144,11 +198,14 @@ def lmeval_answers(
     generations: list[dict[str, Any]],
     batch_size: int,
     env: dict[str, str] | None = None,
+    chat: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """lm-evaluation-harness's answers (``_lmeval_reference.py``, run by ``python`` in ``env``): the ``tasks`` written
     in ``scratch / "tasks"``, the raw log-likelihood ``pairs`` and the raw ``generations``
     (``{"prompts", "stop", "max_new_tokens"}`` each), for each model; with the versions of lm_eval, torch,
-    transformers and tokenizers there. ``env``: :func:`lmeval_environment` unless given.
+    transformers and tokenizers there. ``env``: :func:`lmeval_environment` unless given. ``chat``: runs of the
+    tasks with ``--apply_chat_template``, each ``{"label", "model", "task_dir", "tasks", "system_instruction",
+    "fewshot_as_multiturn"}``; their answers are the result's ``chat[label]``.
 
     Raises:
         LmevalFailed: the script failed.
@@ -161,6 +218,7 @@ def lmeval_answers(
         "tasks": list(tasks),
         "pairs": [list(pair) for pair in pairs],
         "generations": generations,
+        "chat": chat or [],
     }
     work.write_text(json.dumps(request), encoding="utf-8")
     env = {"HF_DATASETS_CACHE": str(scratch / "hf_datasets"), **(env or lmeval_environment())}

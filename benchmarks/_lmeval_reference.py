@@ -31,14 +31,17 @@ from pathlib import Path
 from typing import Any
 
 
-def task_answers(lm: Any, task_dir: str, tasks: list[str]) -> dict[str, list[dict[str, Any]]]:
-    """Each document's answers from lm-evaluation-harness's evaluator, by task, in document order."""
+def task_answers(lm: Any, task_dir: str, tasks: list[str], **chat: Any) -> dict[str, list[dict[str, Any]]]:
+    """Each document's answers from lm-evaluation-harness's evaluator, by task, in document order; ``chat``:
+    ``system_instruction`` and ``fewshot_as_multiturn``, with ``apply_chat_template=True``."""
     from lm_eval.evaluator import simple_evaluate
     from lm_eval.tasks import TaskManager
 
     manager = TaskManager(include_path=task_dir, include_defaults=False)
+    if chat:
+        chat = {"apply_chat_template": True, **chat}
     results = simple_evaluate(
-        model=lm, tasks=tasks, task_manager=manager, log_samples=True, bootstrap_iters=0, random_seed=0
+        model=lm, tasks=tasks, task_manager=manager, log_samples=True, bootstrap_iters=0, random_seed=0, **chat
     )
     if results is None:
         raise SystemExit("lm_eval.simple_evaluate returned nothing")
@@ -57,6 +60,7 @@ def task_answers(lm: Any, task_dir: str, tasks: list[str]) -> dict[str, list[dic
                 )
             else:  # generate_until: the generation after the `until` cut
                 rows.append({"doc_id": sample["doc_id"], "generation": sample["filtered_resps"][0]})
+            rows[-1]["context"] = sample["arguments"][0][0]  # the prompt as asked (rendered by the chat template)
         answers[task] = rows
     return answers
 
@@ -97,6 +101,13 @@ def main(work_path: str, answers_path: str) -> None:
                 for group in work["generations"]
             ],
         }
+    payload["chat"] = {}
+    for run in work.get("chat", []):
+        lm = HFLM(pretrained=run["model"], device="cpu", dtype="float32", batch_size=work["batch_size"])
+        payload["chat"][run["label"]] = task_answers(
+            lm, run["task_dir"], run["tasks"], system_instruction=run["system_instruction"],
+            fewshot_as_multiturn=run["fewshot_as_multiturn"],
+        )  # fmt: skip
     Path(answers_path).write_text(json.dumps(payload), encoding="utf-8")
 
 

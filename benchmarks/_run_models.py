@@ -3,8 +3,8 @@
 Models are GPT-2s initialised at random with a fixed seed, with a word-level tokenizer, saved with
 ``save_pretrained`` so that genbench (``hf:PATH``) and lm-evaluation-harness (``--model hf --model_args
 pretrained=PATH``) load the very same files. Their one definition is :mod:`genbench.runs.tiny_model` (shapes
-``tiny``, ``tiny-bos``, ``gpt2-small``; ``genbench-cli models make-tiny``), re-exported here for the benchmarks and
-the tests' ``tiny_gpt2`` fixture (``tests/runs/conftest.py``), and imported only when a model is built.
+``tiny``, ``tiny-bos``, ``tiny-chat``, ``gpt2-small``; ``genbench-cli models make-tiny``), re-exported here for the
+benchmarks and the tests' ``tiny_gpt2`` fixture (``tests/runs/conftest.py``), and imported only when a model is built.
 
 The requests are genbench's own prompts of two shipped tasks: ``category_membership`` (multiple choice: a
 log-likelihood per option) and ``arithmetic_length`` (free form: greedy generation up to a stop string).

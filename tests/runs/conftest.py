@@ -23,3 +23,10 @@ def tiny_gpt2(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def tiny_gpt2_bos(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The same weights, with a tokenizer that starts every encoding with a ``<s>`` BOS token (as Llama's does)."""
     return benchmark_module("_run_models").build_model("tiny-bos", tmp_path_factory.mktemp("tiny-gpt2-bos"))
+
+
+@pytest.fixture(scope="session")
+def tiny_gpt2_chat(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``tiny-bos`` with role-marker words and a chat template that starts with the BOS text (as an instruction-tuned
+    model's tokenizer has), other random weights."""
+    return benchmark_module("_run_models").build_model("tiny-chat", tmp_path_factory.mktemp("tiny-gpt2-chat"))

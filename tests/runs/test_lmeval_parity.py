@@ -15,6 +15,14 @@ own venv (``benchmarks/_lmeval.py``, ``benchmarks/_lmeval_reference.py``, shared
 ``benchmarks/run_vs_lmeval.py``), and the same raw requests through ``HFLM.loglikelihood``
 and ``HFLM.generate_until``.
 
+Chat templates: ``tiny-chat`` (the word-level tokenizer with BOS, role-marker words and a chat template that starts
+with the BOS text) runs both tasks with the template applied, as ``run --apply-chat-template`` and lm-eval's
+``--apply_chat_template`` do it, once with a system instruction and the shots as user/assistant turns
+(``--fewshot-as-multiturn``, ``--system-instruction``), once with the shots in the one user turn and no system
+instruction. lm-eval gets the prompts' parts apart (the query as ``doc_to_text``, the task's instruction as its
+``description``, each document's own shots through a sampler: ``benchmarks/_lmeval.py``'s
+``write_lmeval_chat_tasks``); the rendered prompts, log-likelihoods, choices and generations are compared.
+
 Both sides run float32 on the CPU, with the same torch, transformers and tokenizers (checked below), batch size 4.
 Log-likelihoods are compared to a relative 1e-6 (plus 1e-6 absolute), about 8 float32 ulps: a continuation of several
 tokens is the sum of their log-probabilities, and the two sides add them in different orders (genbench with
@@ -39,13 +47,13 @@ from typing import Any
 import numpy as np
 import pytest
 
+from genbench.runs.chat import ChatSettings, chat_requests, use_chat
 from genbench.runs.execute import Requester, prompt_settings, run
 from genbench.runs.hf import HFCausalLMRunner
 from genbench.runs.scoring import BootstrapSettings
 from genbench.runs.specs import parse_model_spec
-from genbench.task.factory import load_task
-from genbench.task.task import Task
 from tests.runs.lmeval_parity import LMEVAL_VERSION, SETUP, lmeval_answers, lmeval_side, reference_python
+from tests.runs.plain_tasks import plain_task
 
 MC_TASK, GEN_TASK, MC_NAME, GEN_NAME = (
     lmeval_side.MC_TASK,
@@ -78,6 +86,11 @@ BOS_GEN_PROMPTS = ["<s>" + prompt for prompt in GEN_PROMPTS]
 RAW_NEW_TOKENS = 12
 RAW_REQUESTS = [*((GEN_PROMPTS, stop) for stop in STOPS), (BOS_GEN_PROMPTS, "\n")]
 MODELS = ("tiny", "tiny-bos", "tiny-bpe")
+# runs of tiny-chat with its chat template: lm-eval's --system_instruction and --fewshot_as_multiturn
+CHAT_RUNS: dict[str, dict[str, Any]] = {
+    "multiturn-system": {"system_instruction": "Answer with one word.", "fewshot_as_multiturn": True},
+    "one-turn": {"system_instruction": None, "fewshot_as_multiturn": False},
+}
 
 
 @dataclass
@@ -92,20 +105,25 @@ class Side:
 
 
 @dataclass
+class ChatSide:
+    """One chat run's answers on one side: the prompts as asked (rendered by the template), per multiple-choice
+    question, per generation."""
+
+    prompts: list[str]
+    questions: list[dict[str, Any]]
+    generations: list[str]
+
+
+@dataclass
 class Parity:
     genbench: dict[str, Side]
     lmeval: dict[str, Side]
     versions: dict[str, str]
+    chat: dict[str, dict[str, ChatSide]]  # by chat run: "genbench" and "lmeval"
 
 
-def _task(task_id: str) -> Task:
-    task = load_task(task_id)
-    assert isinstance(task, Task), f"{task_id} has subtasks"
-    return task
-
-
-def _genbench_side(path: Path) -> Side:
-    runs = {
+def _task_runs(path: Path, chat: ChatSettings | None = None) -> dict[str, Any]:
+    return {
         r.task_id: r
         for r in run(
             f"hf:{path}",
@@ -117,8 +135,13 @@ def _genbench_side(path: Path) -> Side:
             max_new_tokens=MAX_NEW_TOKENS,
             use_cache=False,
             bootstrap=FAST,
+            chat=chat,
         )
     }
+
+
+def _genbench_side(path: Path) -> Side:
+    runs = _task_runs(path)
     questions = [
         {
             "loglikelihoods": s["raw_output"]["loglikelihoods"],
@@ -135,6 +158,28 @@ def _genbench_side(path: Path) -> Side:
     return Side(questions, generations, requester.loglikelihood(EDGE_PAIRS), raw)
 
 
+def _genbench_chat_side(path: Path, turns: dict[str, list[Any]], options: dict[str, Any]) -> ChatSide:
+    settings = ChatSettings("default", options["system_instruction"], options["fewshot_as_multiturn"])
+    runs = _task_runs(path, settings)
+    for task_run in runs.values():  # the results file records the template, the instruction and the layout
+        recorded = task_run.document["run_identity"]["chat"]
+        assert recorded["template_sha256"] and recorded["system_instruction"] == settings.system_instruction
+        assert recorded["fewshot_as_multiturn"] is settings.fewshot_as_multiturn
+    runner = HFCausalLMRunner(parse_model_spec(f"hf:{path}", MODEL_ARGS))
+    text = use_chat(runner, settings)
+    prompts = [prompt for name in (MC_NAME, GEN_NAME) for prompt in chat_requests(runner, settings, text, turns[name])]
+    questions = [
+        {
+            "loglikelihoods": s["raw_output"]["loglikelihoods"],
+            "prediction": s["prediction"],
+            "accuracy": s["metrics"]["hf_accuracy__accuracy"],
+            "accuracy_length_normalised": s["metrics"]["length_normalised.hf_accuracy__accuracy"],
+        }
+        for s in runs[MC_TASK].samples
+    ]
+    return ChatSide(prompts, questions, [s["raw_output"] for s in runs[GEN_TASK].samples])
+
+
 def tiny_gpt2_bpe(path: Path) -> Path:
     """The tiny GPT-2's shape with a byte-level BPE tokenizer (as GPT-2's: a space belongs to the word after it, and
     there is no pad token), trained here on the shipped tasks' words: the tokenizer where the split of a prompt's
@@ -143,7 +188,7 @@ def tiny_gpt2_bpe(path: Path) -> Path:
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
-    questions = prompt_settings(_task(MC_TASK), [2], SEED, 40)[0][1]["input"]
+    questions = prompt_settings(plain_task(MC_TASK), [2], SEED, 40)[0][1]["input"]
     corpus = list(questions) + [f"Q: {a} + {b}\nA: {a + b}\n\n" for a in range(0, 1000, 7) for b in (6, 40)]
     tokenizer = Tokenizer(models.BPE())
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -172,13 +217,28 @@ def _both_sides(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     words, words_bos = request.getfixturevalue("tiny_gpt2"), request.getfixturevalue("tiny_gpt2_bos")
     paths = dict(zip(MODELS, (words, words_bos, tiny_gpt2_bpe(tmp_path_factory.mktemp("tiny-gpt2-bpe"))), strict=True))
     raw = [{"prompts": prompts, "stop": stop, "max_new_tokens": RAW_NEW_TOKENS} for prompts, stop in RAW_REQUESTS]
+    chat_model = request.getfixturevalue("tiny_gpt2_chat")
+    chat_tasks = scratch / "chat-tasks"
+    turns = lmeval_side.write_lmeval_chat_tasks(chat_tasks, SHOTS, SEED, LIMIT, MAX_NEW_TOKENS)
+    chat_runs = [
+        {
+            "label": label,
+            "model": str(chat_model),
+            "task_dir": str(chat_tasks),
+            "tasks": [MC_NAME, GEN_NAME],
+            **options,
+        }
+        for label, options in CHAT_RUNS.items()
+    ]
     answers = lmeval_answers(
-        python, scratch, paths, tasks=[MC_NAME, GEN_NAME], pairs=EDGE_PAIRS, generations=raw, batch_size=BATCH_SIZE
-    )
+        python, scratch, paths, tasks=[MC_NAME, GEN_NAME], pairs=EDGE_PAIRS, generations=raw, batch_size=BATCH_SIZE,
+        chat=chat_runs,
+    )  # fmt: skip
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # as the reference side (lmeval_answers): see there
     try:
         genbench = {label: _genbench_side(path) for label, path in paths.items()}
+        genbench_chat = {label: _genbench_chat_side(chat_model, turns, o) for label, o in CHAT_RUNS.items()}
     finally:
         torch.set_num_threads(threads)
     for side in genbench.values():  # the lm-eval tasks hold the very prompts that `run` asked
@@ -193,7 +253,19 @@ def _both_sides(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         )
         for label, model in answers["models"].items()
     }
-    return Parity(genbench, lmeval, {k: v for k, v in answers.items() if k != "models"})
+    chat = {
+        label: {
+            "genbench": genbench_chat[label],
+            "lmeval": ChatSide(
+                [row["context"] for name in (MC_NAME, GEN_NAME) for row in tasks[name]],
+                tasks[MC_NAME],
+                [row["generation"] for row in tasks[GEN_NAME]],
+            ),
+        }
+        for label, tasks in answers["chat"].items()
+    }
+    versions = {k: v for k, v in answers.items() if k not in ("models", "chat")}
+    return Parity(genbench, lmeval, versions, chat)
 
 
 @pytest.fixture(scope="module")
@@ -213,6 +285,7 @@ def parity(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
                 {k: Side(**v) for k, v in data["genbench"].items()},
                 {k: Side(**v) for k, v in data["lmeval"].items()},
                 data["versions"],
+                {k: {side: ChatSide(**v) for side, v in sides.items()} for k, sides in data["chat"].items()},
             )
         computed = _both_sides(request, tmp_path_factory)
         shared.write_text(json.dumps(dataclasses.asdict(computed)), encoding="utf-8")
@@ -326,3 +399,44 @@ def test_a_failing_reference_script_fails_the_test_with_its_output(tmp_path: Pat
     python.chmod(0o755)
     with pytest.raises(pytest.fail.Exception, match=r"(?s)failed \(exit 3\).*ModuleNotFoundError: lm_eval"):
         lmeval_answers(python, tmp_path, {}, tasks=[], pairs=[], generations=[], batch_size=1)
+
+
+@pytest.mark.parametrize("chat_run", CHAT_RUNS)
+def test_chat_template_prompts_are_lmevals(parity: Parity, chat_run: str) -> None:
+    """The rendered prompts, character for character: system message, shots as turns or in one turn, the query,
+    the assistant's header; one BOS text at the start (the template's)."""
+    ours, theirs = parity.chat[chat_run]["genbench"].prompts, parity.chat[chat_run]["lmeval"].prompts
+    assert ours == theirs
+    assert len(ours) == 2 * LIMIT * len(SHOTS)
+    assert all(p.startswith("<s><|system|>\n") and p.endswith("<|assistant|>") for p in ours)
+    assert not any(p.startswith("<s><s>") for p in ours)
+    system = CHAT_RUNS[chat_run]["system_instruction"]
+    assert all(p.startswith(f"<s><|system|>\n{system or ''}") for p in ours)
+    turns = {p.count("<|user|>") for p in ours}  # 0- and 2-shot prompts: 1 and 3 user turns when multi-turn
+    assert turns == ({1, 3} if CHAT_RUNS[chat_run]["fewshot_as_multiturn"] else {1})
+
+
+@pytest.mark.parametrize("chat_run", CHAT_RUNS)
+def test_chat_template_log_likelihoods_and_choices_agree(parity: Parity, chat_run: str) -> None:
+    ours, theirs = parity.chat[chat_run]["genbench"].questions, parity.chat[chat_run]["lmeval"].questions
+    assert len(ours) == len(theirs) == LIMIT * len(SHOTS)
+    ours_ll = np.array([q["loglikelihoods"] for q in ours])
+    np.testing.assert_allclose(ours_ll, np.array([q["loglikelihoods"] for q in theirs]), rtol=RTOL, atol=ATOL)
+    assert np.all(np.isfinite(ours_ll)) and np.ptp(ours_ll) > 0.1
+    assert [q["prediction"] for q in ours] == [int(np.argmax(q["loglikelihoods"])) for q in theirs]
+    assert [q["accuracy"] for q in ours] == [q["acc"] for q in theirs]
+    assert [q["accuracy_length_normalised"] for q in ours] == [q["acc_norm"] for q in theirs]
+
+
+@pytest.mark.parametrize("chat_run", CHAT_RUNS)
+def test_chat_template_generations_are_identical(parity: Parity, chat_run: str) -> None:
+    ours, theirs = parity.chat[chat_run]["genbench"].generations, parity.chat[chat_run]["lmeval"].generations
+    assert ours == theirs
+    assert len(ours) == LIMIT * len(SHOTS) and sum(bool(text.strip()) for text in ours) >= len(ours) // 2
+
+
+def test_the_chat_runs_differ_from_each_other(parity: Parity) -> None:
+    """The system instruction and the few-shot layout reach the model: other prompts, other log-likelihoods."""
+    first, second = (parity.chat[label]["genbench"] for label in CHAT_RUNS)
+    assert first.prompts != second.prompts
+    assert [q["loglikelihoods"] for q in first.questions] != [q["loglikelihoods"] for q in second.questions]

@@ -24,6 +24,31 @@ from genbench.runs.request_cache import CACHE_FILE, RequestCache
 from genbench.runs.shard_plan import Shard
 
 
+def chat_options(function: Any) -> Any:
+    """``--apply-chat-template [NAME|FILE]``, ``--system-instruction``, ``--[no-]fewshot-as-multiturn``
+    (:mod:`genbench.runs.chat`)."""
+    function = click.option(
+        "--fewshot-as-multiturn/--no-fewshot-as-multiturn",
+        default=None,
+        help="Few-shot examples as user/assistant turns (the default with a chat template) or all in one user turn.",
+    )(function)
+    function = click.option(
+        "--system-instruction",
+        metavar="TEXT",
+        default=None,
+        help="A system message before the task's instruction (without a template: text before the prompt).",
+    )(function)
+    return click.option(
+        "--apply-chat-template",
+        metavar="[NAME|FILE]",
+        is_flag=False,
+        flag_value="default",
+        default=None,
+        help="Render prompts with the model's chat template (hf:; openai: with api=chat sends messages); optionally "
+        "a named template of the tokenizer or a Jinja template file.",
+    )(function)
+
+
 @click.command("run")
 @model_option(
     required=True,
@@ -55,6 +80,7 @@ from genbench.runs.shard_plan import Shard
     default=None,
     help="Answer only shard I of N of the run's requests, into DIR/shards/; merge-shards then writes the results.",
 )
+@chat_options
 @progress_option()
 @json_option(help="Print per task its results file and evaluations (metrics, intervals) as a JSON list.")
 def run(
@@ -72,6 +98,9 @@ def run(
     bootstrap_resamples: int,
     shard: str | None,
     as_json: bool,
+    apply_chat_template: str | None,
+    system_instruction: str | None,
+    fewshot_as_multiturn: bool | None,
 ) -> None:
     """Run a model over tasks: prompts, answers (cached), metrics with 95% bootstrap intervals, results files.
 
@@ -92,6 +121,7 @@ def run(
       genbench-cli run -m openai:http://localhost:8000/v1 --model-args model=meta-llama/Llama-3.1-8B \\
           -t category_membership --limit 100 -o results
     """
+    from genbench.runs.chat import ChatSettings
     from genbench.runs.evaluation import evaluate
 
     for task_id in task_ids or ():  # an unknown id is one error line before any model is loaded
@@ -109,6 +139,7 @@ def run(
                 output_dir=output_dir, shots=shots, seeds=seed, limit=limit, max_new_tokens=max_new_tokens,
                 cache_dir=cache_dir, use_cache=not no_cache, write_samples=not no_samples,
                 bootstrap_resamples=bootstrap_resamples, progress=True, shard=shard_of_run,
+                chat=ChatSettings(apply_chat_template, system_instruction, fewshot_as_multiturn),
             )  # fmt: skip
     except KeyboardInterrupt:
         click.echo(interrupted_message(None if no_cache else cache_dir or default_cache_dir()), err=True)

@@ -182,11 +182,7 @@ def build_prompts(
         raise PreparationError(f"prompt-based testing needs a test split, but there are only {sorted(splits)}")
 
     def format_split(name: str) -> FormattedExamples:
-        if example_formatter is not None:
-            return format_examples_with(example_formatter, splits[name], random_seed=random_seed, split=name)
-        return format_examples(
-            splits[name], task_type=task_type, prompt_builder=prompt_builder, random_seed=random_seed, split=name
-        )
+        return format_split_with(splits, name, task_type, prompt_builder, random_seed, example_formatter)
 
     test = format_split("test")
     pool_split: str | None = None
@@ -239,6 +235,22 @@ def build_prompts(
         )
         logger.info("Built %d %d-shot prompts (%s).", len(test), k, description)
     return result
+
+
+def format_split_with(
+    splits: Mapping[str, Any],
+    name: str,
+    task_type: TaskType,
+    prompt_builder: PromptBuilderConfig,
+    random_seed: int,
+    example_formatter: Callable[[Mapping[str, Any], int], Mapping[str, Any]] | None,
+) -> FormattedExamples:
+    """The split ``name`` formatted by the task's own formatter when it has one, else vectorised."""
+    if example_formatter is not None:
+        return format_examples_with(example_formatter, splits[name], random_seed=random_seed, split=name)
+    return format_examples(
+        splits[name], task_type=task_type, prompt_builder=prompt_builder, random_seed=random_seed, split=name
+    )
 
 
 def _validate_shot_list(shot_list: Sequence[int]) -> list[int]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from genbench.runs.chat import ChatSettings
 from genbench.runs.execute import ProgressFactory, run
 from genbench.runs.results import DEFAULT_MAX_NEW_TOKENS
 from genbench.runs.results_model import ResultsDocument
@@ -57,6 +58,7 @@ def evaluate(
     bootstrap_resamples: int = 1000,
     progress: bool | ProgressFactory = False,
     shard: Shard | str | None = None,
+    chat: ChatSettings | None = None,
 ) -> list[TaskResult]:
     """Run a model over tasks: prompts, answers (through the request cache), metrics with 95% bootstrap intervals.
 
@@ -81,6 +83,9 @@ def evaluate(
         shard: ``"I/N"`` (or a :class:`~genbench.runs.shard_plan.Shard`): answer only this shard's share of the
             run's requests into ``<output_dir>/shards/`` and return no results; ``genbench-cli merge-shards``
             writes the results once every shard is done.
+        chat: The chat template, system instruction and few-shot layout (:class:`~genbench.runs.chat.ChatSettings`,
+            as ``run --apply-chat-template``, ``--system-instruction``, ``--fewshot-as-multiturn``); None: plain
+            prompts.
 
     Returns:
         One :class:`TaskResult` per seed and task, seeds outer; a task with subtasks gives one per subtask, then its
@@ -102,6 +107,11 @@ def evaluate(
     seed_list = [seeds] if isinstance(seeds, int) else list(seeds)
     task_list: str | list[str] = tasks if isinstance(tasks, str) else list(tasks)
     if shard is not None:
+        if chat is not None and chat.changes_prompts:
+            raise ShardError(
+                "Sharding a run with a chat template or a system instruction is not supported yet: run it in one "
+                "process (leave out --shard)."
+            )
         if output_dir is None:
             raise ShardError("A shard writes its answers under output_dir/shards: give output_dir.")
         run_shard(
@@ -117,7 +127,7 @@ def evaluate(
         runs = run(
             runner, task_list, output_dir=output_dir, shots=shot_list, seed=seed, limit=limit,
             max_new_tokens=max_new_tokens, cache_dir=cache_dir, use_cache=use_cache, write_samples=write_samples,
-            bootstrap=BootstrapSettings(resamples=bootstrap_resamples, seed=seed), progress=progress,
+            bootstrap=BootstrapSettings(resamples=bootstrap_resamples, seed=seed), progress=progress, chat=chat,
         )  # fmt: skip
         results.extend(
             TaskResult(

@@ -37,6 +37,7 @@ from genbench.core.vocabulary import PreparationStrategy, TaskType
 from genbench.data.cache import cache_dir as genbench_cache_dir
 from genbench.registry.directories import discover_tasks
 from genbench.runs.answer_scoring import Answers, evaluate_answers, subtask_scores
+from genbench.runs.chat import ChatSettings, chat_requests, task_prompt_turns, unused_template_warning, use_chat
 from genbench.runs.errors import MalformedAnswer, ModelAnswerError
 from genbench.runs.merged_results import SubtaskScores, write_merged
 from genbench.runs.model_runner import AnswerProblem, ModelRunner, RequestUnsupported, answer_problem
@@ -255,11 +256,16 @@ def match_option(output: str, options: Sequence[str]) -> int | str:
     return inside[0] if len(inside) == 1 else output
 
 
-def answer_dataset(task: Task, dataset: Any, requester: Requester, *, max_new_tokens: int) -> Answers:
-    """Ask the model for every example of a prompt dataset (or, for reranking, of the test split)."""
+def answer_dataset(
+    task: Task, dataset: Any, requester: Requester, *, max_new_tokens: int, prompts: list[Any] | None = None
+) -> Answers:
+    """Ask the model for every example of a prompt dataset (or, for reranking, of the test split).
+
+    ``prompts``: what to ask in place of the dataset's ``input`` (conversations: :mod:`genbench.runs.chat`).
+    """
     task_type = TaskType(task.config.task_type)
     prompt_builder = task.config.prompt_builder
-    prompts = list(dataset["input"])
+    prompts = list(dataset["input"]) if prompts is None else prompts
     stop = prompt_builder.stop_string or None
     if task_type in (TaskType.FREE_FORM, TaskType.SEQUENCE_LABELING):
         outputs = requester.generate(prompts, max_new_tokens=max_new_tokens, stop=stop)
@@ -349,12 +355,14 @@ def results_document(
     bootstrap: BootstrapSettings,
     seconds: float,
     generation: Mapping[str, Any] | None = None,
+    chat: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The results document of a task (see ``results.schema.json``), with its ``run_identity``.
 
     Args:
         generation: The generation settings of a model run (``max_new_tokens``, ``decoding``); None for answers
             made elsewhere (a predictions file, a baseline).
+        chat: How prompts became conversations (:meth:`genbench.runs.chat.ChatSettings.record`), when they did.
     """
     strategy = (
         PreparationStrategy.PROMPT_BASED_TESTING
@@ -364,7 +372,7 @@ def results_document(
     fingerprint = task_fingerprint(task.config, task.get_datasets_raw())
     identity = run_identity(
         model, task.task_id, fingerprint["sha256"], shots=[e["shots"] for e in evaluations], seed=seed, limit=limit,
-        generation=generation,
+        generation=generation, chat=chat,
     )  # fmt: skip
     return {
         "schema_version": SCHEMA_VERSION,
@@ -421,6 +429,7 @@ def run_model_on_task(
     bootstrap: BootstrapSettings | None = None,
     progress: bool | ProgressFactory = False,
     request_cache: AnswerStore | None = None,
+    chat: ChatSettings | None = None,
 ) -> TaskRun:
     """Run a model over one task (not a TaskDict: run each subtask), score it and write its results file.
 
@@ -443,6 +452,7 @@ def run_model_on_task(
             :func:`~genbench.core.progress.phase_progress` bars (under the one switch), or a :data:`ProgressFactory`.
         request_cache: An open store of answers to use in place of the request cache of ``cache_dir`` (left open;
             a merge of shards passes the shards' answers here).
+        chat: Chat template, system instruction and few-shot layout (:mod:`genbench.runs.chat`); None: plain prompts.
 
     Returns:
         The :class:`TaskRun`.
@@ -450,20 +460,28 @@ def run_model_on_task(
     started = time.perf_counter()
     bootstrap = bootstrap or BootstrapSettings(seed=seed)
     runner = model if isinstance(model, ModelRunner) else load_runner(parse_model_spec(model, model_args))
+    chat = chat or ChatSettings()
+    template_text = use_chat(runner, chat)
+    settings = prompt_settings(task, shots, seed, limit)
+    if all(n_shots is None for n_shots, _, _ in settings):
+        runner.chat = None  # an unprompted (reranking) task: no prompts, so no conversations to record
     cache: AnswerStore | None = request_cache
     if request_cache is None and use_cache and runner.cacheable:
         cache = RequestCache(Path(cache_dir) if cache_dir is not None else genbench_cache_dir() / "requests")
     scores: dict[int | None, SubtaskScores] = {}
     try:
         evaluations, samples = [], []
-        for n_shots, dataset, shot_source in prompt_settings(task, shots, seed, limit):
+        for n_shots, dataset, shot_source in settings:
             setting_started = time.perf_counter()
             setting = "unprompted" if n_shots is None else f"{n_shots}-shot"
             requester = Requester(
                 runner, cache, progress=progress, where=f"task {task.task_id!r} ({setting})",
                 label=f"{task.task_id} {setting}",
             )  # fmt: skip
-            answers = answer_dataset(task, dataset, requester, max_new_tokens=max_new_tokens)
+            prompts = None
+            if chat.changes_prompts and n_shots is not None:
+                prompts = chat_requests(runner, chat, template_text, task_prompt_turns(task, dataset, seed))
+            answers = answer_dataset(task, dataset, requester, max_new_tokens=max_new_tokens, prompts=prompts)
             evaluation, setting_samples = evaluate_answers(
                 task, dataset, answers, shots=n_shots, bootstrap=bootstrap, shot_source=shot_source
             )
@@ -487,6 +505,7 @@ def run_model_on_task(
         task, model_record, evaluations, seed=seed, limit=limit, bootstrap=bootstrap,
         seconds=time.perf_counter() - started,
         generation={"max_new_tokens": max_new_tokens, "decoding": "greedy"} if _generated(task, evaluations) else None,
+        chat=runner.chat,
     )  # fmt: skip
     result = TaskRun(task.task_id, document, samples, scores=scores)
     if output_dir is not None:
@@ -552,6 +571,7 @@ def run(
     bootstrap: BootstrapSettings | None = None,
     progress: bool | ProgressFactory = False,
     request_cache: AnswerStore | None = None,
+    chat: ChatSettings | None = None,
 ) -> list[TaskRun]:
     """Run a model over tasks and write one results file per task (:func:`genbench.evaluate` calls it per seed).
 
@@ -566,7 +586,7 @@ def run(
         model_args: The model's arguments.
         output_dir: Where results files go (``<output_dir>/<model>/<settings>/<task>.json``); None: not written.
         shots, seed, limit, max_new_tokens, cache_dir, use_cache, write_samples, bootstrap, progress,
-            request_cache: As for :func:`run_model_on_task`.
+            request_cache, chat: As for :func:`run_model_on_task`.
 
     Returns:
         One :class:`TaskRun` per task, in order; a task with subtasks gives one per subtask, then its merged one
@@ -575,12 +595,14 @@ def run(
     from genbench.task.factory import load_task
 
     runner = model if isinstance(model, ModelRunner) else load_runner(parse_model_spec(model, model_args))
+    if (chat is None or chat.template is None) and runner.unused_chat_template():
+        logger.warning(unused_template_warning(runner))
 
     def one(task_id: str) -> TaskRun:
         return run_model_on_task(
             load_one_task(task_id), runner, shots=shots, seed=seed, limit=limit, max_new_tokens=max_new_tokens,
             output_dir=output_dir, cache_dir=cache_dir, use_cache=use_cache, write_samples=write_samples,
-            bootstrap=bootstrap, progress=progress, request_cache=request_cache,
+            bootstrap=bootstrap, progress=progress, request_cache=request_cache, chat=chat,
         )  # fmt: skip
 
     runs = []

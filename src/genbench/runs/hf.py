@@ -216,6 +216,60 @@ class HFCausalLMRunner(ModelRunner):
         # (version 1 gave a prompt that starts with the BOS text a second BOS) are not reused.
         return {**super().cache_identity(), "encoding": ENCODING_VERSION}
 
+    def _own_templates(self) -> str | dict[str, str] | None:
+        """The tokenizer's chat template, or its named templates (a dict), or None."""
+        own = getattr(self.tokenizer, "chat_template", None)
+        return own if isinstance(own, (str, dict)) and own else None
+
+    def unused_chat_template(self) -> bool:
+        return self._own_templates() is not None
+
+    def chat_template_text(self, template: str) -> str | None:
+        path = Path(template).expanduser()
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+        own = self._own_templates()
+        where = f"hf:{self.spec.target}"
+        if own is None:
+            if template == "default":
+                raise ModelSpecError(
+                    f"--apply-chat-template: the tokenizer of {where} has no chat template; give a Jinja template "
+                    "file (--apply-chat-template PATH)."
+                )
+            raise ModelSpecError(
+                f"--apply-chat-template {template}: no such file, and the tokenizer of {where} has no chat template "
+                "to name; give a Jinja template file."
+            )
+        if isinstance(own, str):
+            if template == "default":
+                return own
+            raise ModelSpecError(
+                f"--apply-chat-template {template}: no such file, and the tokenizer of {where} has one chat template, "
+                "not named ones; give --apply-chat-template alone (its template) or a Jinja template file."
+            )
+        if template in own:
+            return own[template]
+        raise ModelSpecError(
+            f"--apply-chat-template {template}: the tokenizer of {where} has the chat templates "
+            f"{', '.join(sorted(own))}{'' if template == 'default' else ' and no file of that name'}; name one."
+        )
+
+    def chat_request(self, messages: list[dict[str, str]], template_text: str | None) -> str:
+        # rendered as text, then encoded as any prompt (a text that starts with the BOS text gets no second BOS):
+        # lm-evaluation-harness's HFLM.apply_chat_template, retried without the system message where the template
+        # refuses one
+        from jinja2.exceptions import TemplateError
+
+        options: dict[str, Any] = {"tokenize": False, "add_generation_prompt": True, "chat_template": template_text}
+        try:
+            text = self.tokenizer.apply_chat_template(messages, **options)
+        except TemplateError:
+            if not any(m["role"] == "system" for m in messages):
+                raise
+            logger.warning("hf:%s: the chat template refuses a system message: asked without it", self.spec.target)
+            text = self.tokenizer.apply_chat_template([m for m in messages if m["role"] != "system"], **options)
+        return str(text)
+
     def generate(self, prompts: Sequence[str], *, max_new_tokens: int, stop: str | None) -> list[str]:
         import torch
 

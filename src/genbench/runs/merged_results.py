@@ -218,6 +218,7 @@ def merged_document(
             seed=first["seed"],
             limit=first.get("limit"),
             generation=identity.get("generation"),
+            chat=identity.get("chat"),
         ),  # fmt: skip
         "genbench_version": first["genbench_version"],
         "model": first["model"],

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from genbench.runs.errors import ModelSpecError
 from genbench.runs.specs import ModelSpec
 
 
@@ -52,14 +53,37 @@ class ModelRunner:
     def __init__(self, spec: ModelSpec):
         self.spec = spec
         self.revision: str | None = None
+        self.chat: dict[str, Any] | None = None  # how prompts became conversations, when they did
 
     def cache_identity(self) -> dict[str, Any]:
         """What, besides the request itself, decides an answer: spec, revision and output-affecting arguments."""
-        return {"spec": self.spec.text, "revision": self.revision, "args": self.output_args()}
+        identity = {"spec": self.spec.text, "revision": self.revision, "args": self.output_args()}
+        if self.chat is not None:  # the template's hash, system instruction and few-shot layout (chat.record)
+            identity["chat"] = self.chat
+        return identity
 
     def output_args(self) -> dict[str, str]:
         """The model arguments that change answers (not batch size, concurrency or timeouts)."""
         return {}
+
+    def chat_template_text(self, template: str) -> str | None:
+        """The text of the chat template ``template`` names (``"default"``, a name or a file), checked; None where
+        the server applies its own. Called once before :meth:`chat_request`.
+
+        Raises:
+            ModelSpecError: this runner takes no chat templates, or not this one (the message says what fits).
+        """
+        raise ModelSpecError(
+            f"{self.spec.kind}: models take no chat template (--apply-chat-template is for hf: and openai: api=chat)."
+        )
+
+    def chat_request(self, messages: list[dict[str, str]], template_text: str | None) -> str | list[dict[str, str]]:
+        """What is asked for a conversation: its text rendered by the template, or the messages themselves."""
+        raise ModelSpecError(f"{self.spec.kind}: models take no chat template.")
+
+    def unused_chat_template(self) -> bool:
+        """Whether the model has a chat template of its own (run without it, the user is told)."""
+        return False
 
     def generate(self, prompts: Sequence[str], *, max_new_tokens: int, stop: str | None) -> list[str]:
         raise RequestUnsupported(f"{self.spec.kind}: models do not generate text")

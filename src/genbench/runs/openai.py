@@ -9,7 +9,8 @@ fails the run at once, naming the URL (its password redacted), and so does one t
 ``OPENAI_API_KEY`` (local servers accept any; ``EMPTY`` is sent when it is unset).
 
 - Generation: ``/completions`` (``api=completions``, the default) or ``/chat/completions`` (``api=chat``, the
-  prompt as one user message), greedy (``temperature=0``), stopped at the task's ``stop_string``.
+  prompt as one user message; with ``--apply-chat-template`` the system message, shots and query as messages,
+  :mod:`genbench.runs.chat`), greedy (``temperature=0``), stopped at the task's ``stop_string``.
 - Log-likelihoods (multiple choice): ``/completions`` with ``echo=true, logprobs=1``, summing the log-probabilities
   of the prompt tokens that belong to the option (by ``text_offset``). A server that refuses this or returns no
   prompt log-probabilities (and every chat API) makes multiple choice fall back to generation, recorded in the
@@ -47,6 +48,12 @@ BASE_URL_HINT = (
     "If the server answers 404 to every request, the URL is not its OpenAI API base: give the scheme, host, port and "
     "path, e.g. http://localhost:8000/v1."
 )
+
+
+def _chat_messages(prompt: str | list[dict[str, str]]) -> Any:
+    """The messages of a chat request: a conversation as it is (``--apply-chat-template``), a prompt as one user
+    message."""
+    return prompt if isinstance(prompt, list) else [{"role": "user", "content": prompt}]
 
 
 class OpenAIRunner(ModelRunner):
@@ -158,15 +165,32 @@ class OpenAIRunner(ModelRunner):
     def _map(self, function: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
         return self._map_interruptibly(function, items, self.concurrency)
 
-    def generate(self, prompts: Sequence[str], *, max_new_tokens: int, stop: str | None) -> list[str]:
+    def chat_template_text(self, template: str) -> str | None:
+        if self.api != "chat":
+            raise ModelSpecError(
+                f"--apply-chat-template with openai:{self.shown} needs --model-args api=chat: the server applies its "
+                "model's chat template to the messages of /chat/completions (/completions takes text)."
+            )
+        if template != "default":
+            raise ModelSpecError(
+                f"--apply-chat-template {template}: openai:{self.shown} applies its own chat template; give "
+                "--apply-chat-template alone (configure another template on the server, e.g. vllm serve "
+                "--chat-template FILE)."
+            )
+        return None  # the server's, whose text is not known here
+
+    def chat_request(self, messages: list[dict[str, str]], template_text: str | None) -> list[dict[str, str]]:
+        return messages
+
+    def generate(self, prompts: Sequence[Any], *, max_new_tokens: int, stop: str | None) -> list[str]:
         stops = [stop] if stop else None
 
-        def one(prompt: str) -> str:
+        def one(prompt: Any) -> str:  # a str, or a conversation's messages (api=chat)
             if self.api == "chat":
                 response = self._call(
                     lambda: self.client.chat.completions.create(
                         model=self.model,
-                        messages=[{"role": "user", "content": prompt}],
+                        messages=_chat_messages(prompt),
                         max_tokens=max_new_tokens,
                         temperature=0,
                         stop=stops,

@@ -404,11 +404,13 @@ def run_identity(
     seed: int,
     limit: int | None,
     generation: Mapping[str, Any] | None,
+    chat: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """What a results file is the result of, with ``key``: a short digest of all of it.
 
     Two results files with the same key are results of the same run (the same model spec, arguments and revision, the
-    same task version, shots, seed, limit and generation settings).
+    same task version, shots, seed, limit and generation settings, and the same chat template, system instruction
+    and few-shot layout: ``chat``, present only for a run that applied them, so that other runs keep their keys).
 
     >>> identity = run_identity({"spec": "hf:gpt2", "revision": None}, "t", "0" * 64, shots=[0], seed=1, limit=None,
     ...                         generation={"max_new_tokens": 128})
@@ -426,12 +428,15 @@ def run_identity(
         "limit": limit,
         "generation": dict(generation) if generation is not None else None,
     }
+    if chat is not None:
+        fields["chat"] = dict(chat)
     return {"key": canonical_sha256(fields)[:12], **fields}
 
 
 def settings_folder(identity: Mapping[str, Any]) -> str:
     """The folder of a run's settings: ``seed-42.shots-0-5``, plus ``.limit-N`` and ``.max-new-tokens-N`` when set
-    (the latter when not the default, 128); ``unprompted`` in place of the shots of an unprompted evaluation.
+    (the latter when not the default, 128), and ``.chat-HASH`` for a run with a chat template or system
+    instruction; ``unprompted`` in place of the shots of an unprompted evaluation.
 
     >>> settings_folder({"seed": 42, "shots": [0, 5], "limit": 30, "generation": {"max_new_tokens": 64}})
     'seed-42.shots-0-5.limit-30.max-new-tokens-64'
@@ -446,6 +451,8 @@ def settings_folder(identity: Mapping[str, Any]) -> str:
     generation = identity.get("generation") or {}
     if generation.get("max_new_tokens", DEFAULT_MAX_NEW_TOKENS) != DEFAULT_MAX_NEW_TOKENS:
         parts.append(f"max-new-tokens-{generation['max_new_tokens']}")
+    if identity.get("chat"):  # a run with a chat template or system instruction beside the plain one, not over it
+        parts.append(f"chat-{canonical_sha256(identity['chat'])[:8]}")
     return ".".join(parts)
 
 

@@ -106,6 +106,20 @@ class TaskRecord(_Record):
     fingerprint: Fingerprint
 
 
+class ChatRecord(_Record):
+    """How a run's prompts became conversations (:mod:`genbench.runs.chat`)."""
+
+    template: str | None = Field(
+        description="'default' (the tokenizer's or server's own), a named template of the tokenizer or a template "
+        "file's path; null: none (a system instruction only)"
+    )
+    template_sha256: Sha256 | None = Field(
+        description="sha256 of the template's text; null without a template or where the server applies its own"
+    )
+    system_instruction: str | None
+    fewshot_as_multiturn: bool = Field(description="shots as user/assistant turns (true) or in the one user turn")
+
+
 class RunIdentity(_Record):
     """What this file is the result of; key is a short digest of the other fields. Files written before run
     identities lack it."""
@@ -121,6 +135,10 @@ class RunIdentity(_Record):
     limit: Annotated[int, Field(ge=1)] | None
     generation: dict[str, Any] | None = Field(
         description="generation settings of a model run (max_new_tokens, decoding); null for predictions and baselines"
+    )
+    chat: ChatRecord | None = omittable(
+        "how prompts became conversations (run --apply-chat-template, --system-instruction, --fewshot-as-multiturn); "
+        "absent for plain prompts"
     )
 
 

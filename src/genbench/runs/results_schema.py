@@ -25,8 +25,8 @@ SCHEMA_ID = "https://genbench.org/schemas/results-1.json"
 SCHEMA_COMMENT = (
     "Schema version policy: a new optional field keeps schema_version (files written before it stay valid); a change "
     "that makes a valid file invalid or changes what a field means raises it. Optional since version 1: "
-    "task.metric_directions (value 'zero' too), run_identity, merged_from, evaluation.bootstrap_pairing, ci_method "
-    "bootstrap_merged."
+    "task.metric_directions (value 'zero' too), run_identity, run_identity.chat, merged_from, "
+    "evaluation.bootstrap_pairing, ci_method bootstrap_merged."
 )
 
 

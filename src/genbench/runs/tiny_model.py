@@ -7,6 +7,9 @@ run the very same files. See docs/running_models.md.
 - ``tiny``: 2 layers, width 32, no BOS token (its vocabulary holds ``<s>`` all the same, at id 3: the ids, and so
   the random weights, are those of ``tiny-bos``);
 - ``tiny-bos``: the same weights, and a tokenizer that starts every encoding with ``<s>`` (as Llama's does);
+- ``tiny-chat``: ``tiny-bos`` with the words of a chat template's role markers and that template
+  (:data:`CHAT_TEMPLATE`): an instruction-tuned model to try chat templates with (the chat-template parity
+  test's);
 - ``gpt2-small``: GPT-2 small's shape (12 layers, width 768, 1024 positions, 50,257 vocabulary entries: 124M
   parameters); the vocabulary is the words and symbols below, padded with filler words ``w00090`` ... so that
   every id the model can generate decodes to a word.
@@ -77,9 +80,26 @@ WORDS = [
     "have",
 ]
 SYMBOLS = list("0123456789+-=:?.,!()[]'\"*/")
+# a chat template as instruction-tuned models have (Zephyr's layout, without the newline after the assistant's header,
+# after which the random weights generate only newlines): it starts with the BOS text, so the rendered prompt must get
+# no second BOS, and the answer follows the assistant's header
+CHAT_TEMPLATE = (
+    "{{ bos_token }}{% for message in messages %}<|{{ message['role'] }}|>\n{{ message['content'] }}<|end|>\n"
+    "{% endfor %}{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+CHAT_WORDS = ["<", "|", ">", "system", "user", "assistant", "end"]
 SHAPES: dict[str, dict[str, Any]] = {
     "tiny": {"n_positions": 256, "n_embd": 32, "n_layer": 2, "n_head": 2, "vocab_size": None, "bos": False},
     "tiny-bos": {"n_positions": 256, "n_embd": 32, "n_layer": 2, "n_head": 2, "vocab_size": None, "bos": True},
+    "tiny-chat": {
+        "n_positions": 256,
+        "n_embd": 32,
+        "n_layer": 2,
+        "n_head": 2,
+        "vocab_size": None,
+        "bos": True,
+        "chat": True,
+    },  # fmt: skip
     "gpt2-small": {"n_positions": 1024, "n_embd": 768, "n_layer": 12, "n_head": 12, "vocab_size": 50257, "bos": False},
 }
 
@@ -101,6 +121,8 @@ def build_model(name: str, path: Path, seed: int = 0) -> Path:
 
     shape = SHAPES[name]
     tokens = ["[UNK]", "[PAD]", "<|endoftext|>", "<s>", "\n", *SYMBOLS, *WORDS]
+    if shape.get("chat"):
+        tokens += CHAT_WORDS
     if shape["vocab_size"]:
         tokens += [f"w{i:05d}" for i in range(len(tokens), shape["vocab_size"])]
     vocab = {token: i for i, token in enumerate(tokens)}
@@ -118,6 +140,8 @@ def build_model(name: str, path: Path, seed: int = 0) -> Path:
         )
         special["bos_token"] = "<s>"
     fast = PreTrainedTokenizerFast(tokenizer_object=tokenizer, **special)
+    if shape.get("chat"):
+        fast.chat_template = CHAT_TEMPLATE
     torch.manual_seed(seed)
     config = GPT2Config(
         vocab_size=len(vocab),
