@@ -25,7 +25,9 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _CODE_SPAN = re.compile(r"`([^`\n]*genbench-cli[^`\n]*)`")
 _JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}")
 # Shell separators between commands of one line; a command is the part that starts with genbench-cli.
-_SEPARATORS = re.compile(r"&&|\|\||;|\|")
+_SEPARATORS = re.compile(r"&&|\|\||;|\||(?<![>&])&")
+# Shell arithmetic (`--shard $((i + 1))/4`) stands for a number.
+_ARITHMETIC = re.compile(r"\$\(\([^)]*\)\)")
 # A value to fill in: `--shots N`, `--model SPEC`.
 _PLACEHOLDER = re.compile(r"[A-Z][A-Z_]*")
 
@@ -39,7 +41,7 @@ class DocumentedCommand:
 
 
 def _commands_in_line(where: str, line: str) -> Iterator[DocumentedCommand]:
-    line = html.unescape(_JINJA.sub("my_task", line))
+    line = _ARITHMETIC.sub("1", html.unescape(_JINJA.sub("my_task", line)))
     for segment in _SEPARATORS.split(line):
         segment = segment.strip().removeprefix("$ ").strip()
         found = re.search(r"(?<!\S)genbench-cli(?!\S)", segment)

@@ -411,6 +411,8 @@ class RunOptions(TypedDict, total=False):
     write_samples: bool
     bootstrap: BootstrapSettings | None
     progress: bool | ProgressFactory
+    request_cache: AnswerStore | None
+    chat: ChatSettings | None
 
 
 def run_model_on_task(
