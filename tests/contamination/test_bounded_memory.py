@@ -245,7 +245,7 @@ def test_a_table_of_an_older_hash_version_is_rebuilt(tmp_path: Path, write_jsonl
     train = write_jsonl(tmp_path / "train.jsonl", [{"text": "one two three four"}, {"text": "two three four five"}])
     tests = [TestSet.from_texts("t", ["one two three", "three four five"])]
     options = {"text_field": "text", "index_dir": tmp_path / "idx"}
-    build_index(str(train), **options)
+    build_index(str(train), ngram_sizes=[2], **options)
     first = search(str(train), test_sets=tests, ngram_size=2, index_dir=options["index_dir"])
     (folder,) = (tmp_path / "idx").glob("*.text/tables/ngram-2")
     meta = json.loads((folder / "meta.json").read_text())
@@ -315,6 +315,7 @@ def test_a_table_build_that_stops_leaves_nothing_and_is_redone(tmp_path: Path, m
     train = write_jsonl(tmp_path / "train.jsonl", rows)
     tests = [TestSet.from_texts("t", ["w1 w1 w1 w1", "w0 w0 w0"])]
     build_index(str(train), text_field="text", index_dir=tmp_path / "idx")
+    search(str(train), test_sets=tests, ngram_size=2, index_dir=tmp_path / "idx")  # the first reads the tokens
     original_add = ngram_table._TableWriter.add
 
     def stop(self, keys, units):

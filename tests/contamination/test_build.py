@@ -115,12 +115,16 @@ def test_a_partial_build_with_other_settings_starts_over(chat_file: Path, tmp_pa
     assert manifest["units_from"]["query_filter"] == "role:assistant"
 
 
-def test_ngram_tables_are_built_once_and_kept(chat_file: Path, tmp_path: Path):
+def test_ngram_tables_are_built_by_the_second_search_of_a_size_and_kept(chat_file: Path, tmp_path: Path):
     build_index(str(chat_file), index_dir=tmp_path / "idx")
     test_set = TestSet.from_texts("q", ["what is 3 plus 3", "nothing here"])
     report = search(str(chat_file), test_sets=[test_set], ngram_size=3, index_dir=tmp_path / "idx")
     assert [i.raw_score for i in report.results[0].instances] == [1.0, 0.0]
     table = tmp_path / "idx" / report.results[0].index / "tables" / "ngram-3"
+    assert not table.exists()  # the first search of a size reads the tokens; it builds no table
+    assert report.manifests[report.results[0].index]["ngram_scans"] == [3]
+    again = search(str(chat_file), test_sets=[test_set], ngram_size=3, index_dir=tmp_path / "idx")
+    assert [i.raw_score for i in again.results[0].instances] == [1.0, 0.0]
     stamp = (table / "keys.npy").stat().st_mtime_ns
     search(str(chat_file), test_sets=[test_set], ngram_size=3, index_dir=tmp_path / "idx")
     assert (table / "keys.npy").stat().st_mtime_ns == stamp

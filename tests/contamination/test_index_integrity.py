@@ -68,6 +68,23 @@ def test_damaged_file_is_an_error_naming_it_and_the_rebuild_command(tmp_path: Pa
     assert f"genbench-cli contamination index --dataset {train}" in message and "--rebuild" in message
 
 
+def test_first_search_of_a_size_checks_the_token_files_it_reads_whole(tmp_path: Path, write_jsonl, chat, monkeypatch):
+    """The first search of an n-gram size reads tokens.npy and offsets.npy whole (no table yet): it checks their
+    checksums on the way, without --verify, even where opening checks a large file's size only."""
+    monkeypatch.setattr("genbench.contamination.embedded.integrity.CHEAP_VERIFY_BYTES", 0)  # every file is "large"
+    rows = [chat(f"filler question number {i} about nothing") for i in range(200)] + [chat(QUESTION)]
+    train = write_jsonl(tmp_path / "train.jsonl", rows)
+    (manifest,) = build_index(str(train), index_dir=tmp_path / "idx")
+    path = tmp_path / "idx" / manifest["name"] / "tokens.npy"
+    data = bytearray(path.read_bytes())
+    data[-4] ^= 1  # the last token's id, one off: still a token of the vocabulary, the size unchanged
+    path.write_bytes(bytes(data))
+    with pytest.raises(DamagedIndexError) as error:
+        _search(train, tmp_path)
+    assert str(path) in str(error.value) and "checksum" in str(error.value) and "--rebuild" in str(error.value)
+    assert not (tmp_path / "idx" / manifest["name"] / "tables").exists()
+
+
 def test_vocab_cut_short_does_not_report_clean_through_the_cli(tmp_path: Path, write_jsonl, chat):
     """The reproducer of issue 20: a vocab.txt cut short gave a clean report and kept the contaminated row."""
     train, folder, _ = _build(tmp_path, write_jsonl, chat)

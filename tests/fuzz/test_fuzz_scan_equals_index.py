@@ -29,10 +29,11 @@ def _outcome(action: Any) -> tuple[Any, ...]:
         OUTCOMES["error"] += 1
         return ("error", type(exc).__name__, str(exc))
     OUTCOMES["ok"] += 1
-    return (
-        "ok",
-        [(r.score, [i.raw_score for i in r.instances], r.matched_rows.tolist()) for r in report.results],
-    )
+    return ("ok", _scores(report))
+
+
+def _scores(report: Any) -> list[tuple[Any, ...]]:
+    return [(r.score, [i.raw_score for i in r.instances], r.matched_rows.tolist()) for r in report.results]
 
 
 @FUZZ
@@ -48,7 +49,10 @@ def test_scan_and_index_read_the_same_rows_and_refuse_the_same_files(data: st.Da
 
         def index_and_search() -> Any:
             build_index(str(train), text_field=text_field, index_dir=Path(folder) / "idx", shard_rows=2)
-            return search(str(train), test_sets=TESTS, index_dir=Path(folder) / "idx", **options)
+            first = search(str(train), test_sets=TESTS, index_dir=Path(folder) / "idx", **options)  # token file
+            second = search(str(train), test_sets=TESTS, index_dir=Path(folder) / "idx", **options)  # n-gram table
+            assert _scores(first) == _scores(second)
+            return second
 
         indexed = _outcome(index_and_search)
         scanned = _outcome(lambda: scan(str(train), test_sets=TESTS, text_field=text_field, **options))

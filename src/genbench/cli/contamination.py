@@ -365,7 +365,7 @@ def contamination() -> None:
     "ngram_size",
     type=POSITIVE_INT,
     multiple=True,
-    help="Also build the n-gram table of this size now (otherwise the first search of that size does).",
+    help="Also build the n-gram table of this size now (otherwise the second search of that size does).",
 )
 @_option("rebuild", is_flag=True, help="Build again even if an up-to-date index exists.")
 @_index_dir_option

@@ -215,7 +215,18 @@ class WindowLookup:
             ends = ends[(ends >= first[:-1]) & (ends < len(passes))]
             passes[ends] = False
         candidates = np.flatnonzero(passes)
-        found = hashes[candidates]
+        return self.match_at(block, candidates, hashes[candidates], verify_long)
+
+    def match_at(
+        self,
+        block: TokenKeys,
+        candidates: np.ndarray,
+        found: np.ndarray,
+        verify_long: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+    ) -> WindowMatches:
+        """The test windows occurring at the block positions ``candidates`` (windows inside their units), whose
+        hashes are ``found``: as :meth:`match`, for a caller that ruled the other positions out itself."""
+        size = self.size
         lo = np.searchsorted(self.hashes, found, side="left")
         hi = np.searchsorted(self.hashes, found, side="right")
         hit = hi > lo
@@ -226,7 +237,7 @@ class WindowLookup:
         gram = np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(lo - (np.cumsum(counts) - counts), counts)
         equal = np.ones(len(position), dtype=bool)
         for offset in range(size):
-            equal &= block.keys[position + offset] == self.grams[gram, offset]
+            equal &= block.keys[position + offset].astype(np.uint64, copy=False) == self.grams[gram, offset]
         position, gram = position[equal], gram[equal]
         if verify_long is not None and len(position):
             long = self.long[gram].copy()

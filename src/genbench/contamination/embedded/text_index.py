@@ -31,9 +31,11 @@ from genbench.contamination.embedded.leftovers import build_lock, remove_stale_t
 from genbench.contamination.embedded.ngram_table import NgramTable, build_table, table_dir
 from genbench.contamination.embedded.npy_file import NpyFile, npy_header
 from genbench.contamination.embedded.store import write_manifest
+from genbench.contamination.embedded.token_scan import IdWindows, id_query, token_blocks
 from genbench.contamination.embedded.tokens import UNKNOWN, Vocabulary
 from genbench.contamination.errors import DamagedIndexError
 from genbench.contamination.match_scores import PairScores, exact_pair_scores, ngram_pair_scores, top_per_instance
+from genbench.contamination.scan_windows import WindowLookup
 from genbench.contamination.testsets import TestSet
 from genbench.contamination.training_data import UnitBatch
 from genbench.core.errors import GenBenchError
@@ -332,6 +334,9 @@ class TextIndex(Index):
     def _search(self, test_set: TestSet, mode: SearchMode, top_k: int, progress: bool) -> SearchResult:
         n_fields = len(test_set.fields)
         matched = np.zeros(self.units_count, dtype=bool) if mode.can_decontaminate else None
+        if mode.kind == "ngram" and self._first_search_of(mode.ngram_size):
+            scanned = self._scan_tokens(test_set, mode, top_k, matched, progress)
+            return SearchResult(self.name, self.source, test_set.name, mode, scanned, *self._matched(matched))
         instances: list[InstanceResult] = []
         starts = range(0, len(test_set), INSTANCES_PER_BATCH)
         for first in progress_iter(starts, desc=f"{test_set.name} in {self.name}", unit="batch", enabled=progress):
@@ -341,6 +346,59 @@ class TextIndex(Index):
             instances.extend(self._results(test_set, first, len(rows), batch, best, mode))
         return SearchResult(self.name, self.source, test_set.name, mode, instances, *self._matched(matched))
 
+    def _first_search_of(self, n: int | None) -> bool:
+        """Whether a search of ``n``-grams is the first of its size here: none recorded, and no table (a table
+        folder that is there, usable or not, was asked for: it is used, or built again)."""
+        if n is None or n in self.manifest.get("ngram_scans", []) or n in self._tables:
+            return False
+        return not table_dir(self.path, n).exists()
+
+    def _scan_tokens(
+        self, test_set: TestSet, mode: SearchMode, top_k: int, matched: np.ndarray | None, progress: bool
+    ) -> list[InstanceResult]:
+        """The first search of an n-gram size: the token file read once past every batch's windows, no table built
+        (see :mod:`.token_scan`); the manifest records the size, so that the next search of it builds the table."""
+        assert mode.ngram_size is not None
+        n, n_fields = mode.ngram_size, len(test_set.fields)
+        firsts = list(range(0, len(test_set), INSTANCES_PER_BATCH))
+        batches = [
+            self._encode([t for row in test_set.rows[f : f + INSTANCES_PER_BATCH] for t in row]) for f in firsts
+        ]
+        lookups = [
+            IdWindows(
+                WindowLookup(
+                    id_query(b.ids, b.starts, b.lengths), np.arange(len(b.lengths)), n, hash_bits=self.hash_bits
+                )
+            )
+            for b in batches
+        ]
+        parts: list[list[PairScores]] = [[] for _ in batches]
+        blocks = token_blocks(self.path, self.manifest.get("files"), self.rebuild_hint)
+        if progress:
+            from tqdm.auto import tqdm
+
+            blocks = tqdm(blocks, desc=f"{test_set.name} in {self.name}", unit="block")
+        for first_unit, block in blocks:
+            for batch, lookup, kept in zip(batches, lookups, parts, strict=True):
+                found = lookup.match(block)
+                if not len(found.position):
+                    continue
+                units = first_unit + np.searchsorted(block.first, found.position, side="right") - 1
+                pairs = ngram_pair_scores(
+                    found.query_field, units, found.start, n=n, field_lengths=batch.lengths, n_fields=n_fields
+                )
+                _mark_matched(matched, pairs, mode)
+                kept.append(top_per_instance(pairs, top_k))
+        self.manifest = write_manifest(
+            self.path, {**self.manifest, "ngram_scans": sorted({*self.manifest.get("ngram_scans", []), n})}
+        )
+        instances: list[InstanceResult] = []
+        for first, batch, kept in zip(firsts, batches, parts, strict=True):
+            best = top_per_instance(PairScores.concat(kept, n_fields), top_k)
+            count = min(INSTANCES_PER_BATCH, len(test_set) - first)
+            instances.extend(self._results(test_set, first, count, batch, best, mode))
+        return instances
+
     def _search_batch(
         self, batch: _EncodedBatch, n_fields: int, mode: SearchMode, top_k: int, matched: np.ndarray | None
     ) -> PairScores:
@@ -348,9 +406,7 @@ class TextIndex(Index):
         parts: list[PairScores] = []
 
         def keep(pairs: PairScores) -> None:
-            if matched is not None:
-                hit = pairs.score > mode.threshold if mode.threshold is not None else pairs.score > 0
-                matched[pairs.unit[hit]] = True
+            _mark_matched(matched, pairs, mode)
             parts.append(top_per_instance(pairs, top_k))
 
         score: Callable[[np.ndarray, np.ndarray, np.ndarray], PairScores]
@@ -425,6 +481,13 @@ class TextIndex(Index):
             return None, None
         units = np.flatnonzero(matched)
         return units, np.unique(self.original_ids.take(units))
+
+
+def _mark_matched(matched: np.ndarray | None, pairs: PairScores, mode: SearchMode) -> None:
+    """Flag the units of the pairs that match (above the threshold, or any match without one) in ``matched``."""
+    if matched is not None:
+        hit = pairs.score > mode.threshold if mode.threshold is not None else pairs.score > 0
+        matched[pairs.unit[hit]] = True
 
 
 def _plus_one(count: Any) -> int | None:

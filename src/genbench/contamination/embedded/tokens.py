@@ -170,9 +170,10 @@ class Vocabulary:
 
         short = np.flatnonzero(lengths <= 8)
         if len(short):
-            # The 8 bytes at each token start, as one little-endian word, cut to the token's length.
-            windows = np.lib.stride_tricks.as_strided(raw, shape=(len(raw) - 7, 8), strides=(1, 1))
-            keys = np.ascontiguousarray(windows[starts[short]]).view("<u8").ravel()
+            # The 8 bytes at each token start, as one little-endian word (every byte offset viewed as the start of an
+            # unaligned uint64, no copy), cut to the token's length.
+            words = np.ndarray(shape=(len(raw) - 7,), dtype="<u8", buffer=raw, strides=(1,))
+            keys = words[starts[short]]
             keys &= _KEY_MASKS[lengths[short]]
             codes, uniques = _factorize(keys)
             unique_ids = self._packed_lookup(uniques, grow)
