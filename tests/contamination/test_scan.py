@@ -217,7 +217,7 @@ def test_scan_errors_are_the_index_builds(tmp_path):
         assert str(scanning.value) == str(indexing.value)
     with pytest.raises(ContaminationError, match="top_k"):
         scan(str(no_field), test_sets=tests, top_k=0)
-    with pytest.raises(ContaminationError, match="match_threshold"):
+    with pytest.raises(ContaminationError, match="match-threshold"):
         scan(str(no_field), test_sets=tests, ngram_size=2, match_threshold=2.0)
 
 

@@ -8,8 +8,6 @@ line alone: a parser may read the lines of a file in parallel, so strings and de
 
 from __future__ import annotations
 
-import numpy as np
-
 from genbench.core import json_depth
 
 ARROW_NESTING_LIMIT = 4096
@@ -39,6 +37,8 @@ def nests_deeper_than(data: bytes, limit: int = ARROW_NESTING_LIMIT) -> bool:
     """
     if len(data) <= limit:
         return False
+    import numpy as np  # here: the data layer loads no numpy until data is read
+
     # The long lines found on the bytes with numpy (no Python object per line: several times faster than
     # bytes.split on ordinary text, where no line is that long), then counted one by one.
     newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n"))

@@ -20,7 +20,8 @@ PACKAGE_TASKS_DIR = Path(__file__).resolve().parents[1] / "tasks"
 def is_registry_copy(path: Path) -> bool:
     """Whether ``path`` is the ``tasks/`` package of a genbench copy (a checkout's ``src/genbench/tasks``).
 
-    >>> is_registry_copy(PACKAGE_TASKS_DIR), is_registry_copy(Path("/tmp"))
+    >>> import genbench
+    >>> is_registry_copy(Path(genbench.__file__).parent / "tasks"), is_registry_copy(Path("/tmp"))
     (True, False)
     """
     return (

@@ -374,11 +374,8 @@ class TextIndex(Index):
         ]
         parts: list[list[PairScores]] = [[] for _ in batches]
         blocks = token_blocks(self.path, self.manifest.get("files"), self.rebuild_hint)
-        if progress:
-            from tqdm.auto import tqdm
-
-            blocks = tqdm(blocks, desc=f"{test_set.name} in {self.name}", unit="block")
-        for first_unit, block in blocks:
+        for first_unit, block in progress_iter(blocks, desc=f"{test_set.name} in {self.name}", unit="block",
+                                               enabled=progress):  # fmt: skip
             for batch, lookup, kept in zip(batches, lookups, parts, strict=True):
                 found = lookup.match(block)
                 if not len(found.position):
