@@ -11,6 +11,7 @@ models: 404); ``refuse_key = True`` answers every ``GET`` 401 (a wrong API key).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import subprocess
@@ -18,8 +19,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.loopback import LoopbackServer, QuietHandler
 
 
 def fake_token_logprobs(text: str) -> tuple[list[str], list[int], list[float | None]]:
@@ -59,24 +61,12 @@ class FakeServer:
         self.lock = threading.Lock()
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def _send(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-                data = json.dumps(body).encode()
                 with server.lock:
                     server.statuses.append(status)
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    for key, value in (headers or {}).items():
-                        self.send_header(key, value)
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
-                    pass
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
+                    self.send_json(status, body, headers)
 
             def _not_found(self) -> None:
                 self._send(404, {"detail": "Not Found"})  # what FastAPI servers (vLLM) answer
@@ -128,9 +118,8 @@ class FakeServer:
                           "choices": [choice]}  # fmt: skip
                 self._send(200, server.mutate(answer) if server.mutate else answer)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.loopback = LoopbackServer(Handler)
+        self.url = f"{self.loopback.url}/v1"
 
     def generation_requests(self) -> list[dict[str, Any]]:
         return [r for r in self.requests if not r.get("echo")]
@@ -147,11 +136,5 @@ class FakeServer:
 @contextmanager
 def fake_openai_server(**options: Any) -> Iterator[FakeServer]:
     server = FakeServer(**options)
-    thread = threading.Thread(target=server.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
+    with server.loopback:
         yield server
-    finally:
-        server.httpd.shutdown()
-        server.httpd.server_close()
-        thread.join(timeout=5)
