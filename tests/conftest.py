@@ -29,6 +29,7 @@ os.environ.update(
 )
 os.environ.pop("GENBENCH_TASKS_PATH", None)
 
+from tests.heavy_imports import pytest_make_collect_report  # noqa: E402, F401 - a hook (see the module)
 from tests.skip_summary import pytest_terminal_summary  # noqa: E402, F401 - the one-line skip summary
 from tests.task_roots import PACKAGE_TASKS_DIR, TaskRoots, registered_task_roots  # noqa: E402 - after the env is set
 

@@ -318,8 +318,8 @@ def test_a_broken_contract_fails(tmp_path: Path, module: str, line: str, contrac
 # numeric cores: prompting, metrics' and reranking's kernels, contamination, runs' scoring), pydantic (the config
 # package: pydantic itself plus building its ~240 model classes, `import genbench.config` 140-160 ms against ~20 ms for
 # genbench.core) and pytest (genbench.review.plugin, genbench.review.task_suite). The others are imported inside
-# functions only. What must stay free of them: `import genbench` (tests/test_loading.py), `genbench-cli --help`
-# (below), and the registry's listing as far as it goes (benchmarks/registry.py: list-tasks warm < 0.2 s).
+# functions only. What must stay free of them: `import genbench` (tests/registry/test_loading.py), `genbench-cli
+# --help` (below), and the registry's listing as far as it goes (benchmarks/registry.py: list-tasks warm < 0.2 s).
 HEAVY_LIBRARIES = frozenset(
     {
         "cookiecutter",

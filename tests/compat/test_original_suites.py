@@ -43,11 +43,13 @@ def registry_task_ids() -> list[str]:
     shipped = set(shipped_task_ids())
     ids = []
     for record in task_records():
-        if record["id"] not in shipped:
+        if record["id"] not in shipped or record["error"] is not None:
             continue
-        candidates = [f"{record['id']}:{s}" for s in record["subtasks"]] if record["subtasks"] else [record["id"]]
-        for task_id in candidates:
-            if record["error"] is None and load_config(task_id).task_type.value in ORIGINAL_TASK_TYPES:
+        if not record["subtasks"]:  # the listing gives a task's type; a subtask's is in its own config
+            ids += [record["id"]] if record["type"] in ORIGINAL_TASK_TYPES else []
+            continue
+        for task_id in (f"{record['id']}:{s}" for s in record["subtasks"]):
+            if load_config(task_id).task_type.value in ORIGINAL_TASK_TYPES:
                 ids.append(task_id)
     return ids
 

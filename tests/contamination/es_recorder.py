@@ -8,11 +8,11 @@ it reads answers (paging, ``(1 + cos) / 2`` scores, refused documents, error sta
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
+
+from tests.loopback import LoopbackServer, QuietHandler
 
 
 @dataclass
@@ -47,21 +47,12 @@ def _parse(raw: bytes) -> Any:
         return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def _handler(recorder: Recorder) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
+def _handler(recorder: Recorder) -> type[QuietHandler]:
+    class Handler(QuietHandler):
         timeout = 10
 
-        def log_message(self, *args: Any) -> None:
-            pass
-
         def _answer(self, status: int, body: Any) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("x-elastic-product", recorder.product)
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            self.send_json(status, body, {"x-elastic-product": recorder.product})
 
         def _handle(self) -> None:
             length = int(self.headers.get("content-length") or 0)
@@ -142,16 +133,12 @@ class RecorderServer:
 
     def __init__(self) -> None:
         self.recorder = Recorder()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self.recorder))
-        self.server.timeout = 10
-        self.recorder.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self.loopback = LoopbackServer(_handler(self.recorder))
+        self.recorder.url = self.loopback.url
 
     def __enter__(self) -> Recorder:
-        self.thread.start()
+        self.loopback.start()
         return self.recorder
 
     def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=10)
+        self.loopback.stop()

@@ -16,11 +16,12 @@ from genbench.contamination.es.mappings import index_name
 from genbench.contamination.training_data import UnitSpec, load_training_dataset
 
 from .es_recorder import RecorderServer
-from .es_support import osmem_client
 
 
 @pytest.fixture
 def osmem_backend(osmem: Any, request: pytest.FixtureRequest) -> ElasticsearchBackend:
+    from .es_support import osmem_client  # imports elastic_transport: not at collection
+
     clone = osmem.clone()
     request.addfinalizer(clone.close)
     return ElasticsearchBackend(client=osmem_client(clone.url))

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import contextlib
-import threading
 import time
 import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-_PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
+from tests.loopback import LoopbackServer, QuietHandler, drop_proxies
 
 
 @pytest.fixture(autouse=True)
@@ -38,8 +36,7 @@ class FakeServer:
     faults: dict[str, str] = field(default_factory=dict)
     requests: list[str] = field(default_factory=list)
     base_url: str = ""
-    _httpd: ThreadingHTTPServer | None = None
-    _thread: threading.Thread | None = None
+    _loopback: LoopbackServer | None = None
 
     def url(self, path: str) -> str:
         return f"{self.base_url}/{path.lstrip('/')}"
@@ -50,14 +47,12 @@ class FakeServer:
         return self.url(path)
 
     def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._thread.join(timeout=5)
-            self._httpd = None
+        """Shut the server down (a server that went away); the fixture does it at the end anyway."""
+        if self._loopback is not None:
+            self._loopback.stop()
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(QuietHandler):
     server_version = "FakeServer/1"
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
@@ -88,9 +83,6 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:  # keep the test output clean
-        pass
 
 
 def _chunked_cut(handler: _Handler, body: bytes) -> None:
@@ -169,17 +161,9 @@ _STREAMING_FAULTS = {
 @pytest.fixture
 def http_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeServer]:
     """A threaded HTTP server on 127.0.0.1 (random port); only loopback, so the tests stay offline."""
-    for variable in _PROXY_VARIABLES:  # a proxy would intercept loopback requests
-        monkeypatch.delenv(variable, raising=False)
+    drop_proxies(monkeypatch)
     state = FakeServer()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    httpd.daemon_threads = True
-    httpd.state = state  # type: ignore[attr-defined]
-    state.base_url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    state._httpd = httpd
-    state._thread = threading.Thread(
-        target=httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-http-server", daemon=True
-    )
-    state._thread.start()
-    yield state
-    state.stop()
+    with LoopbackServer(_Handler, poll_interval=0.02) as server:
+        server.httpd.state = state  # type: ignore[attr-defined]
+        state.base_url, state._loopback = server.url, server
+        yield state

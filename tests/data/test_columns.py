@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from datasets import Dataset
-
 from genbench.core.vocabulary import TaskType
 from genbench.data.columns import INDEX_COLUMN, apply_field_mapping, with_index_column
 
 
 def test_derived_datasets_get_deterministic_fingerprints_that_name_the_step():
+    from datasets import Dataset
+
     parent = Dataset.from_dict({"sentence": ["a", "b"], "label": ["x", "y"]})
     mapping = {"input": "sentence", "target": "label"}
     first = apply_field_mapping(parent, mapping, TaskType.FREE_FORM, split="test")

@@ -10,15 +10,17 @@ import pytest
 from genbench import Task, TaskConfig, load_task
 from genbench.core.errors import ConfigError, PreparationError
 from genbench.display.summary import config_summary, example_prompts, light_splits, split_sizes
-from genbench.task.task_dict import TaskDict
+from genbench.registry.listing import task_records
 from tests.shipped_tasks import shipped_task_ids
 
 
 def _leaf_task_ids() -> list[str]:
+    """The shipped tasks, a TaskDict as its subtasks (``id:sub``), from the registry listing (one batch of configs)."""
+    shipped = set(shipped_task_ids())
     leaves = []
-    for task_id in shipped_task_ids():
-        task = load_task(task_id)
-        leaves += [sub.task_id for sub in task.values()] if isinstance(task, TaskDict) else [task_id]
+    for record in task_records():
+        if record["id"] in shipped:
+            leaves += [f"{record['id']}:{sub}" for sub in record["subtasks"]] or [record["id"]]
     return leaves
 
 

@@ -1,4 +1,7 @@
-"""Classification built-ins against scikit-learn, and the hand-checked examples of the evaluate metric cards."""
+"""Classification built-ins against scikit-learn, and the hand-checked examples of the evaluate metric cards.
+
+scikit-learn comes from the ``skm`` fixture, not a top-level import: importing it slows down the suite's collection.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +11,18 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn import metrics as skm
 
 from genbench.metrics.builtin.classification import accuracy, f1, matthews_correlation, precision, recall
 
 SEEDS = [0, 1, 2, 3, 4]
+
+
+@pytest.fixture(scope="module")
+def skm():
+    """``sklearn.metrics``, the reference."""
+    from sklearn import metrics
+
+    return metrics
 
 
 def _random_labels(seed: int, n_classes: int, size: int = 60) -> tuple[list[int], list[int], list[float]]:
@@ -89,7 +99,7 @@ def test_matthews_hand_cases():
 
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("n_classes", [2, 3, 5])
-def test_accuracy_and_matthews_parity(seed, n_classes):
+def test_accuracy_and_matthews_parity(skm, seed, n_classes):
     preds, refs, weights = _random_labels(seed, n_classes)
     assert accuracy(preds, refs)["accuracy"] == skm.accuracy_score(refs, preds)
     assert accuracy(preds, refs, normalize=False)["accuracy"] == skm.accuracy_score(refs, preds, normalize=False)
@@ -102,17 +112,15 @@ def test_accuracy_and_matthews_parity(seed, n_classes):
     )
 
 
-SET_WISE = [
-    (f1, "f1", skm.f1_score),
-    (precision, "precision", skm.precision_score),
-    (recall, "recall", skm.recall_score),
-]
+SET_WISE = [(f1, "f1", "f1_score"), (precision, "precision", "precision_score"), (recall, "recall", "recall_score")]
+"""genbench's metric, its result key and the name of its scikit-learn reference in ``sklearn.metrics``."""
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize(("metric", "key", "reference_fn"), SET_WISE)
+@pytest.mark.parametrize(("metric", "key", "reference"), SET_WISE)
 @pytest.mark.parametrize("average", ["micro", "macro", "weighted", None])
-def test_set_wise_parity_multiclass(seed, metric, key, reference_fn, average):
+def test_set_wise_parity_multiclass(skm, seed, metric, key, reference, average):
+    reference_fn = getattr(skm, reference)
     preds, refs, weights = _random_labels(seed, 4)
     for kwargs in ({}, {"sample_weight": weights}, {"labels": [3, 1, 0]}, {"zero_division": 0}):
         ours = metric(preds, refs, average=average, **kwargs)[key]
@@ -122,8 +130,9 @@ def test_set_wise_parity_multiclass(seed, metric, key, reference_fn, average):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize(("metric", "key", "reference_fn"), SET_WISE)
-def test_set_wise_parity_binary(seed, metric, key, reference_fn):
+@pytest.mark.parametrize(("metric", "key", "reference"), SET_WISE)
+def test_set_wise_parity_binary(skm, seed, metric, key, reference):
+    reference_fn = getattr(skm, reference)
     preds, refs, weights = _random_labels(seed, 2)
     assert metric(preds, refs)[key] == reference_fn(refs, preds)
     assert metric(preds, refs, pos_label=0)[key] == reference_fn(refs, preds, pos_label=0)
@@ -135,17 +144,17 @@ labels = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=1, m
 
 @settings(max_examples=60, deadline=None)
 @given(pairs=labels, average=st.sampled_from(["micro", "macro", "weighted"]))
-def test_set_wise_parity_property(pairs, average):
+def test_set_wise_parity_property(skm, pairs, average):
     preds, refs = [p for p, _ in pairs], [r for _, r in pairs]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for metric, key, reference_fn in SET_WISE:
-            assert metric(preds, refs, average=average)[key] == reference_fn(refs, preds, average=average)
+        for metric, key, reference in SET_WISE:
+            assert metric(preds, refs, average=average)[key] == getattr(skm, reference)(refs, preds, average=average)
         assert accuracy(preds, refs)["accuracy"] == skm.accuracy_score(refs, preds)
         assert matthews_correlation(preds, refs)["matthews_correlation"] == skm.matthews_corrcoef(refs, preds)
 
 
-def test_string_labels_work():
+def test_string_labels_work(skm):
     assert accuracy(["a", "b"], ["a", "a"]) == {"accuracy": 0.5}
     assert f1(["a", "b", "b"], ["a", "b", "a"], average="macro")["f1"] == skm.f1_score(
         ["a", "b", "a"], ["a", "b", "b"], average="macro"

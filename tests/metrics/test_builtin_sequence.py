@@ -6,7 +6,6 @@ import warnings
 
 import numpy as np
 import pytest
-from seqeval.metrics import accuracy_score, classification_report
 from seqeval.scheme import IOB2
 
 from genbench.core.errors import MetricError
@@ -45,6 +44,8 @@ def test_metric_card_example():
     [{}, {"mode": "strict", "scheme": "IOB2"}, {"zero_division": 1}, {"sample_weight": "random"}],
 )
 def test_parity_with_seqeval(seed, kwargs):
+    from seqeval.metrics import accuracy_score, classification_report
+
     preds, refs = _random_sentences(seed)
     if kwargs.get("sample_weight") == "random":
         kwargs = {"sample_weight": np.random.default_rng(seed).uniform(0.5, 2, len(refs)).tolist()}

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import datasets
 import numpy as np
 import pytest
-from sklearn import metrics as skm
 
 from genbench.config.schema import EvaluationMetricConfig, PromptBuilderConfig
 from genbench.core.errors import MetricError, PredictionError
@@ -93,6 +91,8 @@ def test_f1_binary_counts_a_miss_as_not_positive():
 
 
 def test_f1_macro_restricts_labels_to_the_valid_ones():
+    from sklearn import metrics as skm
+
     result = _evaluate(
         PREDICTIONS_BINARY,
         _mc_gold(GOLD_BINARY),
@@ -108,6 +108,8 @@ def test_f1_macro_restricts_labels_to_the_valid_ones():
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.UndefinedMetricWarning")
 def test_multiclass_averages_and_per_class_output_with_misses():
+    from sklearn import metrics as skm
+
     options = ["a", "b", "c"]
     gold = _mc_gold([0, 1, 2, 2, 1, 0], options)
     predictions = [0, "z", "c", 2, 0, 9]
@@ -212,6 +214,8 @@ def test_sequence_labeling_wrong_lengths_are_padded_or_truncated():
 
 
 def test_prepared_gold_uses_original_target():
+    import datasets
+
     raw = _mc_gold([0, 1])
     prepared = [
         {
@@ -236,6 +240,8 @@ def test_prepared_gold_uses_original_target():
 
 
 def test_prepared_sequence_labeling_gold_uses_the_label_list():
+    import datasets
+
     prepared = datasets.Dataset.from_list(
         [
             {
@@ -251,6 +257,8 @@ def test_prepared_sequence_labeling_gold_uses_the_label_list():
 
 
 def test_dataset_gold_is_read_by_column_not_by_row(monkeypatch):
+    import datasets
+
     gold = datasets.Dataset.from_list(_mc_gold([0, 1, 1, 0])).shuffle(seed=3)
     expected_targets = gold.to_dict()["target"]
     original_getitem = datasets.Dataset.__getitem__
@@ -266,6 +274,8 @@ def test_dataset_gold_is_read_by_column_not_by_row(monkeypatch):
 
 
 def test_gold_without_target():
+    import datasets
+
     with pytest.raises(PredictionError, match="no 'target' column"):
         _evaluate(["a"], datasets.Dataset.from_list([{"input": "a"}]), "free_form")
     with pytest.raises(PredictionError, match=r"gold\[0\] has no 'target' key"):

@@ -5,9 +5,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import nbformat
-from nbclient import NotebookClient
-
 from genbench import load_task
 from genbench.core.vocabulary import PreparationStrategy
 from genbench.runs import baselines
@@ -16,6 +13,9 @@ NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "task_viewer.ipyn
 
 
 def test_task_viewer_runs_and_shows_card_plots_prompts_and_baseline(tmp_path: Path) -> None:
+    import nbformat
+    from nbclient import NotebookClient
+
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     parameters = next(cell for cell in notebook.cells if "parameters" in cell.metadata.get("tags", []))
     parameters.source = parameters.source.replace("SHOTS = [0, 3]", "SHOTS = [0, 2]")

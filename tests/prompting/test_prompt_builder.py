@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import logging
 import random
+from typing import TYPE_CHECKING
 
-import datasets
 import numpy as np
 import pytest
-from datasets import ClassLabel, Dataset, Features, Value
 
 from genbench.config.schema import PromptBuilderConfig
 from genbench.core.errors import PreparationError
@@ -16,12 +15,29 @@ from genbench.core.vocabulary import DatasetSplit, TaskType
 from genbench.prompting import build_prompt_datasets, sample_shot_ids
 from genbench.prompting.counter_rng import DOMAIN_PERMUTE_CHOICES, hash64
 
+if TYPE_CHECKING:
+    from datasets import Dataset
+
 DEFAULT = PromptBuilderConfig()
-STRING = Value("string")
-INT64_LIST = datasets.List(Value("int64")) if hasattr(datasets, "List") else datasets.Sequence(Value("int64"))
+
+
+# datasets is imported inside the helpers and tests, not at the top: importing it slows down collecting the suite.
+def string_type():
+    from datasets import Value
+
+    return Value("string")
+
+
+def int64_list_type():
+    import datasets
+
+    int64 = datasets.Value("int64")
+    return datasets.List(int64) if hasattr(datasets, "List") else datasets.Sequence(int64)
 
 
 def ds(**columns) -> Dataset:
+    from datasets import Dataset
+
     return Dataset.from_dict(columns)
 
 
@@ -47,7 +63,10 @@ def numbers_task(n_train: int = 30, n_test: int = 40) -> dict[str, Dataset]:
 
 
 class TestFreeFormPrompts:
-    SPLITS = {"train": free_form(["1+1"], ["2"]), "test": free_form(["2+2"], ["4"])}
+    @staticmethod
+    def splits() -> dict[str, Dataset]:
+        return {"train": free_form(["1+1"], ["2"]), "test": free_form(["2+2"], ["4"])}
+
     CUSTOM = PromptBuilderConfig(
         instruction_zero_shot="Add the numbers.\n",
         instruction_few_shot="Add the numbers, as in the examples.\n\n",
@@ -57,13 +76,13 @@ class TestFreeFormPrompts:
     )
 
     def test_default_zero_and_one_shot(self):
-        prompts = build(self.SPLITS, shot_list=[0, 1])
+        prompts = build(self.splits(), shot_list=[0, 1])
         assert column(prompts[0], "input") == ["Q: 2+2\nA: "]
         assert column(prompts[1], "input") == ["Q: 1+1\nA: 2\n\nQ: 2+2\nA: "]
         assert column(prompts[0], "target") == column(prompts[1], "target") == ["4"]
 
     def test_custom_zero_and_one_shot(self):
-        prompts = build(self.SPLITS, prompt_builder=self.CUSTOM, shot_list=[0, 1])
+        prompts = build(self.splits(), prompt_builder=self.CUSTOM, shot_list=[0, 1])
         assert column(prompts[0], "input") == ["Add the numbers.\nIn: 2+2\nOut: "]
         assert column(prompts[1], "input") == [
             "Add the numbers, as in the examples.\n\nIn: 1+1\nOut: 2\n---\nIn: 2+2\nOut: "
@@ -81,13 +100,15 @@ class TestFreeFormPrompts:
 
 
 class TestMultipleChoicePrompts:
-    SPLITS = {
-        "train": ds(input=["Is grass green?"], target=[0], target_options=[["yes", "no"]], _genbench_idx=[0]),
-        "test": ds(input=["Is the sky blue?"], target=[1], target_options=[["no", "yes"]], _genbench_idx=[0]),
-    }
+    @staticmethod
+    def splits() -> dict[str, Dataset]:
+        return {
+            "train": ds(input=["Is grass green?"], target=[0], target_options=[["yes", "no"]], _genbench_idx=[0]),
+            "test": ds(input=["Is the sky blue?"], target=[1], target_options=[["no", "yes"]], _genbench_idx=[0]),
+        }
 
     def test_default_zero_and_one_shot(self):
-        prompts = build(self.SPLITS, "multiple_choice", shot_list=[0, 1])
+        prompts = build(self.splits(), "multiple_choice", shot_list=[0, 1])
         query = "Q: Is the sky blue?\nchoices: \n- no\n- yes\n\nA: "
         assert column(prompts[0], "input") == [query]
         assert column(prompts[1], "input") == ["Q: Is grass green?\nchoices: \n- yes\n- no\n\nA: yes\n\n" + query]
@@ -106,7 +127,7 @@ class TestMultipleChoicePrompts:
             choice_item_postfix="]",
             few_shot_example_separator="\n###\n",
         )
-        prompts = build(self.SPLITS, "multiple_choice", pb, shot_list=[0, 1])
+        prompts = build(self.splits(), "multiple_choice", pb, shot_list=[0, 1])
         assert column(prompts[0], "input") == ["Answer.\nIs the sky blue?\nOptions: [no] [yes]\nAnswer:"]
         assert column(prompts[1], "input") == [
             "Answer like the examples.\nIs grass green?\nOptions: [yes] [no]\nAnswer:yes"
@@ -115,18 +136,20 @@ class TestMultipleChoicePrompts:
 
     def test_no_choices_in_input(self):
         pb = PromptBuilderConfig(append_choices_to_input=False)
-        prompts = build(self.SPLITS, "multiple_choice", pb, shot_list=[1])
+        prompts = build(self.splits(), "multiple_choice", pb, shot_list=[1])
         assert column(prompts[1], "input") == ["Q: Is grass green?\nA: yes\n\nQ: Is the sky blue?\nA: "]
 
 
 class TestSequenceLabelingPrompts:
-    SPLITS = {
-        "train": ds(input=[["Mary", "runs"]], target=[["B-PER", "O"]], _genbench_idx=[0]),
-        "test": ds(input=[["John", "lives", "here"]], target=[["B-PER", "O", "O"]], _genbench_idx=[0]),
-    }
+    @staticmethod
+    def splits() -> dict[str, Dataset]:
+        return {
+            "train": ds(input=[["Mary", "runs"]], target=[["B-PER", "O"]], _genbench_idx=[0]),
+            "test": ds(input=[["John", "lives", "here"]], target=[["B-PER", "O", "O"]], _genbench_idx=[0]),
+        }
 
     def test_default_zero_and_one_shot(self):
-        prompts = build(self.SPLITS, "sequence_labeling", shot_list=[0, 1])
+        prompts = build(self.splits(), "sequence_labeling", shot_list=[0, 1])
         assert column(prompts[0], "input") == ["Q: John lives here\nA: "]
         assert column(prompts[1], "input") == ["Q: Mary runs\nA: B-PER,O\n\nQ: John lives here\nA: "]
         assert column(prompts[1], "target") == ["B-PER,O,O"]
@@ -141,7 +164,7 @@ class TestSequenceLabelingPrompts:
             output_prefix="\nTags: ",
             few_shot_example_separator="\n",
         )
-        prompts = build(self.SPLITS, "sequence_labeling", pb, shot_list=[0, 1])
+        prompts = build(self.splits(), "sequence_labeling", pb, shot_list=[0, 1])
         assert column(prompts[0], "input") == ["Tag each word.\nSentence: John lives here\nTags: "]
         assert column(prompts[1], "input") == [
             "Tag each word, as shown.\nSentence: Mary runs\nTags: B-PER O\nSentence: John lives here\nTags: "
@@ -205,27 +228,32 @@ class TestAgainstReference:
 
 class TestColumns:
     def test_free_form(self):
+        from datasets import Features, Value
+
         prompts = build(numbers_task(), shot_list=[0, 5])
         assert prompts[0].column_names == ["input", "target", "original_input", "original_target", "_genbench_idx"]
         assert prompts[5].column_names == prompts[0].column_names + ["_genbench_shot_ids"]
         assert prompts[5].features == Features(
             {
-                "input": STRING,
-                "target": STRING,
-                "original_input": STRING,
-                "original_target": STRING,
+                "input": string_type(),
+                "target": string_type(),
+                "original_input": string_type(),
+                "original_target": string_type(),
                 "_genbench_idx": Value("int64"),
-                "_genbench_shot_ids": INT64_LIST,
+                "_genbench_shot_ids": int64_list_type(),
             }
         )
         assert column(prompts[5], "_genbench_idx") == list(range(40))
 
     def test_multiple_choice_keeps_source_features(self):
+        import datasets
+        from datasets import ClassLabel, Dataset, Features, Value
+
         features = Features(
             {
-                "input": STRING,
+                "input": string_type(),
                 "target": ClassLabel(names=["a", "b"]),
-                "target_options": datasets.Sequence(STRING),
+                "target_options": datasets.Sequence(string_type()),
                 "_genbench_idx": Value("int32"),
             }
         )
@@ -250,9 +278,9 @@ class TestColumns:
             assert column(prompts[k], "target") == ["a", "b"]
 
     def test_sequence_labeling_types(self):
-        prompts = build(TestSequenceLabelingPrompts.SPLITS, "sequence_labeling", shot_list=[1])
-        assert prompts[1].features["original_input"] == TestSequenceLabelingPrompts.SPLITS["test"].features["input"]
-        assert prompts[1].features["target"] == STRING
+        prompts = build(TestSequenceLabelingPrompts.splits(), "sequence_labeling", shot_list=[1])
+        assert prompts[1].features["original_input"] == TestSequenceLabelingPrompts.splits()["test"].features["input"]
+        assert prompts[1].features["target"] == string_type()
 
     def test_other_test_columns_pass_through(self):
         splits = numbers_task()
@@ -272,8 +300,8 @@ class TestColumns:
         splits["test"] = splits["test"].select([])
         prompts = build(splits, shot_list=[0, 2])
         assert len(prompts[0]) == len(prompts[2]) == 0
-        assert prompts[2].features["input"] == STRING
-        assert prompts[2].features["_genbench_shot_ids"] == INT64_LIST
+        assert prompts[2].features["input"] == string_type()
+        assert prompts[2].features["_genbench_shot_ids"] == int64_list_type()
 
     def test_selected_test_rows(self):
         splits = numbers_task()

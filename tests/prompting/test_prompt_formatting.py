@@ -7,7 +7,6 @@ import re
 
 import pyarrow as pa
 import pytest
-from datasets import Dataset
 
 from genbench.config.schema import PromptBuilderConfig
 from genbench.core.errors import PreparationError
@@ -161,6 +160,8 @@ class TestPermuteChoices:
 
 class TestInputs:
     def test_dataset_with_indices_mapping(self):
+        from datasets import Dataset
+
         ds = Dataset.from_dict({"input": ["a", "b", "c"], "target": ["1", "2", "3"], "_genbench_idx": [0, 1, 2]})
         formatted = format_examples(ds.select([2, 0]), task_type="free_form", prompt_builder=DEFAULT)
         assert formatted.inputs.to_pylist() == ["Q: c\nA: ", "Q: a\nA: "]

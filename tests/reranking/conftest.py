@@ -54,6 +54,15 @@ def _build_cross_encoder(directory, num_labels: int, seed: int) -> str:
 
 
 @pytest.fixture(scope="session")
+def st_evaluation():
+    """sentence-transformers' cross-encoder evaluators, the reference: imported by the tests that use it, not at
+    collection (importing sentence-transformers takes seconds)."""
+    from sentence_transformers.cross_encoder import evaluation
+
+    return evaluation
+
+
+@pytest.fixture(scope="session")
 def cross_encoder_path(tmp_path_factory) -> str:
     """Path of a saved 1-layer, hidden-size-32 BERT cross-encoder with one output (seeded)."""
     return _build_cross_encoder(tmp_path_factory.mktemp("ce1"), num_labels=1, seed=0)

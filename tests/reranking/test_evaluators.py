@@ -7,7 +7,6 @@ import logging
 
 import numpy as np
 import pytest
-from sentence_transformers.cross_encoder import evaluation as st_evaluation
 
 from genbench.reranking import (
     CrossEncoderClassificationEvaluator,
@@ -21,7 +20,9 @@ from .reranking_helpers import LookupModel, RoundedScores, random_samples, run_b
 @pytest.mark.parametrize("mode", ["negative", "documents", "mixed"])
 @pytest.mark.parametrize("always_rerank_positives", [True, False])
 @pytest.mark.parametrize("at_k", [1, 3, 10])
-def test_reranking_equals_sentence_transformers(cross_encoder, tmp_path, caplog, mode, always_rerank_positives, at_k):
+def test_reranking_equals_sentence_transformers(
+    st_evaluation, cross_encoder, tmp_path, caplog, mode, always_rerank_positives, at_k
+):
     samples = random_samples(seed=at_k * 7 + len(mode), mode=mode)
     kwargs = {
         "at_k": at_k,
@@ -38,7 +39,7 @@ def test_reranking_equals_sentence_transformers(cross_encoder, tmp_path, caplog,
 
 @pytest.mark.parametrize("mode", ["negative", "documents"])
 @pytest.mark.parametrize("always_rerank_positives", [True, False])
-def test_reranking_with_tied_scores(cross_encoder, tmp_path, caplog, mode, always_rerank_positives):
+def test_reranking_with_tied_scores(st_evaluation, cross_encoder, tmp_path, caplog, mode, always_rerank_positives):
     # Scores rounded to one decimal: most candidates tie, so MRR depends on numpy's sort order for ties.
     model = RoundedScores(cross_encoder, decimals=1)
     samples = random_samples(seed=99, mode=mode, num_samples=20)
@@ -54,7 +55,7 @@ def test_reranking_with_tied_scores(cross_encoder, tmp_path, caplog, mode, alway
     )
 
 
-def test_reranking_long_candidate_lists_with_ties(tmp_path, caplog):
+def test_reranking_long_candidate_lists_with_ties(st_evaluation, tmp_path, caplog):
     # More than 16 candidates with tied scores: numpy's argsort is unstable there.
     rng = np.random.default_rng(5)
     samples, score_of = [], {}
@@ -75,7 +76,7 @@ def test_reranking_long_candidate_lists_with_ties(tmp_path, caplog):
     )
 
 
-def test_reranking_unnamed_and_mrr_at_k_alias(cross_encoder, tmp_path, caplog):
+def test_reranking_unnamed_and_mrr_at_k_alias(st_evaluation, cross_encoder, tmp_path, caplog):
     samples = random_samples(seed=4, mode="documents")
     ours = CrossEncoderRerankingEvaluator(samples, mrr_at_k=5)
     theirs = st_evaluation.CrossEncoderRerankingEvaluator(samples, mrr_at_k=5)
@@ -113,7 +114,7 @@ def binary_data(seed: int, size: int = 40):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_binary_classification_equals_sentence_transformers(cross_encoder, tmp_path, caplog, seed):
+def test_binary_classification_equals_sentence_transformers(st_evaluation, cross_encoder, tmp_path, caplog, seed):
     pairs, rng = binary_data(seed)
     labels = rng.integers(0, 2, len(pairs)).tolist()
     kwargs = {"name": "bin" if seed else "", "batch_size": 8, "show_progress_bar": False}
@@ -126,7 +127,7 @@ def test_binary_classification_equals_sentence_transformers(cross_encoder, tmp_p
 
 
 @pytest.mark.parametrize("fixture", ["cross_encoder_3labels", "cross_encoder_2labels"])
-def test_multiclass_classification_equals_sentence_transformers(request, tmp_path, caplog, fixture):
+def test_multiclass_classification_equals_sentence_transformers(st_evaluation, request, tmp_path, caplog, fixture):
     model = request.getfixturevalue(fixture)
     pairs, rng = binary_data(7, size=60)
     labels = rng.integers(0, model.num_labels, len(pairs)).tolist()
@@ -138,7 +139,7 @@ def test_multiclass_classification_equals_sentence_transformers(request, tmp_pat
 
 
 @pytest.mark.parametrize("integer_gold", [False, True])
-def test_correlation_equals_sentence_transformers(cross_encoder, tmp_path, caplog, integer_gold):
+def test_correlation_equals_sentence_transformers(st_evaluation, cross_encoder, tmp_path, caplog, integer_gold):
     pairs, rng = binary_data(3, size=30)
     gold = rng.integers(0, 6, len(pairs)).tolist() if integer_gold else rng.random(len(pairs)).tolist()
     kwargs = {"name": "sts", "batch_size": 4, "show_progress_bar": False}

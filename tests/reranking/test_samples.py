@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sentence_transformers.cross_encoder import evaluation as st_evaluation
 
 from genbench.reranking import CrossEncoderRerankingEvaluator, RerankingSamples
 
@@ -103,7 +102,7 @@ MISSING = [
 ]
 
 
-def test_sentence_transformers_inflates_reranked_metrics_of_missing_positives():
+def test_sentence_transformers_inflates_reranked_metrics_of_missing_positives(st_evaluation):
     model = first_stage_model(MISSING)
     ours = CrossEncoderRerankingEvaluator(MISSING, at_k=3, always_rerank_positives=False)(model)
     theirs = st_evaluation.CrossEncoderRerankingEvaluator(MISSING, at_k=3, always_rerank_positives=False)(model)

@@ -1,4 +1,8 @@
-"""Classification and correlation metrics from scores, against the functions sentence-transformers calls."""
+"""Classification and correlation metrics from scores, against the functions sentence-transformers calls.
+
+The references (sentence-transformers, scikit-learn, scipy) are imported inside the tests: importing them at the top
+would slow down the collection of the whole suite.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +10,6 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy.stats import pearsonr, spearmanr
-from sentence_transformers.sentence_transformer.evaluation import BinaryClassificationEvaluator
-from sklearn.metrics import average_precision_score, f1_score
 
 from genbench.metrics.correlation_metrics import ConstantInputWarning, rankdata_average
 from genbench.reranking import (
@@ -39,6 +40,9 @@ def random_binary(seed):
 
 @pytest.mark.parametrize("seed", range(60))
 def test_best_thresholds_equal_sentence_transformers(seed):
+    from sentence_transformers.sentence_transformer.evaluation import BinaryClassificationEvaluator
+    from sklearn.metrics import average_precision_score
+
     scores, labels = random_binary(seed)
     expected_acc = BinaryClassificationEvaluator.find_best_acc_and_threshold(scores, labels, True)
     assert find_best_accuracy_and_threshold(scores, labels) == tuple(float(v) for v in expected_acc)
@@ -77,6 +81,8 @@ def test_binary_metrics_keys_in_sentence_transformers_order():
 
 @pytest.mark.parametrize("seed", range(30))
 def test_multiclass_f1_equals_sklearn(seed):
+    from sklearn.metrics import f1_score
+
     rng = np.random.default_rng(seed)
     n, num_classes = int(rng.integers(1, 60)), int(rng.integers(2, 6))
     scores = rng.normal(size=(n, num_classes)).astype(np.float32)
@@ -92,6 +98,8 @@ def test_multiclass_f1_equals_sklearn(seed):
 
 @pytest.mark.parametrize("seed", range(30))
 def test_correlations_equal_scipy(seed):
+    from scipy.stats import pearsonr, spearmanr
+
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2, 50))
     gold = (rng.integers(0, 6, n) if seed % 2 else rng.random(n)).tolist()

@@ -24,8 +24,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.loopback import LoopbackServer, QuietHandler
 
 
 def fake_token_logprobs(text: str) -> tuple[list[str], list[int], list[float | None]]:
@@ -73,10 +74,7 @@ class FakeServer:
         self.lock = threading.Lock()
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def _send(
                 self, status: int, body: dict[str, Any] | bytes, headers: dict[str, str] | None = None, *,
                 completion: bool = False,
@@ -165,9 +163,8 @@ class FakeServer:
                           "choices": [choice]}  # fmt: skip
                 self._send(200, server.mutate(answer) if server.mutate else answer, server.headers, completion=True)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.loopback = LoopbackServer(Handler)
+        self.url = f"{self.loopback.url}/v1"
 
     def generation_requests(self) -> list[dict[str, Any]]:
         return [r for r in self.requests if not r.get("echo")]
@@ -220,11 +217,5 @@ def kill_cli_after_requests(server: FakeServer, args: list[str], count: int, env
 @contextmanager
 def fake_openai_server(**options: Any) -> Iterator[FakeServer]:
     server = FakeServer(**options)
-    thread = threading.Thread(target=server.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
+    with server.loopback:
         yield server
-    finally:
-        server.httpd.shutdown()
-        server.httpd.server_close()
-        thread.join(timeout=5)

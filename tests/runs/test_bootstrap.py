@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from genbench.core.bootstrap import bootstrap_mean_interval, is_mean_of, paired_difference
 
@@ -26,6 +25,8 @@ def test_mean_interval_is_the_documented_computation(seed: int) -> None:
 
 
 def test_mean_interval_agrees_with_scipy_percentile_bootstrap() -> None:
+    from scipy import stats
+
     scores = np.random.default_rng(3).normal(0.6, 0.2, size=200)
     ours = bootstrap_mean_interval(scores, resamples=4000, seed=1)
     theirs = stats.bootstrap((scores,), np.mean, n_resamples=4000, method="percentile", random_state=2)
@@ -35,6 +36,8 @@ def test_mean_interval_agrees_with_scipy_percentile_bootstrap() -> None:
 
 
 def test_paired_difference_against_direct_permutation_and_bootstrap() -> None:
+    from scipy import stats
+
     rng = np.random.default_rng(5)
     a = rng.integers(0, 2, size=40).astype(float)
     b = np.where(rng.random(40) < 0.3, 1 - a, a)

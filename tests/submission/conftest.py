@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.loopback import LoopbackServer, QuietHandler, drop_proxies
 from tests.task_roots import TaskRoots
 
 from .submission_helpers import FORK_URL, TASK_ID, FakeGitHub, FakeSuite, RecordedRequest, TaskRepo, git, write_task
@@ -25,8 +23,7 @@ def git_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         monkeypatch.setenv(f"GIT_{role}_NAME", "Alice")
         monkeypatch.setenv(f"GIT_{role}_EMAIL", "alice@example.org")
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
-    for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
-        monkeypatch.delenv(name, raising=False)
+    drop_proxies(monkeypatch)
 
 
 @pytest.fixture
@@ -65,7 +62,7 @@ def fake_suite() -> FakeSuite:
 def github_api() -> Iterator[FakeGitHub]:
     state = FakeGitHub(url="")
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def _answer(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
@@ -74,27 +71,10 @@ def github_api() -> Iterator[FakeGitHub]:
                 RecordedRequest(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body)
             )
             status, document, *extra = state.answers.get((self.command, self.path), (404, {"message": "Not Found"}))
-            data = document if isinstance(document, bytes) else json.dumps(document).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            for name, value in (extra[0] if extra else {}).items():
-                self.send_header(name, value)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            self.send_json(status, document, extra[0] if extra else None)
 
         do_GET = do_POST = _answer  # noqa: N815 - http.server's naming
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence request logging
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
+    with LoopbackServer(Handler) as server:
+        state.url = server.url
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)

@@ -347,7 +347,7 @@ def fake_cli(tmp_path: Path) -> dict[str, str]:
     (bin_dir / "genbench-cli").write_text(FAKE_CLI.replace("python3", sys.executable, 1))
     (bin_dir / "genbench-cli").chmod(0o755)
     # A stand-in for `python -m genbench.review.run_sandboxed ... -- COMMAND`: runs COMMAND (the real one is tested
-    # in tests/testing/test_sandbox.py).
+    # in tests/review/test_sandbox.py).
     stand_in = (
         f"#!{shutil.which('bash')}\n"
         f'if [ "$1 $2" != "-m genbench.review.run_sandboxed" ]; then exec {sys.executable} "$@"; fi\n'

@@ -7,8 +7,8 @@ package's tasks (a test must not write into the package), their ``doc.md`` writt
 
 - what the suite and the doctests of ``src/genbench`` assume of the registry still holds (sorted listings, shipped
   tasks present, no "first task"), with a half-written, broken draft in the registry as well;
-- the authored tasks pass the per-task checks that ``tests/test_sample_tasks.py`` and ``tests/test_registry_tasks.py``
-  run on every shipped task, and the demo job.
+- the authored tasks pass the per-task checks that ``tests/registry/test_sample_tasks.py`` and
+  ``tests/registry/test_registry_tasks.py`` run on every shipped task, and the demo job.
 
 Tests with their own tasks use ``task_root``, where the package's tasks are hidden (``tests/task_roots.py``): their ids
 cannot collide with an author's.
@@ -32,7 +32,7 @@ from genbench.registry import roots as registry_roots
 from genbench.review.plan import run_checks
 from genbench.runs.demo import run_demo
 from genbench.task.task_dict import TaskDict
-from tests import test_sample_tasks as per_task
+from tests.registry import test_sample_tasks as per_task
 from tests.shipped_tasks import shipped_task_ids
 from tests.task_roots import PACKAGE_TASKS_DIR, TaskRoots
 
@@ -120,7 +120,7 @@ def _leaf_ids() -> list[str]:
 
 
 def test_the_authored_tasks_pass_the_checks_of_every_shipped_task(authored_root):
-    """``tests/test_sample_tasks.py``'s per-task tests and the validation suite as ``test-task --submission``."""
+    """``tests/registry/test_sample_tasks.py``'s per-task tests and the checks of ``test-task --submission``."""
     leaves = _leaf_ids()
     assert leaves == ["my_awesome_task", "my_awesome_taskdict:subtask_1", "my_awesome_taskdict:subtask_2", "aaa_task"]
     for task_id in leaves:

@@ -1,5 +1,6 @@
-"""The demo's output in docs/getting_started.md is the demo's real output (regenerate: python -m tests.test_docs_demo),
-and the decontaminated file's name in docs/contamination.md is the one the code writes."""
+"""The demo's output in docs/getting_started.md is the demo's real output (regenerate:
+python -m tests.runs.test_docs_demo), and the decontaminated file's name in docs/contamination.md is the one the code
+writes."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from click.testing import CliRunner
 from genbench.core.files import write_text_atomic
 from genbench.core.generated_docs import replace_generated_block
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 GETTING_STARTED = REPO_ROOT / "docs" / "getting_started.md"
-BEGIN = "<!-- BEGIN GENERATED DEMO OUTPUT (python -m tests.test_docs_demo) -->"
+BEGIN = "<!-- BEGIN GENERATED DEMO OUTPUT (python -m tests.runs.test_docs_demo) -->"
 END = "<!-- END GENERATED DEMO OUTPUT -->"
 
 
@@ -44,7 +45,7 @@ def demo_block(output: str) -> str:
 def test_getting_started_shows_the_demo_output(task_roots):
     task_roots.use(package_tasks="shipped")  # the tasks git tracks, none an author is writing
     text = GETTING_STARTED.read_text(encoding="utf-8")
-    stale = "docs/getting_started.md shows an old demo output: run python -m tests.test_docs_demo"
+    stale = "docs/getting_started.md shows an old demo output: run python -m tests.runs.test_docs_demo"
     assert replace_generated_block(text, BEGIN, END, demo_block(demo_output())) == text, stale
 
 

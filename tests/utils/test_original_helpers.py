@@ -9,7 +9,6 @@ import sys
 import textwrap
 
 import pytest
-from datasets import Dataset
 
 from genbench.config.schema import PromptBuilderConfig
 from genbench.core.errors import InvalidTaskIdError, TaskNotFoundError
@@ -122,6 +121,8 @@ def test_get_data_split_name(split, expected):
 
 
 def test_resplit_data_source():
+    from datasets import Dataset
+
     source = {
         "train": Dataset.from_dict({"input": ["a", "b", "c"], "target": ["1", "2", "3"]}),
         "test": Dataset.from_dict({"input": ["d"], "target": ["4"]}),
@@ -138,6 +139,8 @@ def _formatter(example, random_seed):
 
 
 def test_make_nshot_dataset_zero_and_few_shot():
+    from datasets import Dataset
+
     builder = PromptBuilderConfig(instruction_zero_shot="Add.\n", few_shot_example_separator="\n\n")
     splits = {
         "train": Dataset.from_dict({"input": ["1+1", "1+2", "2+2"], "target": ["2", "3", "4"]}),
@@ -154,6 +157,8 @@ def test_make_nshot_dataset_zero_and_few_shot():
 
 
 def test_make_nshot_dataset_without_train_excludes_the_query_from_its_shots():
+    from datasets import Dataset
+
     builder = PromptBuilderConfig()
     test = Dataset.from_dict({"input": ["a", "b", "c"], "target": ["A", "B", "C"]})
     prompts = make_nshot_dataset({"test": test}, builder, _formatter, num_shots=2, random_seed=3)
