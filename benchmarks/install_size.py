@@ -39,7 +39,7 @@ END = "<!-- END GENERATED INSTALL SIZES -->"
 MIB = 1024 * 1024
 
 # The extras a user installs (test, lint, docs and dev are the project's own tooling).
-EXTRAS = ("es", "openai", "hf", "rerank", "notebook")
+EXTRAS = ("es", "openai", "hf", "rerank", "notebook", "shift")
 # Left out of the "floor" install: the Hugging Face `datasets` library (the Task API returns its objects, task code
 # calls its API) with `evaluate` (which requires it), and scikit-learn (the classification metrics; seqeval needs it)
 # with SciPy (the correlation metrics; scikit-learn needs it).
@@ -51,6 +51,7 @@ WHAT_EACH_ADDS = {
     "hf": "torch (CPU build) and transformers (`run --model hf:...`)",
     "rerank": "torch, sentence-transformers and the offline all-MiniLM-L6-v2 (`rerank`, vector indexes)",
     "notebook": "Jupyter widgets, matplotlib and a kernel (progress bars and the task viewer notebook)",
+    "shift": "infini-gram's suffix-array engine and tokenizers (`shift`: shift against a pretraining corpus)",
 }
 
 # Run by each venv's own python: the bytes of the files each installed distribution's RECORD lists.
