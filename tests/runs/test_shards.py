@@ -1,4 +1,5 @@
-"""Sharded runs: 4 shards (one killed and resumed), merged, write what one process writes; merges that cannot be."""
+"""Sharded runs: 4 shards (one killed and resumed), merged, write what one process writes (chat runs too); merges
+that cannot be."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import genbench
 from genbench.cli import cli
+from genbench.runs.chat import ChatSettings
+from genbench.runs.shard_merge import merge_shards
 from genbench.runs.shard_plan import Shard, deal
 from tests.runs.fake_openai import fake_openai_server, kill_cli_after_requests
 
@@ -19,9 +23,9 @@ TIMES = re.compile(rb'"(created|run_seconds)": [^,}\n]+')
 TIME_BLANKED = rb'"\1": "TIME"'  # still JSON
 
 
-def _args(url: str, out: Path, *extra: str, limit: int = 8) -> list[str]:
+def _args(url: str, out: Path, *extra: str, limit: int = 8, model_args: str = "") -> list[str]:
     return [
-        "run", "--model", f"openai:{url}", "--model-args", "model=fake-model,concurrency=1",
+        "run", "--model", f"openai:{url}", "--model-args", f"model=fake-model,concurrency=1{model_args}",
         "-t", "arithmetic_length", "-t", "category_membership", "--shots", "0,2", "--limit", str(limit),
         "-o", str(out), "--no-progress", "--bootstrap-resamples", "50", *extra,
     ]  # fmt: skip
@@ -153,3 +157,65 @@ def test_a_run_sharded_four_ways_then_two_ways_reuses_the_answers_and_merges(tmp
     (four,) = (out / "shards").iterdir()
     mixed = CliRunner().invoke(cli, ["merge-shards", *map(str, sorted(four.iterdir())), "-o", str(out)], env=ENV)
     assert mixed.exit_code == 1 and "The shards split the run 2 ways and 4 ways" in mixed.output
+
+
+CHAT = ("--apply-chat-template", "--system-instruction", "Answer with a number or a word.")
+
+
+def test_a_chat_run_sharded_two_ways_merges_to_the_files_of_one_process(tmp_path: Path) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    with fake_openai_server() as server:
+        _invoke(_args(server.url, one, *CHAT, "--cache-dir", str(tmp_path / "cache"), model_args=",api=chat"))
+        asked_by_one = sorted(json.dumps(r["messages"]) for r in server.requests)
+        server.requests.clear()
+        for index in (1, 2):
+            _invoke(_args(server.url, two, *CHAT, "--shard", f"{index}/2", model_args=",api=chat"))
+        asked_by_shards = [json.dumps(r["messages"]) for r in server.requests]
+        server.requests.clear()
+        output = _invoke(["merge-shards", str(two / "shards"), "-o", str(two)])
+        assert not server.requests  # the merge asks no model
+
+        # shards of the same run without the chat settings are another run
+        _invoke(_args(server.url, tmp_path / "plain", "--shard", "2/2", model_args=",api=chat"))
+
+    # the shards asked the conversations one process asks (each of the first asked by both shards' probes aside)
+    assert set(asked_by_shards) == set(asked_by_one) and len(asked_by_shards) <= len(asked_by_one) + 2
+    assert output.count("Wrote ") == 2
+    expected, merged = _results(one), _results(two)
+    assert sorted(expected) == sorted(merged) and len(expected) == 4
+    assert all(".chat-" in name for name in expected)
+    for name, content in expected.items():
+        assert merged[name] == content, name
+    (chat_shard,) = two.glob("shards/*/shard-1-of-2")
+    assert json.loads((chat_shard / "shard.json").read_text())["run"]["chat"] == {
+        "template": "default", "template_sha256": None, "system_instruction": CHAT[2], "fewshot_as_multiturn": None,
+    }  # fmt: skip
+
+    (plain_shard,) = (tmp_path / "plain").glob("shards/*/shard-2-of-2")
+    mixed = CliRunner().invoke(cli, ["merge-shards", str(chat_shard), str(plain_shard), "-o", str(tmp_path / "x")])
+    assert mixed.exit_code == 1
+    assert f"{plain_shard} and {chat_shard} are shards of different runs (chat differ)" in mixed.output
+    assert not (tmp_path / "x").exists()
+
+
+def test_a_chat_run_of_a_local_model_merges_with_its_shards_renderings(tiny_gpt2_chat: Path, tmp_path: Path) -> None:
+    options: dict = dict(
+        model=f"hf:{tiny_gpt2_chat}", tasks=["arithmetic_length", "category_membership"],
+        model_args="device=cpu,dtype=float32,batch_size=4", shots=[0, 2], limit=3, max_new_tokens=4,
+        bootstrap_resamples=20, chat=ChatSettings("default", "Be brief.", None),
+    )  # fmt: skip
+    genbench.evaluate(**options, output_dir=tmp_path / "one", cache_dir=tmp_path / "cache")
+    for index in (1, 2):
+        genbench.evaluate(**options, output_dir=tmp_path / "two", shard=f"{index}/2")
+    (run_folder,) = (tmp_path / "two" / "shards").iterdir()
+    renders = json.loads((run_folder / "shard-1-of-2" / "chat.json").read_text())["renders"]
+    # the template's texts (the merge loads no tokenizer)
+    assert renders and all(str(text).startswith("<s><|system|>\nBe brief.") for text in renders.values())
+
+    merged = merge_shards([run_folder], tmp_path / "two")
+
+    assert [r.document["run_identity"]["chat"]["system_instruction"] for r in merged] == ["Be brief."] * 2
+    expected, written = _results(tmp_path / "one"), _results(tmp_path / "two")
+    assert sorted(expected) == sorted(written) and len(expected) == 4
+    for name, content in expected.items():
+        assert written[name] == content, name

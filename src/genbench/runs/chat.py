@@ -18,6 +18,7 @@ api=chat`` sends them as they are. Without a template, a system instruction goes
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -159,14 +160,39 @@ def use_chat(runner: ModelRunner, settings: ChatSettings) -> str | None:
     return text
 
 
+def conversation_key(conversation: Messages) -> str:
+    """The sha256 of a conversation's messages (what a sharded run's renderings are kept by).
+
+    >>> conversation_key([{"role": "user", "content": "Hi"}])[:12]
+    '557f6d9586f5'
+    """
+    canonical = json.dumps(conversation, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
 def chat_requests(
-    runner: ModelRunner, settings: ChatSettings, template_text: str | None, turns: list[PromptTurns]
+    runner: ModelRunner,
+    settings: ChatSettings,
+    template_text: str | None,
+    turns: list[PromptTurns],
+    renders: dict[str, Any] | None = None,
 ) -> list[Any]:
     """What is asked for each prompt: its conversation rendered by the runner (text, or messages for a chat API),
-    or without a template the plain prompt after the system instruction."""
+    or without a template the plain prompt after the system instruction.
+
+    ``renders``: where given, gets each rendering that is not the messages themselves, by :func:`conversation_key`
+    (a sharded run's merge asks with them, without the model's tokenizer).
+    """
     if settings.template is None:
         return [plain_prompt(t, settings.system_instruction) for t in turns]
-    return [runner.chat_request(messages(t, settings), template_text) for t in turns]
+    requests = []
+    for t in turns:
+        conversation = messages(t, settings)
+        rendered = runner.chat_request(conversation, template_text)
+        if renders is not None and rendered != conversation:
+            renders[conversation_key(conversation)] = rendered
+        requests.append(rendered)
+    return requests
 
 
 def unused_template_warning(runner: ModelRunner) -> str:

@@ -107,18 +107,13 @@ def evaluate(
     seed_list = [seeds] if isinstance(seeds, int) else list(seeds)
     task_list: str | list[str] = tasks if isinstance(tasks, str) else list(tasks)
     if shard is not None:
-        if chat is not None and chat.changes_prompts:
-            raise ShardError(
-                "Sharding a run with a chat template or a system instruction is not supported yet: run it in one "
-                "process (leave out --shard)."
-            )
         if output_dir is None:
             raise ShardError("A shard writes its answers under output_dir/shards: give output_dir.")
         run_shard(
             Shard.parse(shard) if isinstance(shard, str) else shard, model=model, model_args=model_args,
             tasks=task_list, shots=shot_list, seeds=seed_list, limit=limit, max_new_tokens=max_new_tokens,
             output_dir=Path(output_dir), write_samples=write_samples, bootstrap_resamples=bootstrap_resamples,
-            progress=progress,
+            progress=progress, chat=chat,
         )  # fmt: skip
         return []
     runner = load_runner(parse_model_spec(model, model_args))

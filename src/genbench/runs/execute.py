@@ -415,6 +415,32 @@ class RunOptions(TypedDict, total=False):
     chat: ChatSettings | None
 
 
+def use_task_chat(runner: ModelRunner, chat: ChatSettings, settings: list[tuple[int | None, Any, Any]]) -> str | None:
+    """:func:`~genbench.runs.chat.use_chat` for one task's prompt settings (an unprompted task records no chat);
+    returns the template's text."""
+    template_text = use_chat(runner, chat)
+    if all(n_shots is None for n_shots, _, _ in settings):
+        runner.chat = None  # an unprompted (reranking) task: no prompts, so no conversations to record
+    return template_text
+
+
+def chat_prompts(
+    runner: ModelRunner,
+    chat: ChatSettings,
+    template_text: str | None,
+    task: Task,
+    n_shots: int | None,
+    dataset: Any,
+    seed: int,
+    renders: dict[str, Any] | None = None,
+) -> list[Any] | None:
+    """What a chat run asks in place of a prompt dataset's ``input`` (None: the plain prompts); ``renders``: as for
+    :func:`~genbench.runs.chat.chat_requests`."""
+    if not chat.changes_prompts or n_shots is None:
+        return None
+    return chat_requests(runner, chat, template_text, task_prompt_turns(task, dataset, seed), renders)
+
+
 def run_model_on_task(
     task: Task,
     model: str | ModelRunner,
@@ -463,10 +489,8 @@ def run_model_on_task(
     bootstrap = bootstrap or BootstrapSettings(seed=seed)
     runner = model if isinstance(model, ModelRunner) else load_runner(parse_model_spec(model, model_args))
     chat = chat or ChatSettings()
-    template_text = use_chat(runner, chat)
     settings = prompt_settings(task, shots, seed, limit)
-    if all(n_shots is None for n_shots, _, _ in settings):
-        runner.chat = None  # an unprompted (reranking) task: no prompts, so no conversations to record
+    template_text = use_task_chat(runner, chat, settings)
     cache: AnswerStore | None = request_cache
     if request_cache is None and use_cache and runner.cacheable:
         cache = RequestCache(Path(cache_dir) if cache_dir is not None else genbench_cache_dir() / "requests")
@@ -480,9 +504,7 @@ def run_model_on_task(
                 runner, cache, progress=progress, where=f"task {task.task_id!r} ({setting})",
                 label=f"{task.task_id} {setting}",
             )  # fmt: skip
-            prompts = None
-            if chat.changes_prompts and n_shots is not None:
-                prompts = chat_requests(runner, chat, template_text, task_prompt_turns(task, dataset, seed))
+            prompts = chat_prompts(runner, chat, template_text, task, n_shots, dataset, seed)
             answers = answer_dataset(task, dataset, requester, max_new_tokens=max_new_tokens, prompts=prompts)
             evaluation, setting_samples = evaluate_answers(
                 task, dataset, answers, shots=n_shots, bootstrap=bootstrap, shot_source=shot_source

@@ -5,6 +5,9 @@ place of the model (:class:`ReplayRunner`): the results files and per-sample log
 byte for byte, except the creation time and the run times. An answer counts as computed where a shard computed it
 and as a cache hit where a shard took it from another's cache, as one process's run counts them. See
 docs/running_models.md ("Sharded runs").
+
+A chat run is replayed with its chat settings; the replay asks with the shards' renderings of its conversations
+(``chat.json``), so the merge needs neither the model nor its tokenizer.
 """
 
 from __future__ import annotations
@@ -13,11 +16,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from genbench.core.json_files import read_json_file
+from genbench.runs.chat import ChatSettings, conversation_key
 from genbench.runs.execute import TaskRun, generation_settings, run
 from genbench.runs.model_runner import ModelRunner, RequestUnsupported
 from genbench.runs.request_cache import RequestCache, request_key
 from genbench.runs.scoring import BootstrapSettings
-from genbench.runs.shards import MANIFEST, ShardError, read_manifest
+from genbench.runs.shards import CHAT_FILE, MANIFEST, ShardError, read_manifest
 from genbench.runs.specs import ModelSpec, parse_model_spec
 
 
@@ -59,20 +64,37 @@ class ReplayRunner(ModelRunner):
 
     chunk_size = 1 << 20
 
-    def __init__(self, spec: ModelSpec, record: dict[str, Any], unsupported: dict[str, str], answers: ShardAnswers):
+    def __init__(
+        self,
+        spec: ModelSpec,
+        record: dict[str, Any],
+        unsupported: dict[str, str],
+        answers: ShardAnswers,
+        rendered: dict[str, Any] | None = None,
+    ):
+        """``rendered``: a chat run's ``chat.json`` (the template's text and the conversations' renderings)."""
         super().__init__(spec)
         self.revision = record["model_revision"]
         self.identity = record["cache_identity"]
         self.unsupported = unsupported
         self.answers = answers
+        self.template_text: str | None = (rendered or {}).get("template_text")
+        self.renders: dict[str, Any] = (rendered or {}).get("renders", {})
 
     def cache_identity(self) -> dict[str, Any]:
-        return dict(self.identity)
+        return {**self.identity, **({"chat": self.chat} if self.chat is not None else {})}
+
+    def chat_template_text(self, template: str) -> str | None:
+        return self.template_text
+
+    def chat_request(self, messages: list[dict[str, str]], template_text: str | None) -> Any:
+        return self.renders.get(conversation_key(messages), messages)
 
     def _replay(self, kind: str, requests: list[Any], settings: dict[str, Any]) -> list[Any]:
         if kind in self.unsupported:
             raise RequestUnsupported(self.unsupported[kind])
-        keys = [request_key(self.identity, kind, request, settings) for request in requests]
+        identity = self.cache_identity()
+        keys = [request_key(identity, kind, request, settings) for request in requests]
         found = self.answers.lookup(keys)
         missing = [request for key, request in zip(keys, requests, strict=True) if key not in found]
         if missing:
@@ -139,7 +161,8 @@ def check_shards(folders: Sequence[Path]) -> list[dict[str, Any]]:
     first = manifests[0]
     for folder, manifest in zip(folders, manifests, strict=True):
         if (manifest["run_key"], manifest["plan_sha256"]) != (first["run_key"], first["plan_sha256"]):
-            changed = [k for k in manifest["run"] if manifest["run"][k] != first["run"].get(k)] or ["planned requests"]
+            keys = dict.fromkeys([*first["run"], *manifest["run"]])
+            changed = [k for k in keys if manifest["run"].get(k) != first["run"].get(k)] or ["planned requests"]
             raise ShardError(
                 f"{folder} and {folders[0]} are shards of different runs ({', '.join(changed)} differ): merge the "
                 "shards of one run."
@@ -189,11 +212,24 @@ def merge_shards(paths: Sequence[str | Path], output_dir: str | Path) -> list[Ta
     folders = shard_folders([Path(p) for p in paths])
     manifests = check_shards(folders)
     record, unsupported = manifests[0]["run"], manifests[0]["unsupported"]
+    chat_record = record.get("chat") or {}
+    chat = ChatSettings(
+        chat_record.get("template"), chat_record.get("system_instruction"), chat_record.get("fewshot_as_multiturn")
+    )
+    rendered = None
+    if chat.template is not None:
+        chat_path = folders[0] / CHAT_FILE
+        if not chat_path.is_file():
+            raise ShardError(
+                f"{chat_path}: missing; the shard of a chat run keeps its conversations' renderings there: rerun "
+                "that shard with the same command."
+            )
+        rendered = read_json_file(chat_path, what="shard chat renderings", error=ShardError)
     computed = {key for manifest in manifests for key in manifest["computed_keys"]}
     answers = ShardAnswers(folders, computed)
     try:
         spec = parse_model_spec(record["model_spec"], record["model_args"])
-        runner = ReplayRunner(spec, record, unsupported, answers)
+        runner = ReplayRunner(spec, record, unsupported, answers, rendered)
         runs: list[TaskRun] = []
         for seed in record["seeds"]:
             runs.extend(
@@ -208,6 +244,7 @@ def merge_shards(paths: Sequence[str | Path], output_dir: str | Path) -> list[Ta
                     write_samples=record["write_samples"],
                     request_cache=answers,
                     bootstrap=BootstrapSettings(resamples=record["bootstrap_resamples"], seed=seed),
+                    chat=chat,
                 )  # fmt: skip
             )
     finally:

@@ -6,6 +6,10 @@ and records what it did in ``shard.json`` next to it (``complete`` once every an
 from its cache. A shard also takes the answers of its share that other shards of the same run already hold (a run
 sharded 4 ways, then 2 ways, resumes from the 4 shards' caches): the cache is by request, not by rank.
 
+A chat run (a chat template, a system instruction) shards too: its settings are part of the run's record, and a shard
+keeps the template's text and each conversation's rendering in ``chat.json``, so the merge asks what the run asked
+without the model's tokenizer.
+
 The merge (``genbench-cli merge-shards``) is :mod:`genbench.runs.shard_merge`. See docs/running_models.md ("Sharded
 runs").
 """
@@ -16,21 +20,24 @@ import hashlib
 import json
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from genbench.core.errors import GenBenchError
 from genbench.core.files import write_json_atomic
 from genbench.core.json_files import read_json_file
+from genbench.runs.chat import ChatSettings, use_chat
 from genbench.runs.execute import (
     ProgressFactory,
     Requester,
     answer_dataset,
+    chat_prompts,
     expand_task_ids,
     load_one_task,
     prompt_settings,
     task_groups,
+    use_task_chat,
 )
 from genbench.runs.model_runner import ModelRunner, RequestUnsupported
 from genbench.runs.request_cache import CACHE_FILE, RequestCache, request_key
@@ -41,6 +48,7 @@ from genbench.runs.specs import parse_model_spec
 logger = logging.getLogger(__name__)
 
 MANIFEST = "shard.json"
+CHAT_FILE = "chat.json"
 FORMAT = "genbench-shard-1"
 FALLBACK_KINDS = ("loglikelihood", "score_pairs")
 """Kinds a runner may not answer; the run then asks for other requests (multiple choice by generation)."""
@@ -91,14 +99,25 @@ class RunSettings:
     max_new_tokens: int
     bootstrap_resamples: int
     write_samples: bool
+    chat: ChatSettings = field(default_factory=ChatSettings)
 
-    def record(self, runner: ModelRunner) -> dict[str, Any]:
-        """The run's record in ``shard.json`` (its digest is the run's key)."""
+    def record(self, runner: ModelRunner, template_text: str | None) -> dict[str, Any]:
+        """The run's record in ``shard.json`` (its digest is the run's key); ``template_text``: the chat template's."""
+        chat = None
+        if self.chat.changes_prompts:
+            chat = {
+                "template": self.chat.template,
+                "system_instruction": self.chat.system_instruction,
+                "fewshot_as_multiturn": self.chat.fewshot_as_multiturn,
+                "template_sha256": self.chat.record(template_text)["template_sha256"],
+            }
+        # the model's identity without the chat (recorded below): a task's requests carry it where it has prompts
+        identity = {key: value for key, value in runner.cache_identity().items() if key != "chat"}
         return {
             "model_spec": runner.spec.text,
             "model_args": dict(runner.spec.args),
             "model_revision": runner.revision,
-            "cache_identity": runner.cache_identity(),
+            "cache_identity": identity,
             "tasks": self.tasks,
             "shots": self.shots,
             "seeds": self.seeds,
@@ -106,6 +125,7 @@ class RunSettings:
             "max_new_tokens": self.max_new_tokens,
             "bootstrap_resamples": self.bootstrap_resamples,
             "write_samples": self.write_samples,
+            "chat": chat,
         }
 
 
@@ -115,15 +135,19 @@ def _digest(value: Any) -> str:
 
 
 def plan_requests(
-    runner: ModelRunner, settings: RunSettings, unsupported: dict[str, str]
+    runner: ModelRunner, settings: RunSettings, unsupported: dict[str, str], renders: dict[str, Any] | None = None
 ) -> dict[str, PlannedRequest]:
-    """Every distinct request of the run, by key (the prompts are built as the run builds them)."""
+    """Every distinct request of the run, by key (the prompts are built as the run builds them, conversations
+    included); ``renders`` gets the conversations' renderings (see :func:`~genbench.runs.chat.chat_requests`)."""
     planner = _Planner(runner, unsupported)
     tasks = [load_one_task(task_id) for task_id in expand_task_ids(settings.tasks)]
     for seed in settings.seeds:
         for task in tasks:
-            for _, dataset, _ in prompt_settings(task, settings.shots, seed, settings.limit):
-                answer_dataset(task, dataset, planner, max_new_tokens=settings.max_new_tokens)
+            task_settings = prompt_settings(task, settings.shots, seed, settings.limit)
+            template_text = use_task_chat(runner, settings.chat, task_settings)
+            for n_shots, dataset, _ in task_settings:
+                prompts = chat_prompts(runner, settings.chat, template_text, task, n_shots, dataset, seed, renders)
+                answer_dataset(task, dataset, planner, max_new_tokens=settings.max_new_tokens, prompts=prompts)
     return planner.requests
 
 
@@ -148,12 +172,12 @@ def _answer(requester: Requester, planned: Sequence[PlannedRequest]) -> None:
 
 
 def _stable_plan(
-    runner: ModelRunner, settings: RunSettings, requester: Requester
+    runner: ModelRunner, settings: RunSettings, requester: Requester, renders: dict[str, Any]
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """The run's requests, once the kinds the runner does not answer are known (asking it one request of each)."""
     unsupported: dict[str, str] = {}
     while True:
-        planned = plan_requests(runner, settings, unsupported)
+        planned = plan_requests(runner, settings, unsupported, renders)
         probes = [min((key for key, r in planned.items() if r.kind == kind), default=None) for kind in FALLBACK_KINDS]
         for kind, key in zip(FALLBACK_KINDS, probes, strict=True):
             if key is None or kind in unsupported:
@@ -181,11 +205,13 @@ def run_shard(
     write_samples: bool,
     bootstrap_resamples: int,
     progress: bool | ProgressFactory = False,
+    chat: ChatSettings | None = None,
 ) -> Path:
     """Answer one shard's share of a run into ``<output_dir>/shards/<run>/shard-I-of-N/``; returns that folder.
 
     Raises:
         ShardError: the model's answers are not cached (a ``python:`` predictor), so shards cannot share them.
+        ModelSpecError: chat settings the model does not take (see :func:`~genbench.runs.chat.use_chat`).
     """
     runner = load_runner(parse_model_spec(model, model_args))
     if not runner.cacheable:
@@ -195,9 +221,10 @@ def run_shard(
         )
     settings = RunSettings(
         [task_id for task_id, _ in task_groups(tasks)], list(shots), list(seeds), limit, max_new_tokens,
-        bootstrap_resamples, write_samples,
+        bootstrap_resamples, write_samples, chat or ChatSettings(),
     )  # fmt: skip
-    record = settings.record(runner)
+    template_text = use_chat(runner, settings.chat)  # checked before any planning
+    record = settings.record(runner, template_text)
     run_key = _digest(record)[:12]
     folder = output_dir / "shards" / run_key / shard.name
     manifest_path = folder / MANIFEST
@@ -205,7 +232,10 @@ def run_shard(
     cache = RequestCache(folder)
     try:
         requester = Requester(runner, cache, progress=progress, label=f"shard {shard.index}/{shard.count}")
-        planned, unsupported = _stable_plan(runner, settings, requester)
+        renders: dict[str, Any] = {}
+        planned, unsupported = _stable_plan(runner, settings, requester, renders)
+        if settings.chat.template is not None:
+            write_json_atomic(folder / CHAT_FILE, {"template_text": template_text, "renders": renders})
         share = deal(((key, request.tokens) for key, request in planned.items()), shard.count)[shard.index - 1]
         imported = set(previous.get("imported_keys", [])) | _take_from_siblings(cache, folder, share)
         manifest = {
