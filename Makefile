@@ -43,7 +43,7 @@ demo: $(STAMP)
 ## Run the whole test suite (offline), on two worker processes (pytest-xdist). GENBENCH_LMEVAL_PYTHON makes the
 ## lm-evaluation-harness parity test fail, not skip, if its venv is missing.
 test: $(STAMP) $(LMEVAL_STAMP)
-	@echo "make test: about 6-7 minutes on two free cores (up to about 17 on a busy machine); the last line sums up the skipped tests."
+	@echo "make test: about 5 minutes from a fresh clone on two free cores (the suite itself about 3.5; longer on a busy machine); the last line sums up the skipped tests."
 	$(OFFLINE) GENBENCH_LMEVAL_PYTHON=$(abspath $(LMEVAL_VENV))/bin/python $(BIN)/python -m pytest -q -n 2
 
 ## The original GenBench framework's own suites against this package: ORIGINAL_REPOS names local checkouts of
