@@ -17,6 +17,9 @@ Importing this package loads neither sentence-transformers nor torch.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from genbench.core.lazy import lazy_exports
 from genbench.metrics.classification_metrics import (
     average_precision,
     binary_classification_metrics,
@@ -35,6 +38,9 @@ from genbench.reranking.evaluation import (
     CrossEncoderRerankingEvaluator,
 )
 from genbench.reranking.nano_beir_suite import demo_suite_path, load_nanobeir_samples
+
+if TYPE_CHECKING:
+    from genbench.reranking.task_evaluation import source_to_reranking_example
 
 __all__ = [
     "CrossEncoderClassificationEvaluator",
@@ -55,5 +61,8 @@ __all__ = [
     "pearson",
     "ranking_metrics",
     "ranking_metrics_per_query",
+    "source_to_reranking_example",
     "spearman",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, {"source_to_reranking_example": "genbench.reranking.task_evaluation"})

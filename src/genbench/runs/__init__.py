@@ -19,7 +19,9 @@ from genbench.core.lazy import lazy_exports
 from genbench.core.plugins import PluginGroup
 
 if TYPE_CHECKING:
+    from genbench.runs.chat import ChatSettings
     from genbench.runs.compare import compare_results
+    from genbench.runs.demo import run_demo
     from genbench.runs.evaluation import TaskResult, evaluate
     from genbench.runs.execute import TaskRun, run, run_model_on_task
     from genbench.runs.merged_results import is_merged_results
@@ -45,6 +47,8 @@ parsed :class:`~genbench.runs.specs.ModelSpec`. Another package adds a kind with
 
 _EXPORTS = {
     "run": "genbench.runs.execute",
+    "ChatSettings": "genbench.runs.chat",
+    "run_demo": "genbench.runs.demo",
     "run_model_on_task": "genbench.runs.execute",
     "TaskRun": "genbench.runs.execute",
     "compare_results": "genbench.runs.compare",
@@ -58,6 +62,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "ChatSettings",
     "MODEL_RUNNERS",
     "ResultsDocument",
     "TaskResult",
@@ -69,6 +74,7 @@ __all__ = [
     "read_results",
     "results_schema_text",
     "run",
+    "run_demo",
     "run_model_on_task",
 ]
 

@@ -4,7 +4,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from genbench import Task
-from genbench.reranking.task_evaluation import source_to_reranking_example
+from genbench.reranking import source_to_reranking_example
 
 
 class PassageRerankingShiftTask(Task):
