@@ -414,6 +414,7 @@ class RunOptions(TypedDict, total=False):
     progress: bool | ProgressFactory
     request_cache: AnswerStore | None
     chat: ChatSettings | None
+    shift_flags: ShiftFlags | None
 
 
 def use_task_chat(runner: ModelRunner, chat: ChatSettings, settings: list[tuple[int | None, Any, Any]]) -> str | None:
