@@ -141,3 +141,43 @@ def test_a_report_of_other_examples_is_an_error_naming_the_file(report: Path, pr
     _write(path, document, examples[:-1])
     with pytest.raises(ContaminationError, match=rf"{path} measured 179 examples, but the test split .* has 180"):
         genbench.evaluate(model=predictor, tasks=["arithmetic_length"], shift_report=path, use_cache=False)
+
+
+SHORTEST = """
+def predict(requests, task, **options):
+    if task == "generate":
+        return ["true" for _ in requests]
+    return [-float(len(continuation)) for _, continuation in requests]
+"""
+
+
+def test_the_docs_show_the_real_clean_subset_lines(tmp_path: Path) -> None:
+    """docs/shift.md's clean-subset example: its commands, run here, print the clean-subset lines the page shows."""
+    tasks = Path(__file__).resolve().parents[2] / "src" / "genbench" / "tasks" / "negation_consistency"
+    runner = CliRunner()
+    index, reports = tmp_path / "index", tmp_path / "shift-reports"
+    built = runner.invoke(
+        cli,
+        ["shift", "build", *(str(tasks / sub / "data" / "train.jsonl") for sub in ("affirmative", "negated")),
+         "--text-field", "statement", "--tokenizer", "words", "--index-dir", str(index), "--name", "negation-train"],
+    )  # fmt: skip
+    assert built.exit_code == 0, built.output
+    measured = runner.invoke(
+        cli,
+        ["shift", "measure", "--index", str(index), "-t", "negation_consistency", "--ngram-size", "3",
+         "--ngram-size", "5", "--threshold", "0.5", "--threshold-ngram", "3", "-o", str(reports)],
+    )  # fmt: skip
+    assert measured.exit_code == 0, measured.output
+    predictor = tmp_path / "shortest.py"
+    predictor.write_text(SHORTEST, encoding="utf-8")
+    result = runner.invoke(
+        cli,
+        ["run", "-m", f"python:{predictor}:predict", "-t", "negation_consistency", "-o", str(tmp_path / "results"),
+         "--no-cache", *(f"--shift-report={reports / f'negation_consistency.{sub}.shift.json'}"
+                         for sub in ("affirmative", "negated"))],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    printed = [line.strip() for line in result.output.splitlines() if line.startswith("  clean subset")]
+    page = (Path(__file__).resolve().parents[2] / "docs" / "shift.md").read_text(encoding="utf-8")
+    shown = [line.strip() for line in page.splitlines() if line.startswith("  clean subset")]
+    assert len(printed) == 2 and printed == shown
