@@ -138,6 +138,10 @@ def test_a_report_of_other_examples_is_an_error_naming_the_file(report: Path, pr
     _write(path, document, examples)
     with pytest.raises(ContaminationError, match=rf"{path}: example 3 is not the text of test example 3"):
         genbench.evaluate(model=predictor, tasks=["arithmetic_length"], shift_report=path, use_cache=False)
+    del examples[0]["text_sha256"]
+    _write(path, document, examples)
+    with pytest.raises(ContaminationError, match=rf"{path}: its examples record no text_sha256 \(an older report\)"):
+        genbench.evaluate(model=predictor, tasks=["arithmetic_length"], shift_report=path, use_cache=False)
     _write(path, document, examples[:-1])
     with pytest.raises(ContaminationError, match=rf"{path} measured 179 examples, but the test split .* has 180"):
         genbench.evaluate(model=predictor, tasks=["arithmetic_length"], shift_report=path, use_cache=False)

@@ -106,6 +106,11 @@ def contained_indices(flags: ShiftFlags, task: Task) -> set[int]:
             f"{len(test_set.rows)}: the task changed since; measure it again (genbench-cli shift measure)."
         )
     for index, (row, (text_sha256, _)) in enumerate(zip(test_set.rows, flags.examples, strict=True)):
+        if text_sha256 is None:
+            raise ContaminationError(
+                f"{flags.path}: its examples record no text_sha256 (an older report), so they cannot be matched to "
+                f"the test examples of {task.task_id!r}: measure the task again (genbench-cli shift measure)."
+            )
         if text_sha256 != example_text_sha256(row):
             raise ContaminationError(
                 f"{flags.path}: example {index} is not the text of test example {index} of {task.task_id!r} "
