@@ -80,6 +80,14 @@ def chat_options(function: Any) -> Any:
     default=None,
     help="Answer only shard I of N of the run's requests, into DIR/shards/; merge-shards then writes the results.",
 )
+@click.option(
+    "--shift-report",
+    "shift_reports",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A task's shift report (genbench-cli shift measure; repeatable, one per task): score the task again on the "
+    "examples it does not flag as contained in its corpus (each evaluation's 'clean').",
+)
 @chat_options
 @progress_option()
 @json_option(help="Print per task its results file and evaluations (metrics, intervals) as a JSON list.")
@@ -97,6 +105,7 @@ def run(
     no_samples: bool,
     bootstrap_resamples: int,
     shard: str | None,
+    shift_reports: tuple[Path, ...],
     as_json: bool,
     apply_chat_template: str | None,
     system_instruction: str | None,
@@ -114,6 +123,9 @@ def run(
     With --shard I/N, the process answers only its share of the run's requests (dealt by token counts across
     tasks) into its own cache under DIR/shards/; run the N shards anywhere (a Slurm job array, one per GPU), then
     genbench-cli merge-shards writes the results files.
+
+    With --shift-report, each task it measured is also scored on its clean subset: the examples the report's corpus
+    does not contain (the same answers, scored again); the results record both and the report's checksum.
 
     \b
     Examples:
@@ -140,6 +152,7 @@ def run(
                 cache_dir=cache_dir, use_cache=not no_cache, write_samples=not no_samples,
                 bootstrap_resamples=bootstrap_resamples, progress=True, shard=shard_of_run,
                 chat=ChatSettings(apply_chat_template, system_instruction, fewshot_as_multiturn),
+                shift_report=list(shift_reports) or None,
             )  # fmt: skip
     except KeyboardInterrupt:
         click.echo(interrupted_message(None if no_cache else cache_dir or default_cache_dir()), err=True)
@@ -216,19 +229,31 @@ def summary_lines(task_id: str, document: dict[str, Any]) -> list[str]:
     """
     lines = []
     for evaluation in document["evaluations"]:
-        key = evaluation["primary_metric"]
-        entry = evaluation["metrics"].get(key) if key else None
         setting = "unprompted" if evaluation["shots"] is None else f"{evaluation['shots']}-shot"
-        parts = []
-        if entry is not None and isinstance(entry["value"], (int, float)):
-            score = f"{key} = {entry['value']:.4f}"
-            if entry.get("ci"):
-                score += f" [{entry['ci'][0]:.4f}, {entry['ci'][1]:.4f}]"
-            parts.append(score)
+        score = _score_text(evaluation)
+        parts = [score] if score else []
         if evaluation.get("run_seconds") is not None:
             parts.append(f"{evaluation['run_seconds']:.1f} s")
         cache = evaluation.get("cache")
         if cache:
             parts.append(f"{cache['hits']}/{cache['hits'] + cache['computed']} answers from the cache")
         lines.append(f"{task_id} ({setting}, {evaluation['num_examples']} examples): {', '.join(parts)}")
+        clean = evaluation.get("clean")
+        if clean is not None:
+            lines.append(
+                f"  clean subset ({clean['num_examples']} examples, {clean['excluded']} contained left out): "
+                f"{_score_text(clean) or 'no score'}"
+            )
     return lines
+
+
+def _score_text(evaluation: dict[str, Any]) -> str | None:
+    """``acc = 0.5000 [0.2500, 0.7500]``: the primary metric with its interval (None without a number)."""
+    key = evaluation["primary_metric"]
+    entry = evaluation["metrics"].get(key) if key else None
+    if entry is None or not isinstance(entry["value"], (int, float)):
+        return None
+    score = f"{key} = {entry['value']:.4f}"
+    if entry.get("ci"):
+        score += f" [{entry['ci'][0]:.4f}, {entry['ci'][1]:.4f}]"
+    return score

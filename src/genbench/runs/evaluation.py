@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from genbench.runs.chat import ChatSettings
-from genbench.runs.execute import ProgressFactory, run
+from genbench.runs.clean_subset import shift_flags_by_task
+from genbench.runs.execute import ProgressFactory, expand_task_ids, run
 from genbench.runs.results import DEFAULT_MAX_NEW_TOKENS
 from genbench.runs.results_model import ResultsDocument
 from genbench.runs.runner_registry import load_runner
@@ -59,6 +60,7 @@ def evaluate(
     progress: bool | ProgressFactory = False,
     shard: Shard | str | None = None,
     chat: ChatSettings | None = None,
+    shift_report: str | Path | Sequence[str | Path] | None = None,
 ) -> list[TaskResult]:
     """Run a model over tasks: prompts, answers (through the request cache), metrics with 95% bootstrap intervals.
 
@@ -86,6 +88,9 @@ def evaluate(
         chat: The chat template, system instruction and few-shot layout (:class:`~genbench.runs.chat.ChatSettings`,
             as ``run --apply-chat-template``, ``--system-instruction``, ``--fewshot-as-multiturn``); None: plain
             prompts.
+        shift_report: Shift reports (``genbench-cli shift measure``), one per task (or subtask) at most: each such
+            task is scored twice, on all examples and on those its report does not flag as contained in its corpus
+            (each evaluation's ``clean``, the report in the results' ``shift_report``).
 
     Returns:
         One :class:`TaskResult` per seed and task, seeds outer; a task with subtasks gives one per subtask, then its
@@ -93,7 +98,8 @@ def evaluate(
 
     Raises:
         genbench.core.errors.GenBenchError: an unknown task or model, a broken answer, an unwritable output; a
-            shard without output_dir, or of a model whose answers are not cached (ShardError).
+            shard without output_dir, or of a model whose answers are not cached (ShardError); a shift report that is
+            not of a task of the run or whose examples are not the task's test examples (ContaminationError).
 
     Example::
 
@@ -106,7 +112,12 @@ def evaluate(
     shot_list = [shots] if isinstance(shots, int) else list(shots)
     seed_list = [seeds] if isinstance(seeds, int) else list(seeds)
     task_list: str | list[str] = tasks if isinstance(tasks, str) else list(tasks)
+    report_paths = (
+        [] if shift_report is None else [shift_report] if isinstance(shift_report, (str, Path)) else shift_report
+    )
     if shard is not None:
+        if report_paths:
+            raise ShardError("A shard answers requests and scores nothing: give the shift report to a whole run.")
         if output_dir is None:
             raise ShardError("A shard writes its answers under output_dir/shards: give output_dir.")
         run_shard(
@@ -116,6 +127,7 @@ def evaluate(
             progress=progress, chat=chat,
         )  # fmt: skip
         return []
+    shift_reports = shift_flags_by_task(report_paths, expand_task_ids(task_list)) if report_paths else None
     runner = load_runner(parse_model_spec(model, model_args))
     results: list[TaskResult] = []
     for seed in seed_list:
@@ -123,6 +135,7 @@ def evaluate(
             runner, task_list, output_dir=output_dir, shots=shot_list, seed=seed, limit=limit,
             max_new_tokens=max_new_tokens, cache_dir=cache_dir, use_cache=use_cache, write_samples=write_samples,
             bootstrap=BootstrapSettings(resamples=bootstrap_resamples, seed=seed), progress=progress, chat=chat,
+            shift_reports=shift_reports,
         )  # fmt: skip
         results.extend(
             TaskResult(

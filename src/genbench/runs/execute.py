@@ -38,6 +38,7 @@ from genbench.data.cache import cache_dir as genbench_cache_dir
 from genbench.registry.directories import discover_tasks
 from genbench.runs.answer_scoring import Answers, evaluate_answers, subtask_scores
 from genbench.runs.chat import ChatSettings, chat_requests, task_prompt_turns, unused_template_warning, use_chat
+from genbench.runs.clean_subset import ShiftFlags, clean_evaluation, contained_indices
 from genbench.runs.errors import MalformedAnswer, ModelAnswerError
 from genbench.runs.merged_results import SubtaskScores, write_merged
 from genbench.runs.model_runner import AnswerProblem, ModelRunner, RequestUnsupported, answer_problem
@@ -413,6 +414,7 @@ class RunOptions(TypedDict, total=False):
     progress: bool | ProgressFactory
     request_cache: AnswerStore | None
     chat: ChatSettings | None
+    shift_flags: ShiftFlags | None
 
 
 def use_task_chat(runner: ModelRunner, chat: ChatSettings, settings: list[tuple[int | None, Any, Any]]) -> str | None:
@@ -458,6 +460,7 @@ def run_model_on_task(
     progress: bool | ProgressFactory = False,
     request_cache: AnswerStore | None = None,
     chat: ChatSettings | None = None,
+    shift_flags: ShiftFlags | None = None,
 ) -> TaskRun:
     """Run a model over one task (not a TaskDict: run each subtask), score it and write its results file.
 
@@ -481,14 +484,20 @@ def run_model_on_task(
         request_cache: An open store of answers to use in place of the request cache of ``cache_dir`` (left open;
             a merge of shards passes the shards' answers here).
         chat: Chat template, system instruction and few-shot layout (:mod:`genbench.runs.chat`); None: plain prompts.
+        shift_flags: This task's shift report: each evaluation is scored again without the examples it flags as
+            contained in its corpus (``clean``; :mod:`genbench.runs.clean_subset`).
 
     Returns:
         The :class:`TaskRun`.
+
+    Raises:
+        genbench.contamination.errors.ContaminationError: ``shift_flags`` is not a report of this task's test split.
     """
     started = time.perf_counter()
     bootstrap = bootstrap or BootstrapSettings(seed=seed)
     runner = model if isinstance(model, ModelRunner) else load_runner(parse_model_spec(model, model_args))
     chat = chat or ChatSettings()
+    contained = contained_indices(shift_flags, task) if shift_flags is not None else None
     settings = prompt_settings(task, shots, seed, limit)
     template_text = use_task_chat(runner, chat, settings)
     cache: AnswerStore | None = request_cache
@@ -509,6 +518,10 @@ def run_model_on_task(
             evaluation, setting_samples = evaluate_answers(
                 task, dataset, answers, shots=n_shots, bootstrap=bootstrap, shot_source=shot_source
             )
+            if contained is not None:
+                evaluation["clean"] = clean_evaluation(
+                    task, dataset, answers, contained, shots=n_shots, bootstrap=bootstrap
+                )
             if cache is not None:  # a python: predictor, or --no-cache: no cache to count answers from
                 evaluation["cache"] = {"hits": requester.stats.hits, "computed": requester.stats.computed}
             evaluation["run_seconds"] = round(time.perf_counter() - setting_started, 3)
@@ -531,6 +544,8 @@ def run_model_on_task(
         generation={"max_new_tokens": max_new_tokens, "decoding": "greedy"} if _generated(task, evaluations) else None,
         chat=runner.chat,
     )  # fmt: skip
+    if shift_flags is not None:
+        document["shift_report"] = shift_flags.record
     result = TaskRun(task.task_id, document, samples, scores=scores)
     if output_dir is not None:
         saved = save_results(document, output_dir, samples if write_samples else None)
@@ -596,6 +611,7 @@ def run(
     progress: bool | ProgressFactory = False,
     request_cache: AnswerStore | None = None,
     chat: ChatSettings | None = None,
+    shift_reports: Mapping[str, ShiftFlags] | None = None,
 ) -> list[TaskRun]:
     """Run a model over tasks and write one results file per task (:func:`genbench.evaluate` calls it per seed).
 
@@ -611,6 +627,8 @@ def run(
         output_dir: Where results files go (``<output_dir>/<model>/<settings>/<task>.json``); None: not written.
         shots, seed, limit, max_new_tokens, cache_dir, use_cache, write_samples, bootstrap, progress,
             request_cache, chat: As for :func:`run_model_on_task`.
+        shift_reports: Shift reports by task id (:func:`genbench.runs.clean_subset.shift_flags_by_task`): a task
+            with one is scored on its clean subset too.
 
     Returns:
         One :class:`TaskRun` per task, in order; a task with subtasks gives one per subtask, then its merged one
@@ -627,6 +645,7 @@ def run(
             load_one_task(task_id), runner, shots=shots, seed=seed, limit=limit, max_new_tokens=max_new_tokens,
             output_dir=output_dir, cache_dir=cache_dir, use_cache=use_cache, write_samples=write_samples,
             bootstrap=bootstrap, progress=progress, request_cache=request_cache, chat=chat,
+            shift_flags=(shift_reports or {}).get(task_id),
         )  # fmt: skip
 
     runs = []

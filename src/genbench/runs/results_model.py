@@ -241,6 +241,26 @@ class CacheRecord(_Record):
     computed: Annotated[int, Field(ge=0)] | None = omittable()
 
 
+class CleanSubset(_Record):
+    """The scores of one setting on the examples a shift report does not flag as contained in its corpus."""
+
+    num_examples: int = Field(ge=0, description="examples scored: all of the setting's, less those excluded")
+    excluded: int = Field(ge=0, description="examples the report flags as contained in its corpus")
+    primary_metric: str | None
+    metrics: dict[str, Metric]
+
+
+class ShiftReportRecord(_Record):
+    """The shift report whose flagged examples the clean subsets leave out (genbench-cli shift measure)."""
+
+    file: str = Field(description="the report's file name")
+    sha256: Sha256 = Field(description="sha256 of the report file's bytes")
+    corpus: str = Field(description="the corpus's name")
+    index_sha256: Sha256 = Field(description="the checksum of the corpus's index")
+    threshold: Number = Field(ge=0, le=1, description="the n-gram hit share from which an example is contained")
+    threshold_ngram: int = Field(ge=1, description="the n of that hit share")
+
+
 class Evaluation(_Record):
     """The scores of one setting (number of shots) of a task."""
 
@@ -264,6 +284,9 @@ class Evaluation(_Record):
     bootstrap_pairing: Literal["paired", "independent"] | None = omittable(
         "merged documents: whether the subtasks were resampled with the same example indices (they hold the same "
         "_genbench_idx values) or each on its own"
+    )
+    clean: CleanSubset | None = omittable(
+        "run with a shift report: the scores on the examples it does not flag as contained in its corpus"
     )
 
 
@@ -318,6 +341,9 @@ class ResultsDocument(_Record):
     )
     run_seconds: Number = Field(ge=0)
     created: str = Field(description="UTC time, ISO 8601")
+    shift_report: ShiftReportRecord | None = omittable(
+        "run with a shift report: the report the evaluations' clean subsets are measured against"
+    )
 
     def evaluation(self, shots: int | None = 0) -> Evaluation:
         """The evaluation of ``shots`` few-shot examples (None: the unprompted one).

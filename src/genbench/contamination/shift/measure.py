@@ -17,7 +17,7 @@ from genbench.contamination.shift.embedded import EmbeddedCorpus, is_embedded_te
 from genbench.contamination.shift.engine import CorpusEngine
 from genbench.contamination.shift.infinigram import InfiniGramCorpus
 from genbench.contamination.shift.manifest import read_manifest
-from genbench.contamination.shift.report import FORMAT, SCHEMA_VERSION, write_shift_report
+from genbench.contamination.shift.report import FORMAT, SCHEMA_VERSION, example_text_sha256, write_shift_report
 from genbench.contamination.shift.statistics import (
     CountCache,
     ExampleShift,
@@ -104,6 +104,8 @@ def measure_test_set(
         example_shift(i, split, ids, counts, ngram_sizes=sizes, rarest=rarest, statistics=wanted)
         for i, (split, ids) in enumerate(tokenized)
     ]
+    for example, row in zip(examples, test_set.rows, strict=True):
+        example.text_sha256 = example_text_sha256(row)
     flag_examples(examples, threshold, threshold_ngram)
     report = {
         "format": FORMAT,

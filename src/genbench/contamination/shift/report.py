@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -38,6 +39,15 @@ def _problems(document: Any) -> list[str]:
         f"{'.'.join(str(p) for p in error.absolute_path) or '(top)'}: {error.message}"
         for error in sorted(validator.iter_errors(document), key=lambda e: list(map(str, e.absolute_path)))
     ]
+
+
+def example_text_sha256(row: Sequence[str]) -> str:
+    """The SHA-256 of an example's measured text (its fields joined by newlines), as each example line records it.
+
+    >>> example_text_sha256(["612 + 6"])[:12]
+    '7e6eb7d9736c'
+    """
+    return hashlib.sha256("\n".join(row).encode("utf-8")).hexdigest()
 
 
 def report_stem(test_set_name: str) -> str:

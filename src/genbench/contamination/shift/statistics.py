@@ -65,10 +65,12 @@ class ExampleShift:
     longest_span: Span | None = None
     rarest_ngrams: dict[int, list[tuple[str, int]]] | None = None
     flagged: bool = False
+    text_sha256: str | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {
             "index": self.index,
+            "text_sha256": self.text_sha256,
             "tokens": self.tokens,
             "ngram_hit_share": None
             if self.ngram_hit_share is None
