@@ -101,6 +101,9 @@ class Run:
     sources: dict[int | None, Path] = field(default_factory=dict)
     sample_logs: dict[int | None, SampleLog | None] = field(default_factory=dict)
     """The per-sample log of each setting's file (None: the file has none)."""
+    shift_reports: dict[int | None, dict[str, Any] | None] = field(default_factory=dict)
+    """The shift report each setting's file records (``shift_report``: corpus, threshold), None where it has none;
+    the setting's clean score (``clean`` of its evaluation) is measured against it."""
     identity: Any = None
     """The results' ``run_identity`` when they record one."""
     confidence: float = 0.95
@@ -232,6 +235,7 @@ def collect(
             run.evaluations[evaluation["shots"]] = evaluation
             run.sources[evaluation["shots"]] = path
             run.sample_logs[evaluation["shots"]] = SampleLog.of(document, path)
+            run.shift_reports[evaluation["shots"]] = document.get("shift_report")
         cell.files.append(path)
         cell.created = document["created"]
     label_models(board.models.values())

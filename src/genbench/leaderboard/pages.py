@@ -16,6 +16,7 @@ from markupsafe import Markup
 from genbench.core.metric_direction import Direction, declared_direction
 from genbench.core.metric_values import finite_number
 from genbench.leaderboard.chart import score_vs_shots_svg
+from genbench.leaderboard.clean_scores import CleanScore, clean_score, flagged_shares
 from genbench.leaderboard.collect import Leaderboard, ModelEntry, TaskEntry
 from genbench.leaderboard.names import DIRECTION_MARKS, direction_note, metric_direction, metric_label
 from genbench.leaderboard.sample_logs import SampleLogs
@@ -77,7 +78,8 @@ def task_page(
     # The headline first, then the metrics the task declares a direction for (its point: negation_consistency's
     # negation_gap__*), then the rest in the results' order.
     metric_names.sort(key=lambda name: 0 if name == primary else 1 if declares(task, name) else 2)
-    rows = []
+    rows: list[dict[str, Any]] = []
+    cleans: list[CleanScore | None] = []
     series: dict[str, dict[int | None, tuple[float, tuple[float, float] | None]]] = {}
     for model, cell in cells:
         # One row per seed and setting: seeds of a model are listed, the overview averages them.
@@ -85,7 +87,9 @@ def task_page(
         for run in runs:
             label = model.label + (f" (seed {run.seed})" if len(runs) > 1 else "")
             for shots, evaluation in sorted(run.evaluations.items(), key=_by_shots):
-                rows.append({"model": model, "label": label, "shots": shots, "evaluation": evaluation})
+                clean = clean_score(evaluation, run.shift_reports.get(shots))
+                cleans.append(clean)
+                rows.append({"model": model, "label": label, "shots": shots, "evaluation": evaluation, "clean": clean})
         for shots in sorted(cell.evaluations, key=lambda s: -1 if s is None else s):
             key = (model.key, task.task_id, shots, primary)
             if known is not None and key in known:
@@ -107,6 +111,8 @@ def task_page(
         chart=score_vs_shots_svg(series, chart_metric),
         columns=[metric_column(name, task.metric_directions) for name in metric_names],
         rows=rows,
+        has_clean=any(clean is not None for clean in cleans),
+        flagged=flagged_shares(cleans),
         card=Markup(card_html),
     )
 
