@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from genbench.cli.params import output_file_option, task_option
+from genbench.cli.params import kebab_case_option, output_file_option, task_option
 from genbench.core.files import write_text_atomic
 from genbench.display.eval_card import FORMATS
 from genbench.display.eval_card import eval_card as build_card
@@ -24,8 +24,15 @@ from genbench.display.eval_card import eval_card as build_card
     help="svg (a figure), html (a page or notebook), latex (a standalone document, as genbench.org writes it) "
     "or markdown (a doc.md).",
 )
+@kebab_case_option(
+    "--shift-report",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The task's shift report (written by shift measure): state the measured shift on the shift-locus axis "
+    "(pretrain-test): the corpus and its size, the n-gram hit share with its interval, the share flagged.",
+)
 @output_file_option(help="Write the card to this file (default: print it).")
-def eval_card(task_id: str, fmt: str, output_file: Path | None) -> None:
+def eval_card(task_id: str, fmt: str, shift_report: Path | None, output_file: Path | None) -> None:
     """Render a task's GenBench evaluation card: the taxonomy's five axes, the task's values marked.
 
     The values come from the task's `taxonomy` block (docs/taxonomy.md); a task with subtasks marks its own values
@@ -36,10 +43,14 @@ def eval_card(task_id: str, fmt: str, output_file: Path | None) -> None:
       genbench-cli eval-card -t arithmetic_length
       genbench-cli eval-card -t negation_consistency --format svg --output-file card.svg
       genbench-cli eval-card -t arithmetic_length --format latex --output-file card.tex
+      genbench-cli eval-card -t arithmetic_length --shift-report arithmetic_length.shift.json
     """
+    from genbench.contamination.shift.report import read_shift_report
+    from genbench.display.measured_shift import MeasuredShift
     from genbench.task.factory import load_task
 
-    text = build_card(load_task(task_id)).render(fmt)
+    shift = MeasuredShift.of(read_shift_report(shift_report)) if shift_report is not None else None
+    text = build_card(load_task(task_id), shift).render(fmt)
     if output_file is not None:
         write_text_atomic(output_file, text)
         click.echo(f"Wrote {output_file}")

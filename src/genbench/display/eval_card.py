@@ -24,6 +24,7 @@ from typing import Any, Literal
 from genbench.core.errors import GenBenchError
 from genbench.core.taxonomy import AXES, AXIS_NAMES, EVAL_CARDS_URL, suggest_from_keywords
 from genbench.display.html import templates
+from genbench.display.measured_shift import MeasuredShift
 
 CardFormat = Literal["svg", "html", "latex", "markdown"]
 FORMATS: tuple[str, ...] = ("svg", "html", "latex", "markdown")
@@ -51,6 +52,11 @@ class EvalCard:
 
     title: str
     experiments: tuple[Experiment, ...]
+    shift: MeasuredShift | None = None
+    """The shift measured against a pretraining corpus (a shift report), stated under the shift-locus axis."""
+
+    def _shift_note(self) -> str | None:
+        return self.shift.sentence() if self.shift is not None else None
 
     def marks(self, axis: str, value: str) -> list[int]:
         """The positions of the experiments that have ``value`` on ``axis``."""
@@ -83,6 +89,8 @@ class EvalCard:
                 cells.append(f"**{axis.label(value)} {marks}**" if marks else axis.label(value))
             cells += [""] * (width - len(cells))
             lines.append(f"| {axis.title} | " + " | ".join(_md(c) for c in cells) + " |")
+        if (note := self._shift_note()) is not None:
+            lines += ["", note]
         legend = ", ".join(f"{marker} `{_md(label)}`" for marker, label in self._legend())
         return "\n".join([*lines, "", legend]) + "\n"
 
@@ -98,7 +106,7 @@ class EvalCard:
             for name in AXIS_NAMES
         ]
         template = templates("genbench.display").get_template("eval_card.html.j2")
-        return template.render(title=self.title, axes=axes, legend=self._legend())
+        return template.render(title=self.title, axes=axes, legend=self._legend(), shift=self._shift_note())
 
     def latex(self) -> str:
         """A standalone LaTeX document in genbench.org's card layout (xcolor, colortbl, amssymb); copy the part
@@ -143,6 +151,8 @@ class EvalCard:
                 r"\vspace{2mm} \\",
                 r"\end{tabular} \\",
             ]
+        if (note := self._shift_note()) is not None:
+            out += [r"\hline", r"\footnotesize " + tex_escape(note) + r" \\"]
         out += [r"\hline", r"\end{tabular}", r"\end{document}"]
         return "\n".join(out) + "\n"
 
@@ -150,7 +160,8 @@ class EvalCard:
         """A self-contained SVG image (valid XML; text escaped), 560 px wide."""
         width, band, label_h, mark_h, top = 560, 20, 16, 22, 26
         legend_h = 18 * len(self.experiments) + 8
-        height = top + len(AXIS_NAMES) * (band + label_h + mark_h) + legend_h
+        note = self._shift_note()
+        height = top + len(AXIS_NAMES) * (band + label_h + mark_h) + legend_h + (18 if note else 0)
         bands = []
         for number, name in enumerate(AXIS_NAMES):
             axis, y = AXES[name], top + number * (band + label_h + mark_h)
@@ -169,7 +180,13 @@ class EvalCard:
         template = templates("genbench.display").get_template("eval_card.svg.j2")
         legend_y = top + len(AXIS_NAMES) * (band + label_h + mark_h)
         svg = template.render(
-            width=width, height=height, title=self.title, bands=bands, legend_y=legend_y, legend=self._legend()
+            width=width,
+            height=height,
+            title=self.title,
+            bands=bands,
+            legend_y=legend_y,
+            legend=self._legend(),
+            shift=note,
         )
         return svg + "\n"
 
@@ -233,8 +250,9 @@ def taxonomy_experiments(task: Any) -> list[Experiment]:
     return experiments
 
 
-def eval_card(task: Any) -> EvalCard:
-    """The evaluation card of a task or a task with subtasks.
+def eval_card(task: Any, shift: MeasuredShift | None = None) -> EvalCard:
+    """The evaluation card of a task or a task with subtasks; with ``shift``, stating the shift measured against a
+    pretraining corpus on its shift-locus axis.
 
     Raises:
         NoTaxonomyError: neither the task nor a subtask declares a ``taxonomy`` block (the message lists the values
@@ -243,7 +261,7 @@ def eval_card(task: Any) -> EvalCard:
     experiments = taxonomy_experiments(task)
     if not experiments:
         raise NoTaxonomyError(missing_taxonomy_message(task.task_id, task.keywords))
-    return EvalCard(f"{task.name} ({task.task_id})", tuple(experiments))
+    return EvalCard(f"{task.name} ({task.task_id})", tuple(experiments), shift)
 
 
 def missing_taxonomy_message(task_id: str, keywords: Sequence[str]) -> str:

@@ -1,0 +1,56 @@
+"""The measured shift an evaluation card states on its shift-locus axis (pretrain-test): a task's shift report
+(``genbench-cli shift measure``) in one sentence."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from genbench.core.taxonomy import AXES
+
+
+@dataclass(frozen=True)
+class MeasuredShift:
+    """A shift report's corpus, its size, the n-gram hit share (mean and interval) and the share flagged."""
+
+    corpus: str
+    tokens: int
+    ngram: int
+    hit_share: float | None
+    interval: tuple[float, float] | None
+    flagged: int
+    examples: int
+
+    @classmethod
+    def of(cls, report: Mapping[str, Any]) -> MeasuredShift:
+        """From a shift report read by :func:`genbench.contamination.shift.report.read_shift_report`."""
+        summary = report["summary"]
+        ngram = report["settings"]["threshold_ngram"]
+        hits = (summary.get("ngram_hit_share") or {}).get(str(ngram)) or {}
+        flagged = summary.get("flagged") or {}
+        interval = hits.get("interval")
+        return cls(
+            corpus=report["corpus"]["name"],
+            tokens=report["corpus"]["tokens"],
+            ngram=ngram,
+            hit_share=hits.get("mean"),
+            interval=(interval[0], interval[1]) if interval else None,
+            flagged=flagged.get("count", 0),
+            examples=summary["examples"],
+        )
+
+    def sentence(self) -> str:
+        """``Measured shift (Pretrain–test): corpus NAME (1,234 tokens); 8-gram hit share 0.120 [0.080, 0.160];
+        3 of 50 examples (6.0%) flagged as contained.``"""
+        locus = AXES["shift_locus"].label("pretrain-test")
+        hits = (
+            "no hit share measured" if self.hit_share is None else f"{self.ngram}-gram hit share {self.hit_share:.3f}"
+        )
+        if self.hit_share is not None and self.interval is not None:
+            hits += f" [{self.interval[0]:.3f}, {self.interval[1]:.3f}]"
+        share = f" ({100 * self.flagged / self.examples:.1f}%)" if self.examples else ""
+        return (
+            f"Measured shift ({locus}): corpus {self.corpus} ({self.tokens:,} tokens); {hits}; "
+            f"{self.flagged} of {self.examples} examples{share} flagged as contained."
+        )

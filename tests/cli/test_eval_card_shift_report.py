@@ -1,0 +1,83 @@
+"""`genbench-cli eval-card --shift-report`: the card states the shift measured against a pretraining corpus."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from genbench.cli import cli
+from genbench.task import Task
+from genbench.task.factory import load_task
+
+pytest.importorskip("infini_gram")
+
+CONTAINED = [0, 1, 2]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """arithmetic_length's shift report against a corpus holding three of its test examples verbatim."""
+    folder = tmp_path_factory.mktemp("card")
+    task = load_task("arithmetic_length")
+    assert isinstance(task, Task)
+    inputs = task.get_datasets_raw()["test"]["input"]
+    lines = [{"text": f"Worked example: {inputs[i]} is easy."} for i in CONTAINED] + [{"text": "nothing else"}]
+    corpus = folder / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    runner = CliRunner()
+    built = runner.invoke(cli, ["shift", "build", str(corpus), "--index-dir", str(folder / "index"), "--name", "tiny"])
+    assert built.exit_code == 0, built.output
+    measured = runner.invoke(
+        cli,
+        ["shift", "measure", "--index", str(folder / "index"), "-t", "arithmetic_length", "-o", str(folder),
+         "--ngram-size", "5", "--threshold", "1"],
+    )  # fmt: skip
+    assert measured.exit_code == 0, measured.output
+    return folder / "arithmetic_length.shift.json"
+
+
+def test_card_states_the_measured_shift_in_every_format(report: Path) -> None:
+    document = json.loads(report.read_text())
+    summary = document["summary"]
+    hits = summary["ngram_hit_share"]["5"]
+    examples, flagged = summary["examples"], summary["flagged"]["count"]
+    assert flagged >= len(CONTAINED)
+    expected = (
+        f"Measured shift (Pretrain–test): corpus tiny ({document['corpus']['tokens']:,} tokens); "
+        f"5-gram hit share {hits['mean']:.3f} [{hits['interval'][0]:.3f}, {hits['interval'][1]:.3f}]; "
+        f"{flagged} of {examples} examples ({100 * flagged / examples:.1f}%) flagged as contained."
+    )
+    for fmt in ("markdown", "html", "svg"):
+        result = CliRunner().invoke(
+            cli, ["eval-card", "-t", "arithmetic_length", "--format", fmt, "--shift-report", str(report)]
+        )
+        assert result.exit_code == 0, result.output
+        assert expected in result.output, fmt
+    latex = CliRunner().invoke(
+        cli, ["eval-card", "-t", "arithmetic_length", "--format", "latex", "--shift-report", str(report)]
+    )
+    assert "corpus tiny" in latex.output and "flagged as contained" in latex.output
+    plain = CliRunner().invoke(cli, ["eval-card", "-t", "arithmetic_length"])
+    assert plain.exit_code == 0 and "Measured shift" not in plain.output
+    heights = [
+        _svg_height(CliRunner().invoke(cli, ["eval-card", "-t", "arithmetic_length", "-f", "svg", *extra]).output)
+        for extra in ([], ["--shift-report", str(report)])
+    ]
+    assert heights[1] > heights[0]  # the image grows by the line it states
+
+
+def _svg_height(svg: str) -> int:
+    match = re.search(r'height="(\d+)"', svg)
+    assert match is not None, svg[:200]
+    return int(match.group(1))
+
+
+def test_a_damaged_shift_report_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.shift.json"
+    bad.write_text("{}", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["eval-card", "-t", "arithmetic_length", "--shift-report", str(bad)])
+    assert result.exit_code != 0 and str(bad) in result.output and "not a shift report" in result.output
