@@ -10,8 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from genbench.cli import cli
-from genbench.task import Task
-from genbench.task.factory import load_task
+from tests.contamination.shift_support import arithmetic_length_report
 
 pytest.importorskip("infini_gram")
 
@@ -21,23 +20,7 @@ CONTAINED = [0, 1, 2]
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """arithmetic_length's shift report against a corpus holding three of its test examples verbatim."""
-    folder = tmp_path_factory.mktemp("card")
-    task = load_task("arithmetic_length")
-    assert isinstance(task, Task)
-    inputs = task.get_datasets_raw()["test"]["input"]
-    lines = [{"text": f"Worked example: {inputs[i]} is easy."} for i in CONTAINED] + [{"text": "nothing else"}]
-    corpus = folder / "corpus.jsonl"
-    corpus.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    runner = CliRunner()
-    built = runner.invoke(cli, ["shift", "build", str(corpus), "--index-dir", str(folder / "index"), "--name", "tiny"])
-    assert built.exit_code == 0, built.output
-    measured = runner.invoke(
-        cli,
-        ["shift", "measure", "--index", str(folder / "index"), "-t", "arithmetic_length", "-o", str(folder),
-         "--ngram-size", "5", "--threshold", "1"],
-    )  # fmt: skip
-    assert measured.exit_code == 0, measured.output
-    return folder / "arithmetic_length.shift.json"
+    return arithmetic_length_report(tmp_path_factory.mktemp("card"), CONTAINED)
 
 
 def test_card_states_the_measured_shift_in_every_format(report: Path) -> None:

@@ -115,3 +115,30 @@ class BruteForce:
         test = [unit for text in texts for unit in self.tokenizer.split(text).units]
         vocabulary = len(set(corpus) | set(test))
         return -sum(math.log2((corpus.get(u, 0) + 1) / (total + vocabulary)) for u in test) / len(test)
+
+
+def arithmetic_length_report(folder: Path, contained: Sequence[int]) -> Path:
+    """arithmetic_length's shift report (5-grams, threshold 1) against a corpus, named ``tiny``, that holds the test
+    examples at ``contained`` verbatim; built and measured with ``genbench-cli shift build`` and ``shift measure``."""
+    from click.testing import CliRunner
+
+    from genbench.cli import cli
+    from genbench.task import Task
+    from genbench.task.factory import load_task
+
+    task = load_task("arithmetic_length")
+    assert isinstance(task, Task)
+    inputs = task.get_datasets_raw()["test"]["input"]
+    lines = [{"text": f"Worked example: {inputs[i]} is easy."} for i in contained] + [{"text": "nothing else"}]
+    corpus = folder / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    runner = CliRunner()
+    built = runner.invoke(cli, ["shift", "build", str(corpus), "--index-dir", str(folder / "index"), "--name", "tiny"])
+    assert built.exit_code == 0, built.output
+    measured = runner.invoke(
+        cli,
+        ["shift", "measure", "--index", str(folder / "index"), "-t", "arithmetic_length", "-o", str(folder),
+         "--ngram-size", "5", "--threshold", "1"],
+    )  # fmt: skip
+    assert measured.exit_code == 0, measured.output
+    return folder / "arithmetic_length.shift.json"

@@ -15,6 +15,7 @@ from genbench.cli import cli
 from genbench.contamination.errors import ContaminationError
 from genbench.task import Task
 from genbench.task.factory import load_task
+from tests.contamination.shift_support import arithmetic_length_report
 
 pytest.importorskip("infini_gram")
 
@@ -42,21 +43,7 @@ def _test_split() -> Any:
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The shift report of arithmetic_length against a corpus holding some of its test examples verbatim."""
-    folder = tmp_path_factory.mktemp("clean")
-    inputs = _test_split()["input"]
-    corpus = folder / "corpus.jsonl"
-    lines = [{"text": f"Worked example: {inputs[i]} is easy."} for i in CONTAINED] + [{"text": "nothing else"}]
-    corpus.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    runner = CliRunner()
-    built = runner.invoke(cli, ["shift", "build", str(corpus), "--index-dir", str(folder / "index"), "--name", "tiny"])
-    assert built.exit_code == 0, built.output
-    measured = runner.invoke(
-        cli,
-        ["shift", "measure", "--index", str(folder / "index"), "-t", "arithmetic_length", "-o", str(folder),
-         "--ngram-size", "5", "--threshold", "1"],
-    )  # fmt: skip
-    assert measured.exit_code == 0, measured.output
-    return folder / "arithmetic_length.shift.json"
+    return arithmetic_length_report(tmp_path_factory.mktemp("clean"), CONTAINED)
 
 
 @pytest.fixture
