@@ -64,3 +64,9 @@ def test_a_damaged_shift_report_is_an_error_naming_the_file(tmp_path: Path) -> N
     bad.write_text("{}", encoding="utf-8")
     result = CliRunner().invoke(cli, ["eval-card", "-t", "arithmetic_length", "--shift-report", str(bad)])
     assert result.exit_code != 0 and str(bad) in result.output and "not a shift report" in result.output
+
+
+def test_a_report_of_another_task_is_refused_naming_both(report: Path) -> None:
+    result = CliRunner().invoke(cli, ["eval-card", "-t", "negation_consistency", "--shift-report", str(report)])
+    assert result.exit_code == 2, result.output
+    assert "measures task 'arithmetic_length', not 'negation_consistency'" in result.output

@@ -49,7 +49,17 @@ def eval_card(task_id: str, fmt: str, shift_report: Path | None, output_file: Pa
     from genbench.display.measured_shift import MeasuredShift
     from genbench.task.factory import load_task
 
-    shift = MeasuredShift.of(read_shift_report(shift_report)) if shift_report is not None else None
+    shift = None
+    if shift_report is not None:
+        report = read_shift_report(shift_report)
+        measured = report["test_set"]["name"]
+        if measured != task_id and not measured.startswith(task_id + ":"):
+            raise click.BadParameter(
+                f"{shift_report} measures task {measured!r}, not {task_id!r}: give {task_id}'s report "
+                f"(genbench-cli shift measure -t {task_id}).",
+                param_hint="'--shift-report'",
+            )
+        shift = MeasuredShift.of(report)
     text = build_card(load_task(task_id), shift).render(fmt)
     if output_file is not None:
         write_text_atomic(output_file, text)
