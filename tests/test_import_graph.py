@@ -367,6 +367,7 @@ LAZY_IMPORTS: dict[str | tuple[str, str], str] = {
     "genbench.contamination": "numpy",
     "genbench.contamination.backend": "numpy",
     "genbench.contamination.oneshot": "numpy",
+    "genbench.contamination.shift.report": "numpy",
     "genbench.contamination.es": "numpy",
     "genbench.contamination.shift": "numpy",
     "genbench.contamination.shift.elasticsearch": "numpy",

@@ -10,6 +10,7 @@ from genbench.cli.params import kebab_case_option, output_file_option, task_opti
 from genbench.core.files import write_text_atomic
 from genbench.display.eval_card import FORMATS
 from genbench.display.eval_card import eval_card as build_card
+from genbench.display.measured_shift import MeasuredShift
 
 
 @click.command("eval-card")
@@ -46,7 +47,6 @@ def eval_card(task_id: str, fmt: str, shift_report: Path | None, output_file: Pa
       genbench-cli eval-card -t arithmetic_length --shift-report arithmetic_length.shift.json
     """
     from genbench.contamination.shift.report import read_shift_report
-    from genbench.display.measured_shift import MeasuredShift
     from genbench.task.factory import load_task
 
     shift = None
