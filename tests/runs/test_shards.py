@@ -199,9 +199,10 @@ def test_a_chat_run_sharded_two_ways_merges_to_the_files_of_one_process(tmp_path
 
 
 def test_a_chat_run_of_a_local_model_merges_with_its_shards_renderings(tiny_gpt2_chat: Path, tmp_path: Path) -> None:
+    # batch_size=1: a batch of other requests (another shard's mix) may change float results in the last bits
     options: dict = dict(
         model=f"hf:{tiny_gpt2_chat}", tasks=["arithmetic_length", "category_membership"],
-        model_args="device=cpu,dtype=float32,batch_size=4", shots=[0, 2], limit=3, max_new_tokens=4,
+        model_args="device=cpu,dtype=float32,batch_size=1", shots=[0, 2], limit=3, max_new_tokens=4,
         bootstrap_resamples=20, chat=ChatSettings("default", "Be brief.", None),
     )  # fmt: skip
     genbench.evaluate(**options, output_dir=tmp_path / "one", cache_dir=tmp_path / "cache")
