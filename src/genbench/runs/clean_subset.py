@@ -6,7 +6,6 @@ evaluation is every other example, scored with the same answers (the model is no
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.shift.report import example_text_sha256, read_shift_report
 from genbench.contamination.testsets import loaded_task_test_sets
+from genbench.data.checksums import file_sha256
 from genbench.runs.answer_scoring import Answers, evaluate_answers
 from genbench.runs.scoring import BootstrapSettings
 
@@ -53,7 +53,7 @@ def read_shift_flags(path: str | Path) -> ShiftFlags:
     settings = report["settings"]
     record = {
         "file": path.name,
-        "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+        "sha256": file_sha256(path),
         "corpus": report["corpus"]["name"],
         "index_sha256": report["corpus"]["index_sha256"],
         "threshold": settings["threshold"],

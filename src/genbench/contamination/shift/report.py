@@ -19,6 +19,7 @@ from typing import Any
 from genbench.contamination.errors import ContaminationError
 from genbench.contamination.shift.engine import CorpusIdentity
 from genbench.core.files import atomic_open, write_json_atomic
+from genbench.data.checksums import file_sha256
 
 FORMAT = "genbench-shift-report"
 SCHEMA_VERSION = 1
@@ -99,7 +100,7 @@ def read_shift_report(path: str | Path, *, corpus: CorpusIdentity | None = None)
         raise ContaminationError(f"{path} is not a shift report:\n" + "\n".join(problems))
     examples = path.parent / document["examples_file"]
     try:
-        actual = hashlib.sha256(examples.read_bytes()).hexdigest()
+        actual = file_sha256(examples)
     except OSError:
         raise ContaminationError(f"{path}: its examples file {examples} is missing.") from None
     if actual != document["examples_sha256"]:
