@@ -29,9 +29,7 @@ cat >"$W/chat.jinja" <<'EOF'
 {%- for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}<|end|>{% endfor -%}
 {%- if add_generation_prompt %}<|assistant|>{% endif -%}
 EOF
-# passage_reranking_shift is left out by default: a sharded chat run with it loses the other tasks' generations
-# (found by this script; the merge names them)
-TASKS=${TASKS:-arithmetic_length,category_membership,negation_consistency,ner_unseen_entities}
+TASKS=${TASKS:-all}
 COMMON=(-m "hf:$W/model" -t "$TASKS" --shots 0,5 --max-new-tokens 32)
 CHAT=(--apply-chat-template "$W/chat.jinja" --system-instruction "Answer briefly.")
 

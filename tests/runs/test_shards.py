@@ -220,3 +220,27 @@ def test_a_chat_run_of_a_local_model_merges_with_its_shards_renderings(tiny_gpt2
     assert sorted(expected) == sorted(written) and len(expected) == 4
     for name, content in expected.items():
         assert written[name] == content, name
+
+
+def test_a_chat_run_with_an_unprompted_task_keys_each_tasks_answers_as_planned(
+    tiny_gpt2_chat: Path, tmp_path: Path
+) -> None:
+    # an unprompted (reranking) task planned last leaves no chat record on the runner: the shards must still answer
+    # the chat tasks' requests under their chat record, or the merge finds none of them
+    options: dict = dict(
+        model=f"hf:{tiny_gpt2_chat}", tasks=["arithmetic_length", "passage_reranking_shift"],
+        model_args="device=cpu,dtype=float32,batch_size=1", shots=[0], limit=3, max_new_tokens=4,
+        bootstrap_resamples=20, chat=ChatSettings("default", None, None),
+    )  # fmt: skip
+    genbench.evaluate(**options, output_dir=tmp_path / "one", cache_dir=tmp_path / "cache")
+    for index in (1, 2):
+        genbench.evaluate(**options, output_dir=tmp_path / "two", shard=f"{index}/2")
+    (run_folder,) = (tmp_path / "two" / "shards").iterdir()
+
+    merged = merge_shards([run_folder], tmp_path / "two")
+
+    assert sorted(r.document["task"]["id"] for r in merged) == ["arithmetic_length", "passage_reranking_shift"]
+    expected, written = _results(tmp_path / "one"), _results(tmp_path / "two")
+    assert sorted(expected) == sorted(written) and len(expected) == 4
+    for name, content in expected.items():
+        assert written[name] == content, name

@@ -60,12 +60,14 @@ class ShardError(GenBenchError, ValueError):
 
 @dataclass(frozen=True)
 class PlannedRequest:
-    """One distinct request of a run: its kind, the request as keyed, its settings and its token estimate."""
+    """One distinct request of a run: its kind, the request as keyed, its settings, its token estimate and the chat
+    record its task was asked with (``None`` for plain prompts and unprompted tasks; part of its key)."""
 
     kind: str
     request: Any
     settings: dict[str, Any]
     tokens: int
+    chat: dict[str, Any] | None = None
 
 
 class _Planner(Requester):
@@ -84,7 +86,8 @@ class _Planner(Requester):
         for request in requests:
             text = request if isinstance(request, str) else " ".join(str(part) for part in request)
             key = request_key(identity, kind, request, settings)
-            self.requests.setdefault(key, PlannedRequest(kind, request, settings, token_count(text) + extra))
+            planned = PlannedRequest(kind, request, settings, token_count(text) + extra, self.runner.chat)
+            self.requests.setdefault(key, planned)
         return ["" if kind == "generate" else 0.0 for _ in requests]
 
 
@@ -162,12 +165,14 @@ def _compute(requester: Requester, kind: str, settings: dict[str, Any]) -> Calla
 
 
 def _answer(requester: Requester, planned: Sequence[PlannedRequest]) -> None:
-    """Answer planned requests through the requester's cache, one call per kind and settings."""
+    """Answer planned requests through the requester's cache, one call per kind, settings and chat record (the
+    runner asks, and keys, each group as its tasks were planned: an unprompted task has no chat record)."""
     groups: dict[str, list[PlannedRequest]] = {}
     for request in planned:
-        groups.setdefault(_digest([request.kind, request.settings]), []).append(request)
+        groups.setdefault(_digest([request.kind, request.settings, request.chat]), []).append(request)
     for group in groups.values():
         kind, settings = group[0].kind, group[0].settings
+        requester.runner.chat = group[0].chat
         requester._answer(kind, [r.request for r in group], settings, _compute(requester, kind, settings))
 
 
