@@ -244,3 +244,20 @@ def test_a_chat_run_with_an_unprompted_task_keys_each_tasks_answers_as_planned(
     assert sorted(expected) == sorted(written) and len(expected) == 4
     for name, content in expected.items():
         assert written[name] == content, name
+
+
+def test_a_password_in_the_server_url_is_written_to_no_shard_file(tmp_path: Path) -> None:
+    two = tmp_path / "two"
+    with fake_openai_server() as server:
+        url = server.url.replace("http://", "http://user:s3cret-pw@")
+        for index in (1, 2):
+            _invoke(_args(url, two, "--shard", f"{index}/2", limit=3))
+        assert server.requests  # the server was asked, through the URL with its password
+    output = _invoke(["merge-shards", str(two / "shards"), "-o", str(two)])
+
+    assert output.count("Wrote ") == 2
+    written = [p for p in two.rglob("*") if p.is_file()]
+    assert any(p.name == "shard.json" for p in written) and any(p.name.endswith(".sqlite") for p in written)
+    assert [p for p in written if b"s3cret-pw" in p.read_bytes()] == []
+    (shard,) = two.glob("shards/*/shard-1-of-2")
+    assert json.loads((shard / "shard.json").read_text())["run"]["model_spec"].startswith("openai:http://user:***@")

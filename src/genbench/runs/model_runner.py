@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from genbench.core.urls import redact_url
 from genbench.runs.errors import ModelSpecError
 from genbench.runs.specs import ModelSpec
 
@@ -56,8 +57,9 @@ class ModelRunner:
         self.chat: dict[str, Any] | None = None  # how prompts became conversations, when they did
 
     def cache_identity(self) -> dict[str, Any]:
-        """What, besides the request itself, decides an answer: spec, revision and output-affecting arguments."""
-        identity = {"spec": self.spec.text, "revision": self.revision, "args": self.output_args()}
+        """What, besides the request itself, decides an answer: spec, revision and output-affecting arguments (a
+        password in a server URL does not decide an answer: it is redacted, so it is written to no cache or shard)."""
+        identity = {"spec": redact_url(self.spec.text), "revision": self.revision, "args": self.output_args()}
         if self.chat is not None:  # the template's hash, system instruction and few-shot layout (chat.record)
             identity["chat"] = self.chat
         return identity

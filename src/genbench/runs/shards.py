@@ -27,6 +27,7 @@ from typing import Any
 from genbench.core.errors import GenBenchError
 from genbench.core.files import write_json_atomic
 from genbench.core.json_files import read_json_file
+from genbench.core.urls import redact_url
 from genbench.runs.chat import ChatSettings, use_chat
 from genbench.runs.execute import (
     ProgressFactory,
@@ -117,7 +118,7 @@ class RunSettings:
         # the model's identity without the chat (recorded below): a task's requests carry it where it has prompts
         identity = {key: value for key, value in runner.cache_identity().items() if key != "chat"}
         return {
-            "model_spec": runner.spec.text,
+            "model_spec": redact_url(runner.spec.text),  # as results files write it: no password of a server URL
             "model_args": dict(runner.spec.args),
             "model_revision": runner.revision,
             "cache_identity": identity,
