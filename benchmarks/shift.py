@@ -248,7 +248,8 @@ def main() -> None:
         }
         print(row(f"{args.examples}-example task, fresh process", payload["task"]["seconds"]))
         print(f"  peak RSS {payload['task']['peak_rss_mib']:.0f} MiB")
-    print(f"wrote {write_results('shift', payload)}")
+    name = "shift" if args.tokenizer == "words" else f"shift-{args.tokenizer}"
+    print(f"wrote {write_results(name, payload)}")
 
 
 if __name__ == "__main__":
