@@ -172,3 +172,11 @@ def test_the_docs_show_the_real_clean_subset_lines(tmp_path: Path) -> None:
     page = (Path(__file__).resolve().parents[2] / "docs" / "shift.md").read_text(encoding="utf-8")
     shown = [line.strip() for line in page.splitlines() if line.startswith("  clean subset")]
     assert len(printed) == 3 and printed == shown  # the two subtasks' and the task's merged clean subset
+    card = runner.invoke(
+        cli,
+        ["eval-card", "-t", "negation_consistency", "--shift-report",
+         str(reports / "negation_consistency.affirmative.shift.json")],
+    )  # fmt: skip
+    assert card.exit_code == 0, card.output
+    (sentence,) = [line for line in card.output.splitlines() if line.startswith("Measured shift")]
+    assert sentence.split() == page[page.index("Measured shift between") :].partition("```")[0].split()

@@ -115,19 +115,17 @@ def evaluate(
     report_paths = (
         [] if shift_report is None else [shift_report] if isinstance(shift_report, (str, Path)) else shift_report
     )
+    shift_reports = shift_flags_by_task(report_paths, expand_task_ids(task_list)) if report_paths else None
     if shard is not None:
-        if report_paths:
-            raise ShardError("A shard answers requests and scores nothing: give the shift report to a whole run.")
         if output_dir is None:
             raise ShardError("A shard writes its answers under output_dir/shards: give output_dir.")
         run_shard(
             Shard.parse(shard) if isinstance(shard, str) else shard, model=model, model_args=model_args,
             tasks=task_list, shots=shot_list, seeds=seed_list, limit=limit, max_new_tokens=max_new_tokens,
             output_dir=Path(output_dir), write_samples=write_samples, bootstrap_resamples=bootstrap_resamples,
-            progress=progress, chat=chat,
+            progress=progress, chat=chat, shift_reports=shift_reports,
         )  # fmt: skip
         return []
-    shift_reports = shift_flags_by_task(report_paths, expand_task_ids(task_list)) if report_paths else None
     runner = load_runner(parse_model_spec(model, model_args))
     results: list[TaskResult] = []
     for seed in seed_list:
