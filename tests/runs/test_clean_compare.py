@@ -11,21 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from genbench.cli import cli
-from tests.contamination.shift_support import arithmetic_length_report
+from tests.contamination.shift_support import EVEN_SUMS_PREDICTOR, arithmetic_length_report
 
 pytest.importorskip("infini_gram")
 
-EVEN_RIGHT = """
-import re
-
-def predict(requests, task, **options):
-    answers = []
-    for prompt in requests:
-        a, b = re.findall(r"(\\d+) \\+ (\\d+)", prompt)[-1]
-        total = int(a) + int(b)
-        answers.append(str(total) if total % 2 == 0 else "0")
-    return answers
-"""
+EVEN_RIGHT = EVEN_SUMS_PREDICTOR
 ALL_RIGHT = """
 import re
 

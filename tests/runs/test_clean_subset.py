@@ -15,22 +15,11 @@ from genbench.cli import cli
 from genbench.contamination.errors import ContaminationError
 from genbench.task import Task
 from genbench.task.factory import load_task
-from tests.contamination.shift_support import arithmetic_length_report
+from tests.contamination.shift_support import EVEN_SUMS_PREDICTOR, arithmetic_length_report
 
 pytest.importorskip("infini_gram")
 
-# Right on the even sums, wrong ("0") on the odd ones: a score that differs between subsets.
-PREDICTOR = """
-import re
-
-def predict(requests, task, **options):
-    answers = []
-    for prompt in requests:
-        a, b = re.findall(r"(\\d+) \\+ (\\d+)", prompt)[-1]
-        total = int(a) + int(b)
-        answers.append(str(total) if total % 2 == 0 else "0")
-    return answers
-"""
+PREDICTOR = EVEN_SUMS_PREDICTOR
 CONTAINED = range(0, 40, 2)  # test examples copied verbatim into the corpus
 
 
