@@ -90,7 +90,9 @@ def evaluate(
             prompts.
         shift_report: Shift reports (``genbench-cli shift measure``), one per task (or subtask) at most: each such
             task is scored twice, on all examples and on those its report does not flag as contained in its corpus
-            (each evaluation's ``clean``, the report in the results' ``shift_report``).
+            (each evaluation's ``clean``, the report in the results' ``shift_report``). A task with subtasks takes
+            one per subtask, of one corpus index and threshold, and its merged result gets a ``clean`` too. With
+            ``shard``, the reports join the run's record and the merge of the shards scores the clean subsets.
 
     Returns:
         One :class:`TaskResult` per seed and task, seeds outer; a task with subtasks gives one per subtask, then its
@@ -99,7 +101,8 @@ def evaluate(
     Raises:
         genbench.core.errors.GenBenchError: an unknown task or model, a broken answer, an unwritable output; a
             shard without output_dir, or of a model whose answers are not cached (ShardError); a shift report that is
-            not of a task of the run or whose examples are not the task's test examples (ContaminationError).
+            not of a task of the run or whose examples are not the task's test examples, or reports of some subtasks
+            of a task only or of different corpus indexes or thresholds (ContaminationError).
 
     Example::
 
