@@ -10,6 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from genbench.cli import cli
+from genbench.display.eval_card import EvalCard, Experiment
+from genbench.display.measured_shift import MeasuredShift
 from tests.contamination.shift_support import arithmetic_length_report
 
 pytest.importorskip("infini_gram")
@@ -30,16 +32,22 @@ def test_card_states_the_measured_shift_in_every_format(report: Path) -> None:
     examples, flagged = summary["examples"], summary["flagged"]["count"]
     assert flagged >= len(CONTAINED)
     expected = (
-        f"Measured shift (Pretrain–test): corpus tiny ({document['corpus']['tokens']:,} tokens); "
-        f"5-gram hit share {hits['mean']:.3f} [{hits['interval'][0]:.3f}, {hits['interval'][1]:.3f}]; "
-        f"{flagged} of {examples} examples ({100 * flagged / examples:.1f}%) flagged as contained."
+        f"Measured shift between the pretraining corpus tiny ({document['corpus']['tokens']:,} tokens) and the test "
+        f"set: 5-gram hit share {hits['mean']:.3f} [{hits['interval'][0]:.3f}, {hits['interval'][1]:.3f}]; "
+        f"{flagged} of {examples} examples ({100 * flagged / examples:.1f}%) flagged as contained. "
+        # arithmetic_length declares a train-test shift: the card does not pass the measurement off as its locus
+        "The task declares the shift locus Train–test, not Pretrain–test: this measures how far its test set is "
+        "from a pretraining corpus, beside the shift the task was built to test."
     )
     for fmt in ("markdown", "html", "svg"):
         result = CliRunner().invoke(
             cli, ["eval-card", "-t", "arithmetic_length", "--format", fmt, "--shift-report", str(report)]
         )
         assert result.exit_code == 0, result.output
-        assert expected in result.output, fmt
+        text = result.output
+        if fmt == "svg":  # one <text> per wrapped line
+            text = " ".join(re.findall(r'<text x="10" y="\d+" font-size="10">([^<]*)</text>', text))
+        assert expected in text, fmt
     latex = CliRunner().invoke(
         cli, ["eval-card", "-t", "arithmetic_length", "--format", "latex", "--shift-report", str(report)]
     )
@@ -70,3 +78,15 @@ def test_a_report_of_another_task_is_refused_naming_both(report: Path) -> None:
     result = CliRunner().invoke(cli, ["eval-card", "-t", "negation_consistency", "--shift-report", str(report)])
     assert result.exit_code == 2, result.output
     assert "measures task 'arithmetic_length', not 'negation_consistency'" in result.output
+
+
+def test_the_card_says_whether_the_task_declares_the_pretrain_test_locus(report: Path) -> None:
+    shift = MeasuredShift.of(json.loads(report.read_text()))
+    declared = {"pretrain-test": "This is the shift locus the task declares (Pretrain–test).", "": "declares no shift"}
+    for locus, note in declared.items():
+        card = EvalCard("t (t)", (Experiment("t", {"shift_locus": [locus] if locus else []}),), shift)
+        text = card.render("markdown")
+        assert shift.sentence() + " " in text and note in text, locus
+        assert "not Pretrain–test" not in text
+    both = EvalCard("t (t)", (Experiment("t", {"shift_locus": ["train-test", "pretrain-test"]}),), shift)
+    assert "This is the shift locus the task declares (Pretrain–test)." in both.render("markdown")

@@ -117,6 +117,21 @@ class BruteForce:
         return -sum(math.log2((corpus.get(u, 0) + 1) / (total + vocabulary)) for u in test) / len(test)
 
 
+# A python: predictor for arithmetic_length, right on the even sums, wrong ("0") on the odd ones: a score that
+# differs between the clean subset and all examples.
+EVEN_SUMS_PREDICTOR = """
+import re
+
+def predict(requests, task, **options):
+    answers = []
+    for prompt in requests:
+        a, b = re.findall(r"(\\d+) \\+ (\\d+)", prompt)[-1]
+        total = int(a) + int(b)
+        answers.append(str(total) if total % 2 == 0 else "0")
+    return answers
+"""
+
+
 def arithmetic_length_report(folder: Path, contained: Sequence[int]) -> Path:
     """arithmetic_length's shift report (5-grams, threshold 1) against a corpus, named ``tiny``, that holds the test
     examples at ``contained`` verbatim; built and measured with ``genbench-cli shift build`` and ``shift measure``."""

@@ -15,22 +15,11 @@ from genbench.cli import cli
 from genbench.contamination.errors import ContaminationError
 from genbench.task import Task
 from genbench.task.factory import load_task
-from tests.contamination.shift_support import arithmetic_length_report
+from tests.contamination.shift_support import EVEN_SUMS_PREDICTOR, arithmetic_length_report
 
 pytest.importorskip("infini_gram")
 
-# Right on the even sums, wrong ("0") on the odd ones: a score that differs between subsets.
-PREDICTOR = """
-import re
-
-def predict(requests, task, **options):
-    answers = []
-    for prompt in requests:
-        a, b = re.findall(r"(\\d+) \\+ (\\d+)", prompt)[-1]
-        total = int(a) + int(b)
-        answers.append(str(total) if total % 2 == 0 else "0")
-    return answers
-"""
+PREDICTOR = EVEN_SUMS_PREDICTOR
 CONTAINED = range(0, 40, 2)  # test examples copied verbatim into the corpus
 
 
@@ -171,4 +160,12 @@ def test_the_docs_show_the_real_clean_subset_lines(tmp_path: Path) -> None:
     printed = [line.strip() for line in result.output.splitlines() if line.startswith("  clean subset")]
     page = (Path(__file__).resolve().parents[2] / "docs" / "shift.md").read_text(encoding="utf-8")
     shown = [line.strip() for line in page.splitlines() if line.startswith("  clean subset")]
-    assert len(printed) == 2 and printed == shown
+    assert len(printed) == 3 and printed == shown  # the two subtasks' and the task's merged clean subset
+    card = runner.invoke(
+        cli,
+        ["eval-card", "-t", "negation_consistency", "--shift-report",
+         str(reports / "negation_consistency.affirmative.shift.json")],
+    )  # fmt: skip
+    assert card.exit_code == 0, card.output
+    (sentence,) = [line for line in card.output.splitlines() if line.startswith("Measured shift")]
+    assert sentence.split() == page[page.index("Measured shift between") :].partition("```")[0].split()

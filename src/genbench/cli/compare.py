@@ -17,15 +17,27 @@ from genbench.cli.params import global_setting, json_option, seed_option
 @click.option(
     "--permutations", type=click.IntRange(min=10), default=10_000, show_default=True, help="Permutation-test draws."
 )
+@click.option(
+    "--subset",
+    type=click.Choice(["all", "clean"]),
+    default="all",
+    show_default=True,
+    help="Compare on all examples, or on the clean subset: the examples the runs' shift report (run --shift-report) "
+    "does not flag as contained in its corpus; both runs must have used one corpus index and threshold.",
+)
 @seed_option(help="Seed of the resamples and permutations.")
 @json_option(help="Print the comparison as JSON instead of a table.")
-def compare(results_a: Path, results_b: Path, resamples: int, permutations: int, seed: int, as_json: bool) -> None:
+def compare(
+    results_a: Path, results_b: Path, resamples: int, permutations: int, subset: str, seed: int, as_json: bool
+) -> None:
     """Compare two results files of one task (A - B) on the examples both scored.
 
     Per setting and metric: the mean per-sample values of A and B, their difference with its 95% paired bootstrap
     interval, and the p-value of a two-sided paired permutation (sign-flip) test.
 
     Two merged results of a task with subtasks are compared on the task's merged metrics (its negation_gap, ...).
+
+    With --subset clean, only the examples neither run's shift report flags as contained are paired.
 
     \b
     Example:
@@ -34,7 +46,14 @@ def compare(results_a: Path, results_b: Path, resamples: int, permutations: int,
     """
     from genbench.runs.compare import compare_results, comparison_rows, unshared_settings
 
-    comparisons = compare_results(results_a, results_b, resamples=resamples, permutations=permutations, seed=seed)
+    comparisons = compare_results(
+        results_a,
+        results_b,
+        subset="clean" if subset == "clean" else "all",
+        resamples=resamples,
+        permutations=permutations,
+        seed=seed,
+    )
     for name, only in zip("AB", unshared_settings(results_a, results_b), strict=True):
         if only and not global_setting("quiet"):
             settings = ", ".join("unprompted" if shots is None else f"{shots}-shot" for shots in only)
@@ -47,7 +66,8 @@ def compare(results_a: Path, results_b: Path, resamples: int, permutations: int,
     from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title=f"A = {results_a}\nB = {results_b}")
+    title = f"A = {results_a}\nB = {results_b}" + ("\nclean subset" if subset == "clean" else "")
+    table = Table(title=title)
     for column in ("Shots", "Metric", "A", "B", "A - B", "95% CI", "p", "n"):
         table.add_column(column, justify="left" if column == "Metric" else "right")
     for c in comparisons:

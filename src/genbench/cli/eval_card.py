@@ -29,8 +29,9 @@ from genbench.display.measured_shift import MeasuredShift
     "--shift-report",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="The task's shift report (written by shift measure): state the measured shift on the shift-locus axis "
-    "(pretrain-test): the corpus and its size, the n-gram hit share with its interval, the share flagged.",
+    help="The task's shift report (written by shift measure): state the shift measured between that pretraining "
+    "corpus and the test set (the corpus and its size, the n-gram hit share with its interval, the share flagged) "
+    "under the shift-locus axis, and whether the task declares that locus (pretrain-test).",
 )
 @output_file_option(help="Write the card to this file (default: print it).")
 def eval_card(task_id: str, fmt: str, shift_report: Path | None, output_file: Path | None) -> None:

@@ -85,8 +85,9 @@ def chat_options(function: Any) -> Any:
     "shift_reports",
     multiple=True,
     type=click.Path(dir_okay=False, path_type=Path),
-    help="A task's shift report (genbench-cli shift measure; repeatable, one per task): score the task again on the "
-    "examples it does not flag as contained in its corpus (each evaluation's 'clean').",
+    help="A task's shift report (genbench-cli shift measure; repeatable, one per task or subtask): score the task "
+    "again on the examples it does not flag as contained in its corpus (each evaluation's 'clean'; results go to a "
+    "'.clean-HASH' settings folder).",
 )
 @chat_options
 @progress_option()
@@ -125,7 +126,8 @@ def run(
     genbench-cli merge-shards writes the results files.
 
     With --shift-report, each task it measured is also scored on its clean subset: the examples the report's corpus
-    does not contain (the same answers, scored again); the results record both and the report's checksum.
+    does not contain (the same answers, scored again); the results record both and the report's checksum. A sharded
+    run takes the same reports in every shard; merge-shards reads them again.
 
     \b
     Examples:

@@ -17,6 +17,7 @@ True
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -24,7 +25,7 @@ from typing import Any, Literal
 from genbench.core.errors import GenBenchError
 from genbench.core.taxonomy import AXES, AXIS_NAMES, EVAL_CARDS_URL, suggest_from_keywords
 from genbench.display.html import templates
-from genbench.display.measured_shift import MeasuredShift
+from genbench.display.measured_shift import MeasuredShift, locus_note
 
 CardFormat = Literal["svg", "html", "latex", "markdown"]
 FORMATS: tuple[str, ...] = ("svg", "html", "latex", "markdown")
@@ -56,7 +57,11 @@ class EvalCard:
     """The shift measured against a pretraining corpus (a shift report), stated under the shift-locus axis."""
 
     def _shift_note(self) -> str | None:
-        return self.shift.sentence() if self.shift is not None else None
+        if self.shift is None:
+            return None
+        values = AXES["shift_locus"].values
+        declared = [v for v in values if any(v in e.values.get("shift_locus", []) for e in self.experiments)]
+        return f"{self.shift.sentence()} {locus_note(declared)}"
 
     def marks(self, axis: str, value: str) -> list[int]:
         """The positions of the experiments that have ``value`` on ``axis``."""
@@ -161,7 +166,11 @@ class EvalCard:
         width, band, label_h, mark_h, top = 560, 20, 16, 22, 26
         legend_h = 18 * len(self.experiments) + 8
         note = self._shift_note()
-        height = top + len(AXIS_NAMES) * (band + label_h + mark_h) + legend_h + (18 if note else 0)
+        # SVG text does not wrap: the note's lines, short enough for the card's width at its font size
+        note_lines = textwrap.wrap(note, 100) if note else []
+        height = (
+            top + len(AXIS_NAMES) * (band + label_h + mark_h) + legend_h + 14 * len(note_lines) + (4 if note else 0)
+        )
         bands = []
         for number, name in enumerate(AXIS_NAMES):
             axis, y = AXES[name], top + number * (band + label_h + mark_h)
@@ -186,7 +195,7 @@ class EvalCard:
             bands=bands,
             legend_y=legend_y,
             legend=self._legend(),
-            shift=note,
+            shift_lines=note_lines,
         )
         return svg + "\n"
 

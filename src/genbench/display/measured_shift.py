@@ -1,9 +1,10 @@
-"""The measured shift an evaluation card states on its shift-locus axis (pretrain-test): a task's shift report
-(``genbench-cli shift measure``) in one sentence."""
+"""The measured shift an evaluation card states under its shift-locus axis: a task's shift report
+(``genbench-cli shift measure``), the shift between a named pretraining corpus and the test set, in one sentence,
+and how it relates to the shift locus the task declares (see docs/shift.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,9 +42,8 @@ class MeasuredShift:
         )
 
     def sentence(self) -> str:
-        """``Measured shift (Pretrain–test): corpus NAME (1,234 tokens); 8-gram hit share 0.120 [0.080, 0.160];
-        3 of 50 examples (6.0%) flagged as contained.``"""
-        locus = AXES["shift_locus"].label("pretrain-test")
+        """``Measured shift between the pretraining corpus NAME (1,234 tokens) and the test set: 8-gram hit share
+        0.120 [0.080, 0.160]; 3 of 50 examples (6.0%) flagged as contained.``"""
         hits = (
             "no hit share measured" if self.hit_share is None else f"{self.ngram}-gram hit share {self.hit_share:.3f}"
         )
@@ -51,6 +51,27 @@ class MeasuredShift:
             hits += f" [{self.interval[0]:.3f}, {self.interval[1]:.3f}]"
         share = f" ({100 * self.flagged / self.examples:.1f}%)" if self.examples else ""
         return (
-            f"Measured shift ({locus}): corpus {self.corpus} ({self.tokens:,} tokens); {hits}; "
-            f"{self.flagged} of {self.examples} examples{share} flagged as contained."
+            f"Measured shift between the pretraining corpus {self.corpus} ({self.tokens:,} tokens) and the test set: "
+            f"{hits}; {self.flagged} of {self.examples} examples{share} flagged as contained."
         )
+
+
+def locus_note(declared: Sequence[str]) -> str:
+    """How a measured pretraining-corpus shift relates to the shift loci a task declares (its taxonomy's
+    ``shift_locus`` values): the measurement is a pretrain-test shift whatever the task declares.
+
+    >>> locus_note(["pretrain-test"])
+    'This is the shift locus the task declares (Pretrain–test).'
+    >>> locus_note(["train-test"])[:60]
+    'The task declares the shift locus Train–test, not Pretrain–t'
+    """
+    pretrain_test = AXES["shift_locus"].label("pretrain-test")
+    if "pretrain-test" in declared:
+        return f"This is the shift locus the task declares ({pretrain_test})."
+    if not declared:
+        return f"The task declares no shift locus; this measurement is of the {pretrain_test} locus."
+    loci = ", ".join(AXES["shift_locus"].label(value) for value in declared)
+    return (
+        f"The task declares the shift locus {loci}, not {pretrain_test}: this measures how far its test set is "
+        "from a pretraining corpus, beside the shift the task was built to test."
+    )

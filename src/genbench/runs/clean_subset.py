@@ -17,6 +17,8 @@ from genbench.contamination.shift.report import example_text_sha256, read_shift_
 from genbench.contamination.testsets import loaded_task_test_sets
 from genbench.data.checksums import file_sha256
 from genbench.runs.answer_scoring import Answers, evaluate_answers
+from genbench.runs.merged_results import SubtaskScores
+from genbench.runs.results import clean_subset_definition
 from genbench.runs.scoring import BootstrapSettings
 
 if TYPE_CHECKING:
@@ -38,6 +40,12 @@ class ShiftFlags:
     task_id: str
     record: dict[str, Any]
     examples: list[tuple[str | None, bool]]
+
+    @property
+    def definition(self) -> dict[str, Any]:
+        """What makes an example contained (the corpus index and the threshold): the run identity's
+        ``clean_subset``, the same for every report of one corpus and threshold."""
+        return clean_subset_definition(self.record)
 
 
 def read_shift_flags(path: str | Path) -> ShiftFlags:
@@ -146,3 +154,36 @@ def clean_evaluation(
         "primary_metric": evaluation["primary_metric"],
         "metrics": evaluation["metrics"],
     }
+
+
+def clean_subtask_scores(scores: SubtaskScores, clean: dict[str, Any], contained: set[int]) -> SubtaskScores:
+    """A subtask's scores (:func:`~genbench.runs.answer_scoring.subtask_scores`) on its clean subset, whose
+    evaluation entry is ``clean``: what the merged result of its TaskDict resamples for the merged ``clean``."""
+    positions = [i for i, idx in enumerate(scores.example_ids) if int(idx) not in contained]
+    return scores.subset(positions, {key: entry["value"] for key, entry in clean["metrics"].items()})
+
+
+def check_task_dict_reports(task_id: str, subtask_ids: Sequence[str], by_task: dict[str, ShiftFlags]) -> None:
+    """A task with subtasks is scored on a clean subset with a report for each subtask, all of one corpus index
+    and threshold (one clean subset definition, so that the merged result has one), or with none.
+
+    Raises:
+        ContaminationError: some subtasks have a report and others not, or their reports define clean differently.
+    """
+    given = [sub for sub in subtask_ids if sub in by_task]
+    if not given:
+        return
+    missing = [sub for sub in subtask_ids if sub not in by_task]
+    if missing:
+        raise ContaminationError(
+            f"Task {task_id!r} has subtasks; shift reports were given for {', '.join(given)} but not for "
+            f"{', '.join(missing)}: give one report per subtask (genbench-cli shift measure {task_id}), or none."
+        )
+    first = by_task[given[0]]
+    for sub in given[1:]:
+        if by_task[sub].definition != first.definition:
+            raise ContaminationError(
+                f"{by_task[sub].path} and {first.path}, shift reports of subtasks of {task_id!r}, differ in corpus "
+                f"index or threshold ({by_task[sub].definition} vs {first.definition}): measure every subtask "
+                "against one corpus with one threshold, so that the task's merged clean subset is defined."
+            )

@@ -8,6 +8,9 @@ per-sample logs, the examples are paired by ``_genbench_idx``; :func:`genbench.c
 gives the difference of means (A - B), its paired bootstrap interval and a paired permutation test's p-value.
 Metrics that are not means of per-sample values (corpus F1, seqeval) are compared by the same test on their
 per-sample values, which is then a comparison of those per-sample values, said so in ``note``.
+
+``subset="clean"`` compares two runs with the same shift report's clean subsets (``run --shift-report``): only the
+examples neither run's report flags as contained (each per-sample record's ``contained``); see docs/shift.md.
 """
 
 from __future__ import annotations
@@ -15,13 +18,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from genbench.core.bootstrap import DEFAULT_PERMUTATIONS, DEFAULT_RESAMPLES, paired_difference
 from genbench.runs.errors import ResultsFileError
-from genbench.runs.merged_compare import compare_merged_setting, paired_logs, subtask_logs
+from genbench.runs.merged_compare import clean_samples, compare_merged_setting, paired_logs, subtask_logs
 from genbench.runs.merged_results import is_merged_results
-from genbench.runs.results import read_results, read_results_document
+from genbench.runs.results import clean_subset_definition, read_results, read_results_document
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,7 @@ class MetricComparison:
         p_value: Two-sided paired permutation test.
         n: Number of shared examples.
         note: ``""``, or why the per-sample mean differs from the reported metric.
+        subset: ``"all"`` examples, or the ``"clean"`` subset only.
     """
 
     shots: int | None
@@ -51,22 +55,66 @@ class MetricComparison:
     p_value: float
     n: int
     note: str = ""
+    subset: str = "all"
+
+
+Subset = Literal["all", "clean"]
+
+
+def clean_definition(path: str | Path, document: dict[str, Any]) -> dict[str, Any]:
+    """What a results file's clean subsets leave out (the corpus index and threshold of its shift report).
+
+    Raises:
+        ResultsFileError: the file has no clean-subset scores (its run had no shift report).
+    """
+    if is_merged_results(document):
+        definition = (document.get("run_identity") or {}).get("clean_subset")
+    else:
+        report = document.get("shift_report")
+        definition = clean_subset_definition(report) if report else None
+    if not definition:
+        raise ResultsFileError(
+            f"{path} has no clean-subset scores (its run had no shift report): rerun it with --shift-report REPORT "
+            "to compare clean subsets, or compare all examples (--subset all)."
+        )
+    return dict(definition)
+
+
+def _definition_text(definition: dict[str, Any]) -> str:
+    return (
+        f"corpus {definition['corpus']} (index {definition['index_sha256'][:12]}), threshold "
+        f"{definition['threshold']} at n={definition['threshold_ngram']}"
+    )
+
+
+def _check_same_clean_subsets(
+    path_a: str | Path, document_a: dict[str, Any], path_b: str | Path, document_b: dict[str, Any]
+) -> None:
+    a, b = clean_definition(path_a, document_a), clean_definition(path_b, document_b)
+    if a != b:
+        raise ResultsFileError(
+            f"{path_a} and {path_b} scored clean subsets against different shift reports ({_definition_text(a)} vs "
+            f"{_definition_text(b)}): their clean subsets are different examples. Run both with reports of one corpus "
+            "index and threshold to compare clean subsets."
+        )
 
 
 def compare_results(
     path_a: str | Path,
     path_b: str | Path,
     *,
+    subset: Subset = "all",
     resamples: int = DEFAULT_RESAMPLES,
     permutations: int = DEFAULT_PERMUTATIONS,
     seed: int = 42,
 ) -> list[MetricComparison]:
     """Compare two results files metric by metric (two merged results of a task with subtasks: merged metric by
-    merged metric).
+    merged metric), on all examples or (``subset="clean"``) on the clean subset both runs' shift report defines.
 
     Raises:
         ResultsFileError: an invalid file, a file without per-sample log, results of different tasks, different
-            task fingerprints (the files were made from different task versions), or no shared examples.
+            task fingerprints (the files were made from different task versions), or no shared examples; for the
+            clean subset, a file without clean scores, or two files whose shift reports define clean differently.
     """
     document_a, samples_a = read_results(path_a)
     document_b, samples_b = read_results(path_b)
@@ -79,14 +127,18 @@ def compare_results(
             f"{path_a} holds results of task {task_a!r} and {path_b} of task {task_b!r}: these are different tasks, "
             f"whose scores are not comparable. {hint}."
         )
+    if subset == "clean":
+        _check_same_clean_subsets(path_a, document_a, path_b, document_b)
     if is_merged_results(document_a) or is_merged_results(document_b):
         return _compare_merged(
-            Path(path_a), Path(path_b), document_a, document_b, resamples=resamples, permutations=permutations,
-            seed=seed,
+            Path(path_a), Path(path_b), document_a, document_b, subset=subset, resamples=resamples,
+            permutations=permutations, seed=seed,
         )  # fmt: skip
     for path, samples in ((path_a, samples_a), (path_b, samples_b)):
         if samples is None:
             raise ResultsFileError(f"{path} has no per-sample log: rerun without --no-samples to compare it.")
+    if subset == "clean":
+        samples_a, samples_b = clean_samples(path_a, samples_a or []), clean_samples(path_b, samples_b or [])
     if document_a["task"]["fingerprint"]["sha256"] != document_b["task"]["fingerprint"]["sha256"]:
         raise ResultsFileError(
             f"{path_a} and {path_b} were made from different versions of task {document_a['task']['id']!r} "
@@ -96,10 +148,12 @@ def compare_results(
     by_key_b = {(s["shots"], s["_genbench_idx"]): s for s in samples_b or []}
     shared = [key for key in by_key_a if key in by_key_b]
     if not shared:
-        raise ResultsFileError(f"{path_a} and {path_b} share no (shots, _genbench_idx) example.")
+        where = " of their clean subsets" if subset == "clean" else ""
+        raise ResultsFileError(f"{path_a} and {path_b} share no (shots, _genbench_idx) example{where}.")
     methods = {}
     for evaluation in document_a["evaluations"]:
-        for metric, entry in evaluation["metrics"].items():
+        scored = (evaluation.get("clean") or {}) if subset == "clean" else evaluation
+        for metric, entry in (scored.get("metrics") or {}).items():
             methods[(evaluation["shots"], metric)] = entry.get("ci_method")
     comparisons = []
     settings = list(dict.fromkeys(shots for shots, _ in shared))
@@ -128,6 +182,7 @@ def compare_results(
                     result.p_value,
                     result.n,
                     note,
+                    subset,
                 )  # fmt: skip
             )
     return comparisons
@@ -139,6 +194,7 @@ def _compare_merged(
     document_a: dict[str, Any],
     document_b: dict[str, Any],
     *,
+    subset: Subset,
     resamples: int,
     permutations: int,
     seed: int,
@@ -151,6 +207,9 @@ def _compare_merged(
             "(task fingerprints differ): their scores are not comparable."
         )
     logs_a, logs_b = subtask_logs(path_a, document_a), subtask_logs(path_b, document_b)
+    if subset == "clean":
+        logs_a = {sid: clean_samples(path_a, samples) for sid, samples in logs_a.items()}
+        logs_b = {sid: clean_samples(path_b, samples) for sid, samples in logs_b.items()}
     task_dict = load_task(document_a["task"]["id"])
     merge = getattr(task_dict, "merge_evaluation_results", None)
     if merge is None:
@@ -158,7 +217,11 @@ def _compare_merged(
             f"{path_a}: task {document_a['task']['id']!r} has no subtasks now, but the file merges subtasks' results."
         )
     reported = {
-        (e["shots"], key): entry["value"] for e in document_a["evaluations"] for key, entry in e["metrics"].items()
+        (e["shots"], key): entry["value"]
+        for e in document_a["evaluations"]
+        for key, entry in (
+            ((e.get("clean") or {}).get("metrics") or {}) if subset == "clean" else e["metrics"]
+        ).items()
     }
     comparisons = []
     settings = [
@@ -176,9 +239,10 @@ def _compare_merged(
             value = reported.get((shots, key))
             exact = isinstance(value, (int, float)) and math.isclose(a, float(value), rel_tol=1e-9, abs_tol=1e-9)
             note = "" if exact else "merge of per-sample means, not the reported merged metric"
-            comparisons.append(MetricComparison(shots, key, a, b, difference, low, high, p_value, n, note))
+            comparisons.append(MetricComparison(shots, key, a, b, difference, low, high, p_value, n, note, subset))
     if not comparisons:
-        raise ResultsFileError(f"{path_a} and {path_b} share no (subtask, shots, _genbench_idx) example.")
+        where = " of their clean subsets" if subset == "clean" else ""
+        raise ResultsFileError(f"{path_a} and {path_b} share no (subtask, shots, _genbench_idx) example{where}.")
     return comparisons
 
 

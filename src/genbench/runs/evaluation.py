@@ -90,7 +90,9 @@ def evaluate(
             prompts.
         shift_report: Shift reports (``genbench-cli shift measure``), one per task (or subtask) at most: each such
             task is scored twice, on all examples and on those its report does not flag as contained in its corpus
-            (each evaluation's ``clean``, the report in the results' ``shift_report``).
+            (each evaluation's ``clean``, the report in the results' ``shift_report``). A task with subtasks takes
+            one per subtask, of one corpus index and threshold, and its merged result gets a ``clean`` too. With
+            ``shard``, the reports join the run's record and the merge of the shards scores the clean subsets.
 
     Returns:
         One :class:`TaskResult` per seed and task, seeds outer; a task with subtasks gives one per subtask, then its
@@ -99,7 +101,8 @@ def evaluate(
     Raises:
         genbench.core.errors.GenBenchError: an unknown task or model, a broken answer, an unwritable output; a
             shard without output_dir, or of a model whose answers are not cached (ShardError); a shift report that is
-            not of a task of the run or whose examples are not the task's test examples (ContaminationError).
+            not of a task of the run or whose examples are not the task's test examples, or reports of some subtasks
+            of a task only or of different corpus indexes or thresholds (ContaminationError).
 
     Example::
 
@@ -115,19 +118,17 @@ def evaluate(
     report_paths = (
         [] if shift_report is None else [shift_report] if isinstance(shift_report, (str, Path)) else shift_report
     )
+    shift_reports = shift_flags_by_task(report_paths, expand_task_ids(task_list)) if report_paths else None
     if shard is not None:
-        if report_paths:
-            raise ShardError("A shard answers requests and scores nothing: give the shift report to a whole run.")
         if output_dir is None:
             raise ShardError("A shard writes its answers under output_dir/shards: give output_dir.")
         run_shard(
             Shard.parse(shard) if isinstance(shard, str) else shard, model=model, model_args=model_args,
             tasks=task_list, shots=shot_list, seeds=seed_list, limit=limit, max_new_tokens=max_new_tokens,
             output_dir=Path(output_dir), write_samples=write_samples, bootstrap_resamples=bootstrap_resamples,
-            progress=progress, chat=chat,
+            progress=progress, chat=chat, shift_reports=shift_reports,
         )  # fmt: skip
         return []
-    shift_reports = shift_flags_by_task(report_paths, expand_task_ids(task_list)) if report_paths else None
     runner = load_runner(parse_model_spec(model, model_args))
     results: list[TaskResult] = []
     for seed in seed_list:

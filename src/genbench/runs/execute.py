@@ -38,7 +38,13 @@ from genbench.data.cache import cache_dir as genbench_cache_dir
 from genbench.registry.directories import discover_tasks
 from genbench.runs.answer_scoring import Answers, evaluate_answers, subtask_scores
 from genbench.runs.chat import ChatSettings, chat_requests, task_prompt_turns, unused_template_warning, use_chat
-from genbench.runs.clean_subset import ShiftFlags, clean_evaluation, contained_indices
+from genbench.runs.clean_subset import (
+    ShiftFlags,
+    check_task_dict_reports,
+    clean_evaluation,
+    clean_subtask_scores,
+    contained_indices,
+)
 from genbench.runs.errors import MalformedAnswer, ModelAnswerError
 from genbench.runs.merged_results import SubtaskScores, write_merged
 from genbench.runs.model_runner import AnswerProblem, ModelRunner, RequestUnsupported, answer_problem
@@ -72,6 +78,7 @@ class TaskRun:
         results_path: Where the results file was written (None when no output directory was given).
         replaced: ``"replaced results of ..."`` when writing replaced an earlier results file, else None.
         scores: Per setting (number of shots), what the merged result of a TaskDict needs to resample this task.
+        clean_scores: The same on the clean subset of a run with a shift report (empty without one).
         written: The document as the results file holds it (with its per-sample log's name, digest and row count);
             None when nothing was written.
     """
@@ -82,6 +89,7 @@ class TaskRun:
     results_path: Path | None = None
     replaced: str | None = None
     scores: dict[int | None, SubtaskScores] = field(default_factory=dict, repr=False)
+    clean_scores: dict[int | None, SubtaskScores] = field(default_factory=dict, repr=False)
     written: dict[str, Any] | None = field(default=None, repr=False)
 
 
@@ -357,6 +365,7 @@ def results_document(
     seconds: float,
     generation: Mapping[str, Any] | None = None,
     chat: Mapping[str, Any] | None = None,
+    clean_subset: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The results document of a task (see ``results.schema.json``), with its ``run_identity``.
 
@@ -364,6 +373,8 @@ def results_document(
         generation: The generation settings of a model run (``max_new_tokens``, ``decoding``); None for answers
             made elsewhere (a predictions file, a baseline).
         chat: How prompts became conversations (:meth:`genbench.runs.chat.ChatSettings.record`), when they did.
+        clean_subset: A run with a shift report: what makes an example contained
+            (:attr:`genbench.runs.clean_subset.ShiftFlags.definition`).
     """
     strategy = (
         PreparationStrategy.PROMPT_BASED_TESTING
@@ -373,7 +384,7 @@ def results_document(
     fingerprint = task_fingerprint(task.config, task.get_datasets_raw())
     identity = run_identity(
         model, task.task_id, fingerprint["sha256"], shots=[e["shots"] for e in evaluations], seed=seed, limit=limit,
-        generation=generation, chat=chat,
+        generation=generation, chat=chat, clean_subset=clean_subset,
     )  # fmt: skip
     return {
         "schema_version": SCHEMA_VERSION,
@@ -504,6 +515,7 @@ def run_model_on_task(
     if request_cache is None and use_cache and runner.cacheable:
         cache = RequestCache(Path(cache_dir) if cache_dir is not None else genbench_cache_dir() / "requests")
     scores: dict[int | None, SubtaskScores] = {}
+    clean_scores: dict[int | None, SubtaskScores] = {}
     try:
         evaluations, samples = [], []
         for n_shots, dataset, shot_source in settings:
@@ -522,6 +534,8 @@ def run_model_on_task(
                 evaluation["clean"] = clean_evaluation(
                     task, dataset, answers, contained, shots=n_shots, bootstrap=bootstrap
                 )
+                for sample in setting_samples:  # what compare --subset clean pairs on
+                    sample["contained"] = int(sample["_genbench_idx"]) in contained
             if cache is not None:  # a python: predictor, or --no-cache: no cache to count answers from
                 evaluation["cache"] = {"hits": requester.stats.hits, "computed": requester.stats.computed}
             evaluation["run_seconds"] = round(time.perf_counter() - setting_started, 3)
@@ -529,6 +543,8 @@ def run_model_on_task(
             samples.extend(setting_samples)
             if task.subtask_id is not None:  # what the merged result of its TaskDict resamples
                 scores[n_shots] = subtask_scores(task, dataset, answers, evaluation, setting_samples)
+                if contained is not None:
+                    clean_scores[n_shots] = clean_subtask_scores(scores[n_shots], evaluation["clean"], contained)
     finally:
         if cache is not None and request_cache is None:
             cache.close()
@@ -542,11 +558,11 @@ def run_model_on_task(
         task, model_record, evaluations, seed=seed, limit=limit, bootstrap=bootstrap,
         seconds=time.perf_counter() - started,
         generation={"max_new_tokens": max_new_tokens, "decoding": "greedy"} if _generated(task, evaluations) else None,
-        chat=runner.chat,
+        chat=runner.chat, clean_subset=shift_flags.definition if shift_flags is not None else None,
     )  # fmt: skip
     if shift_flags is not None:
         document["shift_report"] = shift_flags.record
-    result = TaskRun(task.task_id, document, samples, scores=scores)
+    result = TaskRun(task.task_id, document, samples, scores=scores, clean_scores=clean_scores)
     if output_dir is not None:
         saved = save_results(document, output_dir, samples if write_samples else None)
         result.results_path, result.replaced, result.written = saved.path, saved.replaced, saved.document
@@ -648,8 +664,12 @@ def run(
             shift_flags=(shift_reports or {}).get(task_id),
         )  # fmt: skip
 
+    groups = task_groups(tasks)
+    for task_id, subtask_ids in groups:  # before any task runs
+        if subtask_ids is not None:
+            check_task_dict_reports(task_id, subtask_ids, dict(shift_reports or {}))
     runs = []
-    for task_id, subtask_ids in task_groups(tasks):
+    for task_id, subtask_ids in groups:
         if subtask_ids is None:
             runs.append(one(task_id))
             continue

@@ -51,6 +51,20 @@ def subtask_logs(path: Path, document: Mapping[str, Any]) -> dict[str, list[dict
     return logs
 
 
+def clean_samples(path: str | Path, samples: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The per-sample records of a run's clean subset: those its shift report does not flag (``contained`` false).
+
+    Raises:
+        ResultsFileError: a record has no ``contained`` (its run had no shift report, or predates the field).
+    """
+    if any("contained" not in sample for sample in samples):
+        raise ResultsFileError(
+            f"{path}: its per-sample log does not say which examples are contained (no 'contained' field): rerun "
+            "it with --shift-report REPORT to compare clean subsets."
+        )
+    return [dict(sample) for sample in samples if not sample["contained"]]
+
+
 def _merged(merge: Merge, means: Mapping[str, Mapping[str, float]]) -> Mapping[str, Any]:
     return merge({sid: dict(values) for sid, values in means.items()})
 

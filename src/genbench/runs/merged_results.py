@@ -50,6 +50,23 @@ class SubtaskScores:
     example_ids: Sequence[int]
     rescore: Callable[[np.ndarray], Mapping[str, Any]] | None = field(default=None, repr=False)
 
+    def subset(self, positions: Sequence[int], values: Mapping[str, Any]) -> SubtaskScores:
+        """These scores on the examples at ``positions`` (in order), whose metric values are ``values``: what the
+        merged clean subset resamples."""
+        keep = np.asarray(positions, dtype=int)
+        rescore, original = None, self.rescore
+        if original is not None:
+
+            def rescore(rows: np.ndarray) -> Mapping[str, Any]:
+                return original(keep[np.asarray(rows, dtype=int)])
+
+        return SubtaskScores(
+            values,
+            {key: [per_sample[i] for i in positions] for key, per_sample in self.per_sample.items()},
+            [self.example_ids[i] for i in positions],
+            rescore,
+        )
+
 
 def is_paired(subtasks: Mapping[str, SubtaskScores]) -> bool:
     """Whether the subtasks are paired by example: the same ``_genbench_idx`` values in the same order."""
@@ -144,20 +161,71 @@ def merged_fingerprint(task_dict: Any, subtask_documents: Mapping[str, Mapping[s
     return {"sha256": canonical_sha256(fingerprint), **fingerprint}
 
 
+def _merge_setting(
+    task_dict: Any, scores: Mapping[str, SubtaskScores], bootstrap: Mapping[str, Any]
+) -> tuple[dict[str, dict[str, Any]], str]:
+    statistic = any(s.rescore is not None for s in scores.values())
+    try:
+        return merge_settings(
+            task_dict.merge_evaluation_results,
+            scores,
+            resamples=bootstrap["statistic_resamples"] if statistic else bootstrap["resamples"],
+            seed=bootstrap["seed"],
+            confidence=bootstrap["confidence"],
+        )
+    except Exception as exc:  # task code: any exception is the task's fault, reported with its id
+        raise ModelRunError(
+            f"Task {task_dict.task_id!r}: {type(task_dict).__name__}.merge_evaluation_results failed on the "
+            f"subtasks' results ({type(exc).__name__}: {exc}); fix it in the task's __init__.py."
+        ) from exc
+
+
+def _merged_clean(
+    task_dict: Any,
+    subtask_evaluations: Sequence[Mapping[str, Any]],
+    clean_scores: Mapping[str, Mapping[Any, SubtaskScores]] | None,
+    shots: int | None,
+    primary: str | None,
+    bootstrap: Mapping[str, Any],
+) -> dict[str, Any] | None:
+    """The merged ``clean`` of one setting when every subtask has one (a run with shift reports), else None."""
+    cleans = [e.get("clean") for e in subtask_evaluations]
+    by_subtask = {sid: by_setting.get(shots) for sid, by_setting in (clean_scores or {}).items()}
+    scores = {sid: s for sid, s in by_subtask.items() if s is not None}
+    if not cleans or any(c is None for c in cleans) or len(scores) != len(cleans):
+        return None
+    present = [c for c in cleans if c is not None]
+    merged: dict[str, Any] = {
+        "num_examples": sum(c["num_examples"] for c in present),
+        "excluded": sum(c["excluded"] for c in present),
+        "primary_metric": None,
+        "metrics": {},
+    }
+    if all(c["num_examples"] for c in present):  # a subtask with no clean example leaves the merge undefined
+        entries, _ = _merge_setting(task_dict, scores, bootstrap)
+        merged.update(primary_metric=primary if primary in entries else None, metrics=entries)
+    return merged
+
+
 def merged_document(
     task_dict: Any,
     subtask_runs: Mapping[str, tuple[Mapping[str, Any], Mapping[Any, SubtaskScores]]],
     *,
     merged_from: Sequence[Mapping[str, str]] | None,
     created: str,
+    clean_scores: Mapping[str, Mapping[Any, SubtaskScores]] | None = None,
 ) -> dict[str, Any]:
     """The merged results document of a TaskDict run.
+
+    A run with shift reports (every subtask's evaluation has ``clean``) gets a merged ``clean`` per setting too: the
+    same merge over the subtasks' clean examples, with intervals from the same joint bootstrap of those examples.
 
     Args:
         task_dict: The TaskDict (its ``merge_evaluation_results``, id, name, keywords and config).
         subtask_runs: Subtask id -> (its results document, its scores per setting), in the TaskDict's order.
         merged_from: ``[{task_id, results_file, sha256}]`` of the subtasks' files, or None when none were written.
         created: UTC creation time (ISO 8601).
+        clean_scores: Subtask id -> its scores per setting on its clean subset (a run with shift reports).
 
     Raises:
         ModelRunError: the TaskDict's ``merge_evaluation_results`` failed (the message names the task and the fix).
@@ -169,34 +237,24 @@ def merged_document(
     evaluations = []
     for shots in settings:
         scores = {sid: by_setting[shots] for sid, (_, by_setting) in subtask_runs.items() if shots in by_setting}
-        statistic = any(s.rescore is not None for s in scores.values())
-        try:
-            entries, pairing = merge_settings(
-                task_dict.merge_evaluation_results,
-                scores,
-                resamples=bootstrap["statistic_resamples"] if statistic else bootstrap["resamples"],
-                seed=bootstrap["seed"],
-                confidence=bootstrap["confidence"],
-            )
-        except Exception as exc:  # task code: any exception is the task's fault, reported with its id
-            raise ModelRunError(
-                f"Task {task_dict.task_id!r}: {type(task_dict).__name__}.merge_evaluation_results failed on the "
-                f"subtasks' results ({type(exc).__name__}: {exc}); fix it in the task's __init__.py."
-            ) from exc
+        entries, pairing = _merge_setting(task_dict, scores, bootstrap)
         subtask_evaluations = [next(e for e in documents[sid]["evaluations"] if e["shots"] == shots) for sid in scores]
         declared = getattr(getattr(task_dict, "config", None), "primary_metric", None)
         primary = declared if declared in entries else subtask_evaluations[0]["primary_metric"]
-        evaluations.append(
-            {
-                "shots": shots,
-                "num_examples": sum(e["num_examples"] for e in subtask_evaluations),
-                "prompt_builder_sha256": None,
-                "primary_metric": primary if primary in entries else next(iter(entries), None),
-                "metrics": entries,
-                "bootstrap_pairing": pairing,
-                "run_seconds": round(sum(e.get("run_seconds", 0.0) for e in subtask_evaluations), 3),
-            }
-        )
+        primary = primary if primary in entries else next(iter(entries), None)
+        evaluation = {
+            "shots": shots,
+            "num_examples": sum(e["num_examples"] for e in subtask_evaluations),
+            "prompt_builder_sha256": None,
+            "primary_metric": primary,
+            "metrics": entries,
+            "bootstrap_pairing": pairing,
+            "run_seconds": round(sum(e.get("run_seconds", 0.0) for e in subtask_evaluations), 3),
+        }
+        clean = _merged_clean(task_dict, subtask_evaluations, clean_scores, shots, primary, bootstrap)
+        if clean is not None:
+            evaluation["clean"] = clean
+        evaluations.append(evaluation)
     fingerprint = merged_fingerprint(task_dict, documents)
     identity = first.get("run_identity") or {}
     document: dict[str, Any] = {
@@ -219,6 +277,7 @@ def merged_document(
             limit=first.get("limit"),
             generation=identity.get("generation"),
             chat=identity.get("chat"),
+            clean_subset=identity.get("clean_subset"),
         ),  # fmt: skip
         "genbench_version": first["genbench_version"],
         "model": first["model"],
@@ -259,7 +318,10 @@ def write_merged(task_dict: Any, subtask_runs: Sequence[Any], output_dir: str | 
         for run in written
     ]
     created = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-    document = merged_document(task_dict, by_subtask, merged_from=merged_from or None, created=created)
+    clean_scores = {run.task_id.partition(":")[2]: run.clean_scores for run in subtask_runs}
+    document = merged_document(
+        task_dict, by_subtask, merged_from=merged_from or None, created=created, clean_scores=clean_scores
+    )
     if output_dir is None:
         return MergedRun(document)
     saved = save_results(document, output_dir, None)

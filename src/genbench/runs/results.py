@@ -405,12 +405,14 @@ def run_identity(
     limit: int | None,
     generation: Mapping[str, Any] | None,
     chat: Mapping[str, Any] | None = None,
+    clean_subset: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """What a results file is the result of, with ``key``: a short digest of all of it.
 
     Two results files with the same key are results of the same run (the same model spec, arguments and revision, the
     same task version, shots, seed, limit and generation settings, and the same chat template, system instruction
-    and few-shot layout: ``chat``, present only for a run that applied them, so that other runs keep their keys).
+    and few-shot layout: ``chat``, present only for a run that applied them, so that other runs keep their keys;
+    and the clean subset's definition, ``clean_subset``: the corpus index and threshold of a run with a shift report).
 
     >>> identity = run_identity({"spec": "hf:gpt2", "revision": None}, "t", "0" * 64, shots=[0], seed=1, limit=None,
     ...                         generation={"max_new_tokens": 128})
@@ -430,13 +432,23 @@ def run_identity(
     }
     if chat is not None:
         fields["chat"] = dict(chat)
+    if clean_subset is not None:
+        fields["clean_subset"] = dict(clean_subset)
     return {"key": canonical_sha256(fields)[:12], **fields}
+
+
+def clean_subset_definition(shift_report: Mapping[str, Any]) -> dict[str, Any]:
+    """What makes an example contained, from a results file's ``shift_report`` record: the corpus, its index's
+    checksum and the threshold (the run identity's ``clean_subset``; the same for every report of one corpus index
+    and threshold)."""
+    return {key: shift_report[key] for key in ("corpus", "index_sha256", "threshold", "threshold_ngram")}
 
 
 def settings_folder(identity: Mapping[str, Any]) -> str:
     """The folder of a run's settings: ``seed-42.shots-0-5``, plus ``.limit-N`` and ``.max-new-tokens-N`` when set
-    (the latter when not the default, 128), and ``.chat-HASH`` for a run with a chat template or system
-    instruction; ``unprompted`` in place of the shots of an unprompted evaluation.
+    (the latter when not the default, 128), ``.chat-HASH`` for a run with a chat template or system
+    instruction and ``.clean-HASH`` for a run with shift reports (the hash of the corpus index and threshold that
+    define its clean subsets); ``unprompted`` in place of the shots of an unprompted evaluation.
 
     >>> settings_folder({"seed": 42, "shots": [0, 5], "limit": 30, "generation": {"max_new_tokens": 64}})
     'seed-42.shots-0-5.limit-30.max-new-tokens-64'
@@ -453,6 +465,8 @@ def settings_folder(identity: Mapping[str, Any]) -> str:
         parts.append(f"max-new-tokens-{generation['max_new_tokens']}")
     if identity.get("chat"):  # a run with a chat template or system instruction beside the plain one, not over it
         parts.append(f"chat-{canonical_sha256(identity['chat'])[:8]}")
+    if identity.get("clean_subset"):  # scored on a clean subset too: beside the run without a report, not over it
+        parts.append(f"clean-{canonical_sha256(identity['clean_subset'])[:8]}")
     return ".".join(parts)
 
 

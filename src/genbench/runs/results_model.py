@@ -120,6 +120,15 @@ class ChatRecord(_Record):
     fewshot_as_multiturn: bool = Field(description="shots as user/assistant turns (true) or in the one user turn")
 
 
+class CleanSubsetDefinition(_Record):
+    """What makes an example contained in a run with shift reports: the corpus index and the threshold."""
+
+    corpus: str = Field(description="the corpus's name")
+    index_sha256: Sha256 = Field(description="the checksum of the corpus's index")
+    threshold: Number = Field(ge=0, le=1, description="the n-gram hit share from which an example is contained")
+    threshold_ngram: int = Field(ge=1, description="the n of that hit share")
+
+
 class RunIdentity(_Record):
     """What this file is the result of; key is a short digest of the other fields. Files written before run
     identities lack it."""
@@ -139,6 +148,10 @@ class RunIdentity(_Record):
     chat: ChatRecord | None = omittable(
         "how prompts became conversations (run --apply-chat-template, --system-instruction, --fewshot-as-multiturn); "
         "absent for plain prompts"
+    )
+    clean_subset: CleanSubsetDefinition | None = omittable(
+        "run with shift reports (run --shift-report): the corpus index and threshold its clean subsets leave out "
+        "examples by; absent otherwise"
     )
 
 
@@ -303,6 +316,10 @@ class Sample(BaseModel):
     prediction_length_normalised: Any = omittable()
     target: Any
     metrics: dict[str, Number | None]
+    contained: bool | None = omittable(
+        "run with a shift report: whether the report flags this example as contained in its corpus (the clean "
+        "subset is the examples with false)"
+    )
 
 
 class ResultsDocument(_Record):

@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from genbench.core.json_files import read_json_file
+from genbench.data.checksums import file_sha256
 from genbench.runs.chat import ChatSettings, conversation_key
-from genbench.runs.execute import TaskRun, generation_settings, run
+from genbench.runs.clean_subset import ShiftFlags, shift_flags_by_task
+from genbench.runs.execute import TaskRun, expand_task_ids, generation_settings, run
 from genbench.runs.model_runner import ModelRunner, RequestUnsupported
 from genbench.runs.request_cache import RequestCache, request_key
 from genbench.runs.scoring import BootstrapSettings
@@ -196,6 +198,30 @@ def check_shards(folders: Sequence[Path]) -> list[dict[str, Any]]:
     return manifests
 
 
+def recorded_shift_reports(record: dict[str, Any], folder: Path) -> dict[str, ShiftFlags] | None:
+    """The shift reports a sharded run's record names, read again and checked to be the files the shards ran with.
+
+    Raises:
+        ShardError: a report is missing, or changed since the shards ran (its SHA-256 differs).
+    """
+    entries = record.get("shift_reports")
+    if not entries:
+        return None
+    for entry in entries:
+        path = Path(entry["file"])
+        if not path.is_file():
+            raise ShardError(
+                f"{folder / MANIFEST}: the run's shift report {path} (of {entry['task_id']!r}) is missing: merge "
+                "where the shards' reports are, at the paths the shards recorded."
+            )
+        if file_sha256(path) != entry["sha256"]:
+            raise ShardError(
+                f"{path}, the shift report of {entry['task_id']!r}, changed since the shards ran (its SHA-256 differs "
+                f"from {folder / MANIFEST}'s): put back the report they ran with, or rerun the shards with this one."
+            )
+    return shift_flags_by_task([entry["file"] for entry in entries], expand_task_ids(record["tasks"]))
+
+
 def merge_shards(paths: Sequence[str | Path], output_dir: str | Path) -> list[TaskRun]:
     """Write the results files of a sharded run from its shards (see the module).
 
@@ -207,7 +233,7 @@ def merge_shards(paths: Sequence[str | Path], output_dir: str | Path) -> list[Ta
         One :class:`TaskRun` per seed and task, as :func:`genbench.evaluate` gives them.
 
     Raises:
-        ShardError: see :func:`check_shards`.
+        ShardError: see :func:`check_shards`; a shift report of the run that is missing or changed.
     """
     folders = shard_folders([Path(p) for p in paths])
     manifests = check_shards(folders)
@@ -225,6 +251,7 @@ def merge_shards(paths: Sequence[str | Path], output_dir: str | Path) -> list[Ta
                 "that shard with the same command."
             )
         rendered = read_json_file(chat_path, what="shard chat renderings", error=ShardError)
+    shift_reports = recorded_shift_reports(record, folders[0])
     computed = {key for manifest in manifests for key in manifest["computed_keys"]}
     answers = ShardAnswers(folders, computed)
     try:
@@ -245,6 +272,7 @@ def merge_shards(paths: Sequence[str | Path], output_dir: str | Path) -> list[Ta
                     request_cache=answers,
                     bootstrap=BootstrapSettings(resamples=record["bootstrap_resamples"], seed=seed),
                     chat=chat,
+                    shift_reports=shift_reports,
                 )  # fmt: skip
             )
     finally:

@@ -10,6 +10,10 @@ A chat run (a chat template, a system instruction) shards too: its settings are 
 keeps the template's text and each conversation's rendering in ``chat.json``, so the merge asks what the run asked
 without the model's tokenizer.
 
+A run with shift reports (``--shift-report``) shards too: each report's path and SHA-256 are part of the run's
+record, checked against the tasks before any shard answers, and the merge reads them again (refusing a report that
+is missing or changed) to score the clean subsets.
+
 The merge (``genbench-cli merge-shards``) is :mod:`genbench.runs.shard_merge`. See docs/running_models.md ("Sharded
 runs").
 """
@@ -19,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +33,7 @@ from genbench.core.files import write_json_atomic
 from genbench.core.json_files import read_json_file
 from genbench.core.urls import redact_url
 from genbench.runs.chat import ChatSettings, use_chat
+from genbench.runs.clean_subset import ShiftFlags, check_task_dict_reports, contained_indices
 from genbench.runs.execute import (
     ProgressFactory,
     Requester,
@@ -104,6 +109,7 @@ class RunSettings:
     bootstrap_resamples: int
     write_samples: bool
     chat: ChatSettings = field(default_factory=ChatSettings)
+    shift_reports: Mapping[str, ShiftFlags] = field(default_factory=dict)
 
     def record(self, runner: ModelRunner, template_text: str | None) -> dict[str, Any]:
         """The run's record in ``shard.json`` (its digest is the run's key); ``template_text``: the chat template's."""
@@ -130,7 +136,17 @@ class RunSettings:
             "bootstrap_resamples": self.bootstrap_resamples,
             "write_samples": self.write_samples,
             "chat": chat,
+            # only with reports, so that the keys of runs without them stay as they were
+            **({"shift_reports": shift_report_records(self.shift_reports)} if self.shift_reports else {}),
         }
+
+
+def shift_report_records(shift_reports: Mapping[str, ShiftFlags]) -> list[dict[str, str]]:
+    """A run's shift reports as its record in ``shard.json`` holds them: task id, the file's absolute path, SHA-256."""
+    return [
+        {"task_id": task_id, "file": str(flags.path.resolve()), "sha256": flags.record["sha256"]}
+        for task_id, flags in sorted(shift_reports.items())
+    ]
 
 
 def _digest(value: Any) -> str:
@@ -212,12 +228,18 @@ def run_shard(
     bootstrap_resamples: int,
     progress: bool | ProgressFactory = False,
     chat: ChatSettings | None = None,
+    shift_reports: Mapping[str, ShiftFlags] | None = None,
 ) -> Path:
     """Answer one shard's share of a run into ``<output_dir>/shards/<run>/shard-I-of-N/``; returns that folder.
+
+    ``shift_reports`` (by task id, :func:`~genbench.runs.clean_subset.shift_flags_by_task`) are part of the run's
+    record; the merge scores each such task's clean subset too.
 
     Raises:
         ShardError: the model's answers are not cached (a ``python:`` predictor), so shards cannot share them.
         ModelSpecError: chat settings the model does not take (see :func:`~genbench.runs.chat.use_chat`).
+        ContaminationError: a shift report that is not of its task's test split, or reports of a task's subtasks
+            that are not one per subtask of one corpus index and threshold.
     """
     runner = load_runner(parse_model_spec(model, model_args))
     if not runner.cacheable:
@@ -225,9 +247,15 @@ def run_shard(
             f"Model {runner.spec.text}: its answers are never cached, so shards cannot hand them to the merge; run "
             "it in one process (without --shard)."
         )
+    groups = task_groups(tasks)
+    for task_id, flags in (shift_reports or {}).items():  # checked now, not hours later at the merge
+        contained_indices(flags, load_one_task(task_id))
+    for task_id, subtask_ids in groups:
+        if subtask_ids is not None:
+            check_task_dict_reports(task_id, subtask_ids, dict(shift_reports or {}))
     settings = RunSettings(
-        [task_id for task_id, _ in task_groups(tasks)], list(shots), list(seeds), limit, max_new_tokens,
-        bootstrap_resamples, write_samples, chat or ChatSettings(),
+        [task_id for task_id, _ in groups], list(shots), list(seeds), limit, max_new_tokens,
+        bootstrap_resamples, write_samples, chat or ChatSettings(), dict(shift_reports or {}),
     )  # fmt: skip
     template_text = use_chat(runner, settings.chat)  # checked before any planning
     record = settings.record(runner, template_text)
