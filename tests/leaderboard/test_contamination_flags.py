@@ -106,6 +106,12 @@ def test_a_model_trained_on_the_measured_corpus_is_flagged_with_a_link_to_the_re
         assert "corpus toyweb (" in page and "8-gram hit share" in page
         assert "2 of 3 examples (66.7%) flagged" in page
     assert site.unknown_model_info == []
+    data = json.loads(site.data.read_text())
+    assert data["contamination_flags"] == [
+        {"model": "python:trained", "task": "toy_task", "corpus": "toyweb", "found": 2, "examples": 3, "report": link}
+    ]
+    [shown] = data["measured_shift"]["toy_task"]
+    assert shown["shown"] and shown["flagged"] == 2 and shown["corpus"] == "toyweb" and shown["link"] == link
 
 
 def test_no_flag_when_the_report_flags_no_example(tmp_path: Path) -> None:
@@ -202,8 +208,29 @@ def test_the_cli_takes_reports_and_model_info(tmp_path: Path, contained_report: 
 def test_a_bad_model_info_file_names_the_file_and_model(tmp_path: Path) -> None:
     path = tmp_path / "models.yaml"
     path.write_text("hf:gpt2:\n  training_corpus: [c4]\n")
-    with pytest.raises(LeaderboardError, match=r"models\.yaml, model 'hf:gpt2': training_corpora: Field required"):
+    with pytest.raises(
+        LeaderboardError,
+        match=r"models\.yaml, model 'hf:gpt2': expected exactly the key training_corpora, got training_corpus",
+    ):
+        read_model_info(path)
+    path.write_text("hf:gpt2:\n  training_corpora: c4\n")
+    with pytest.raises(LeaderboardError, match=r"training_corpora must be a list of corpus names"):
         read_model_info(path)
     path.write_text("- hf:gpt2\n")
     with pytest.raises(LeaderboardError, match=r"models\.yaml: a model-info file maps model labels"):
         read_model_info(path)
+
+
+def test_a_report_whose_examples_file_is_missing_is_not_used(tmp_path: Path, contained_report: Path) -> None:
+    runs = tmp_path / "runs"
+    _results(runs / "t.json", "python:trained", contained_report)
+    (runs / contained_report.name).write_bytes(contained_report.read_bytes())  # without its examples file
+    site = build_leaderboard(
+        [runs], tmp_path / "site", model_info={"python:trained": ModelInfo(training_corpora=["toyweb"])}
+    )
+    overview, task = _pages(tmp_path / "site")
+    for page in (overview, task):
+        assert "not shown:" in page and "toy_task.shift.examples.jsonl is missing" in page
+        assert 'class="gb-flag"' not in page
+    [recorded] = json.loads(site.data.read_text())["measured_shift"]["toy_task"]
+    assert not recorded["shown"] and "is missing" in recorded["why_not"]

@@ -73,6 +73,24 @@ class ContaminationFlag:
         return f"trained on {self.corpus}: {self.found} of {self.examples} examples found"
 
 
+def shift_document(report: ShownReport) -> dict[str, Any]:
+    """A report as ``leaderboard.json`` records it: what the results record, and its numbers or why not shown."""
+    shift = report.shift
+    return {
+        "recorded": dict(report.record),
+        "shown": shift is not None,
+        "link": report.link,
+        "why_not": report.why_not,
+        "corpus": shift.corpus if shift else report.record["corpus"],
+        "tokens": shift.tokens if shift else None,
+        "ngram": shift.ngram if shift else None,
+        "hit_share": shift.hit_share if shift else None,
+        "interval": list(shift.interval) if shift and shift.interval else None,
+        "flagged": shift.flagged if shift else None,
+        "examples": shift.examples if shift else None,
+    }
+
+
 class ShiftReports:
     """Finds, checks and copies into the site the shift reports results files record, each once.
 

@@ -7,20 +7,30 @@ See docs/leaderboard.md (Contamination flags).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from pydantic import BaseModel, ConfigDict, ValidationError
 
 from genbench.leaderboard.collect import LeaderboardError, ModelEntry
 
 
-class ModelInfo(BaseModel):
+@dataclass(frozen=True)
+class ModelInfo:
     """One model's entry: the names of the corpora it was trained on, as shift reports name them (``c4``)."""
 
-    model_config = ConfigDict(extra="forbid")
-
     training_corpora: list[str]
+
+
+def _entry(value: Any) -> ModelInfo:
+    """An entry of the file, checked (a plain dataclass: pydantic would load with every leaderboard build for one
+    field)."""
+    if not isinstance(value, dict) or set(value) != {"training_corpora"}:
+        keys = ", ".join(map(str, value)) if isinstance(value, dict) else type(value).__name__
+        raise ValueError(f"expected exactly the key training_corpora, got {keys or 'nothing'}")
+    corpora = value["training_corpora"]
+    if not isinstance(corpora, list) or not all(isinstance(name, str) and name for name in corpora):
+        raise ValueError("training_corpora must be a list of corpus names")
+    return ModelInfo(list(corpora))
 
 
 def read_model_info(path: str | Path) -> dict[str, ModelInfo]:
@@ -44,11 +54,10 @@ def read_model_info(path: str | Path) -> dict[str, ModelInfo]:
     entries = {}
     for key, value in document.items():
         try:
-            entries[str(key)] = ModelInfo.model_validate(value)
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(entry)'}: {e['msg']}" for e in exc.errors())
+            entries[str(key)] = _entry(value)
+        except ValueError as exc:
             raise LeaderboardError(
-                f"{path}, model {key!r}: {problems}. Write it as '{key}: {{training_corpora: [NAME, ...]}}'."
+                f"{path}, model {key!r}: {exc}. Write it as '{key}: {{training_corpora: [NAME, ...]}}'."
             ) from None
     return entries
 

@@ -13,7 +13,7 @@ from genbench.core.errors import GenBenchError
 from genbench.core.files import write_json_atomic, write_text_atomic
 from genbench.display.card import task_card_html, task_dict_card_html
 from genbench.leaderboard.collect import Leaderboard, OnStale, StaleFile, TaskEntry, collect
-from genbench.leaderboard.measured_shift import MeasuredShifts, ShiftReports
+from genbench.leaderboard.measured_shift import MeasuredShifts, ShiftReports, shift_document
 from genbench.leaderboard.model_info import ModelInfo, read_model_info, training_corpora
 from genbench.leaderboard.overview import overview_page
 from genbench.leaderboard.pages import model_page, task_page
@@ -126,6 +126,20 @@ def build_leaderboard(
     data = site / "leaderboard.json"
     document = standings_document(board, standings)
     document.update(unregistered_tasks=unregistered, tasks_left_out=left_out)
+    document["measured_shift"] = {t: [shift_document(r) for r in shifts.of_task(board, t)] for t in board.tasks}
+    document["contamination_flags"] = [
+        {
+            "model": board.models[model_key].label,
+            "task": task_id,
+            "corpus": flag.corpus,
+            "found": flag.found,
+            "examples": flag.examples,
+            "report": flag.link,
+        }
+        for (model_key, task_id), flag in shifts.cell_flags(
+            board, {t: h.shots for t, h in standings.headlines.items()}
+        ).items()
+    ]
     write_json_atomic(data, document)
     return Site(
         index,
