@@ -178,7 +178,7 @@ def test_a_report_not_found_is_named_and_not_used(tmp_path: Path, contained_repo
     build_leaderboard([tmp_path / "runs"], tmp_path / "site", model_info=info)
     overview, task = _pages(tmp_path / "site")
     for page in (overview, task):
-        assert f"shift report {contained_report.name} (corpus toyweb) not shown: not found next to t.json" in page
+        assert f"Shift report {contained_report.name} (corpus toyweb) not shown: not found next to t.json" in page
         assert "--shift-report" in page and 'class="gb-flag"' not in page
 
 

@@ -22,7 +22,6 @@ from genbench.data.checksums import file_sha256
 from genbench.display.measured_shift import MeasuredShift
 from genbench.leaderboard.clean_scores import CleanScore, clean_score
 from genbench.leaderboard.collect import Leaderboard, ModelEntry, Run
-from genbench.leaderboard.templating import fixed
 
 REPORTS_FOLDER = "shift"
 """The site's folder of the reports it shows (copied, so that the links work wherever the site is)."""
@@ -41,19 +40,12 @@ class ShownReport:
 
     @property
     def summary(self) -> str:
-        """``corpus c4 (1,234 tokens): 13-gram hit share 0.120 [0.080, 0.160]; 12 of 180 examples (6.7%) flagged``,
-        or why the report is not shown."""
+        """The report's measured shift in one sentence (as the evaluation card states it:
+        :meth:`MeasuredShift.sentence`), or why the report is not shown."""
         if self.shift is None:
-            return f"shift report {self.record['file']} (corpus {self.record['corpus']}) not shown: {self.why_not}"
-        shift = self.shift
-        hits = "no hit share" if shift.hit_share is None else f"{shift.ngram}-gram hit share {fixed(shift.hit_share)}"
-        if shift.hit_share is not None and shift.interval is not None:
-            hits += f" [{fixed(shift.interval[0])}, {fixed(shift.interval[1])}]"
-        share = f" ({100 * shift.flagged / shift.examples:.1f}%)" if shift.examples else ""
-        return (
-            f"corpus {shift.corpus} ({shift.tokens:,} tokens): {hits}; "
-            f"{shift.flagged} of {shift.examples} examples{share} flagged"
-        )
+            why = (self.why_not or "").rstrip(".")
+            return f"Shift report {self.record['file']} (corpus {self.record['corpus']}) not shown: {why}."
+        return self.shift.sentence()
 
 
 @dataclass(frozen=True)
