@@ -56,7 +56,7 @@ from genbench.leaderboard.overview import unranked_advice
     "shift_reports",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     multiple=True,
-    help="A shift report (genbench-cli shift measure) that results files record, when it is not next to them "
+    help="A shift report (written by shift measure) that results files record, when it is not next to them "
     "(repeatable). A report is shown only if its SHA-256 is the one the results record.",
 )
 @click.option(
