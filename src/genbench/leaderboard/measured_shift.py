@@ -147,7 +147,15 @@ class ShiftReports:
 
 def contamination_flag(report: ShownReport | None, corpora: frozenset[str]) -> ContaminationFlag | None:
     """The flag of a model trained on ``corpora`` where ``report`` was measured: only when the report is shown, its
-    corpus is one of ``corpora`` and it flags at least one example."""
+    corpus is one of ``corpora`` and it flags at least one example.
+
+    >>> shift = MeasuredShift("c4", 10**9, 13, 0.12, (0.08, 0.16), flagged=12, examples=180)
+    >>> report = ShownReport("t", {"sha256": "0" * 64, "file": "t.shift.json", "corpus": "c4"}, shift, "shift/t.json")
+    >>> contamination_flag(report, frozenset({"c4"})).text
+    'trained on c4: 12 of 180 examples found'
+    >>> contamination_flag(report, frozenset({"dolma"})) is None
+    True
+    """
     if report is None or report.shift is None or report.link is None:
         return None
     shift = report.shift
