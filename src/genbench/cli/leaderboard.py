@@ -51,6 +51,20 @@ from genbench.leaderboard.overview import unranked_advice
     metavar="ID[,ID...]",
     help="Tasks to leave out (ids or patterns, repeated or comma-separated).",
 )
+@click.option(
+    "--shift-report",
+    "shift_reports",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    multiple=True,
+    help="A shift report (written by shift measure) that results files record, when it is not next to them "
+    "(repeatable). A report is shown only if its SHA-256 is the one the results record.",
+)
+@click.option(
+    "--model-info",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A YAML file: model label or spec -> {training_corpora: [NAME, ...]}. A model trained on a corpus that a "
+    "task's shift report measured, and found test examples in, is flagged on that task.",
+)
 def leaderboard(
     results_dirs: tuple[Path, ...],
     output_dir: Path,
@@ -58,6 +72,8 @@ def leaderboard(
     on_stale: str,
     task_ids: tuple[str, ...] | None,
     exclude_tasks: tuple[list[str], ...],
+    shift_reports: tuple[Path, ...],
+    model_info: Path | None,
 ) -> None:
     """Build a static leaderboard site from the results files under RESULTS_DIR... (searched recursively).
 
@@ -78,6 +94,8 @@ def leaderboard(
         on_stale=cast(OnStale, on_stale),
         tasks=task_ids,
         exclude_tasks=[task_id for group in exclude_tasks for task_id in group],
+        shift_reports=shift_reports,
+        model_info=model_info,
     )
     board = site.board
     ranked = sum(1 for s in site.standings.models if s.rank)
@@ -102,5 +120,7 @@ def leaderboard(
             f"No model is ranked: none has results on all {len(advice.tasks)} task(s). To rank over "
             f"{advice.which}: -t {','.join(advice.suggested)}"
         )
+    if site.unknown_model_info:
+        click.echo(f"{model_info}: no model of these results is named {', '.join(map(repr, site.unknown_model_info))}")
     if site.skipped:
         click.echo(f"Skipped {len(site.skipped)} JSON file(s) that are not results files, e.g. {site.skipped[0]}")

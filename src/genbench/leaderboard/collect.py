@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from genbench.contamination.shift.report import FORMAT as SHIFT_REPORT_FORMAT
 from genbench.core.errors import GenBenchError
 from genbench.core.json_files import is_regular_file, read_json_file
 from genbench.leaderboard.sample_logs import SampleLog, SampleLogs
@@ -176,7 +177,13 @@ def find_results_files(directories: Iterable[str | Path]) -> tuple[list[Path], l
                 error=LeaderboardError,
                 hint="Write it again with the command that made it, or move it out of the results directory.",
             )
-            (results if isinstance(document, dict) and "schema_version" in document else skipped).append(path)
+            # A shift report (which a results file may have beside it) is versioned too, but not a results file.
+            is_results = (
+                isinstance(document, dict)
+                and "schema_version" in document
+                and document.get("format") != SHIFT_REPORT_FORMAT
+            )
+            (results if is_results else skipped).append(path)
     return results, skipped
 
 

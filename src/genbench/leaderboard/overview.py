@@ -17,6 +17,7 @@ import numpy as np
 
 from genbench.core.metric_direction import better_value_key
 from genbench.leaderboard.collect import Leaderboard, ModelEntry
+from genbench.leaderboard.measured_shift import MeasuredShifts
 from genbench.leaderboard.names import DIRECTION_PHRASES, short_model_labels, taxonomy_value_label
 from genbench.leaderboard.standings import Headline, Score, Standings
 from genbench.leaderboard.templating import render_page
@@ -149,9 +150,11 @@ def overview_page(
     *,
     unregistered: Sequence[str] = (),
     tasks_left_out: Sequence[str] = (),
+    shifts: MeasuredShifts | None = None,
 ) -> str:
     """The site's ``index.html``; ``unregistered``: the tasks this installation's registry does not have,
-    ``tasks_left_out``: the tasks of the results left out by the choice of tasks to rank."""
+    ``tasks_left_out``: the tasks of the results left out by the choice of tasks to rank; ``shifts``: the shift
+    reports shown (per task) and the models' training corpora (contamination flags next to their scores)."""
     columns = standings.models or standings.baselines
     models = short_model_labels(s.model.label for s in columns if not s.model.is_baseline)
     return render_page(
@@ -173,4 +176,6 @@ def overview_page(
         best_baseline=bool(standings.models and standings.baselines),
         task_rows=task_rows(standings, unregistered),
         ranking_data=ranking_data(standings),
+        task_shifts={t: shifts.of_task(board, t) for t in standings.headlines} if shifts else {},
+        flags=shifts.cell_flags(board, {t: h.shots for t, h in standings.headlines.items()}) if shifts else {},
     )

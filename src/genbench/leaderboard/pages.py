@@ -18,6 +18,7 @@ from genbench.core.metric_values import finite_number
 from genbench.leaderboard.chart import score_vs_shots_svg
 from genbench.leaderboard.clean_scores import CleanScore, clean_score, flagged_shares
 from genbench.leaderboard.collect import Leaderboard, ModelEntry, TaskEntry
+from genbench.leaderboard.measured_shift import MeasuredShifts
 from genbench.leaderboard.names import DIRECTION_MARKS, direction_note, metric_direction, metric_label
 from genbench.leaderboard.sample_logs import SampleLogs
 from genbench.leaderboard.standings import RESAMPLES, Headline, Score, Standing, cell_score
@@ -59,10 +60,12 @@ def task_page(
     logs: SampleLogs | None = None,
     resamples: int = RESAMPLES,
     known: Mapping[tuple[str, str, int | None, str | None], Score | None] | None = None,
+    shifts: MeasuredShifts | None = None,
 ) -> str:
     """A task's page; ``headline``: the metric the overview ranks it by (else the results' primary metric). The
     chart's points are means over a model's seeds (:func:`cell_score`, which reads per-sample ``logs``; ``known``:
-    the ones the ranking computed already, :attr:`Standings.cell_scores`)."""
+    the ones the ranking computed already, :attr:`Standings.cell_scores`); ``shifts``: the shift reports shown and the
+    models' training corpora (contamination flags)."""
     logs = logs or board.logs
     cells = [(board.models[m], cell) for (m, t), cell in board.cells.items() if t == task.task_id]
     cells.sort(key=lambda item: item[0].label)
@@ -89,7 +92,17 @@ def task_page(
             for shots, evaluation in sorted(run.evaluations.items(), key=_by_shots):
                 clean = clean_score(evaluation, run.shift_reports.get(shots))
                 cleans.append(clean)
-                rows.append({"model": model, "label": label, "shots": shots, "evaluation": evaluation, "clean": clean})
+                flag = shifts.flag(model, task.task_id, run, shots) if shifts else None
+                rows.append(
+                    {
+                        "model": model,
+                        "label": label,
+                        "shots": shots,
+                        "evaluation": evaluation,
+                        "clean": clean,
+                        "flag": flag,
+                    }
+                )
         for shots in sorted(cell.evaluations, key=lambda s: -1 if s is None else s):
             key = (model.key, task.task_id, shots, primary)
             if known is not None and key in known:
@@ -113,6 +126,7 @@ def task_page(
         rows=rows,
         has_clean=any(clean is not None for clean in cleans),
         flagged=flagged_shares(cleans),
+        shift_reports=shifts.of_task(board, task.task_id) if shifts else [],
         card=Markup(card_html),
     )
 

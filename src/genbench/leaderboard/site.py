@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,6 +13,8 @@ from genbench.core.errors import GenBenchError
 from genbench.core.files import write_json_atomic, write_text_atomic
 from genbench.display.card import task_card_html, task_dict_card_html
 from genbench.leaderboard.collect import Leaderboard, OnStale, StaleFile, TaskEntry, collect
+from genbench.leaderboard.measured_shift import MeasuredShifts, ShiftReports, shift_document
+from genbench.leaderboard.model_info import ModelInfo, read_model_info, training_corpora
 from genbench.leaderboard.overview import overview_page
 from genbench.leaderboard.pages import model_page, task_page
 from genbench.leaderboard.selection import select_tasks
@@ -38,6 +40,8 @@ class Site:
     """Tasks of the results that this installation's registry does not have (shown from their results files)."""
     tasks_left_out: list[str] = field(default_factory=list)
     """Tasks of the results left out by the choice of tasks (``tasks``, ``exclude_tasks``)."""
+    unknown_model_info: list[str] = field(default_factory=list)
+    """Entries of the model-info file that name no model of the leaderboard."""
 
 
 def build_leaderboard(
@@ -49,6 +53,8 @@ def build_leaderboard(
     resamples: int = RESAMPLES,
     tasks: Sequence[str] | None = None,
     exclude_tasks: Sequence[str] | None = None,
+    shift_reports: Sequence[str | Path] = (),
+    model_info: str | Path | Mapping[str, ModelInfo] | None = None,
 ) -> Site:
     """Write the leaderboard of the results files under ``results_dirs`` into ``site_dir``.
 
@@ -64,10 +70,14 @@ def build_leaderboard(
         tasks: The tasks to rank (ids or shell-style patterns; a task brings its subtasks); None: every task of the
             results.
         exclude_tasks: Tasks to leave out (ids or patterns).
+        shift_reports: Shift reports to show where results record them (by SHA-256), besides those found next to
+            the results files.
+        model_info: A model-info file (:func:`~genbench.leaderboard.model_info.read_model_info`), or its entries:
+            the training corpora of models, which give contamination flags where a shift report measured them.
 
     Raises:
-        LeaderboardError: no results files, (``on_stale="fail"``) mixed fingerprints of one task, or a task to rank
-            or to leave out that the results do not have.
+        LeaderboardError: no results files, a model-info file that cannot be read, (``on_stale="fail"``) mixed
+            fingerprints of one task, or a task to rank or to leave out that the results do not have.
         ResultsFileError: a results file or per-sample log breaks the schema.
     """
     installed = InstalledTasks()
@@ -80,6 +90,9 @@ def build_leaderboard(
     logs = board.logs
     standings = rank_models(board, shots, resamples=resamples, logs=logs)
     site = Path(site_dir)
+    info = read_model_info(model_info) if isinstance(model_info, (str, Path)) else dict(model_info or {})
+    corpora, unknown_models = training_corpora(info, board.models.values())
+    shifts = MeasuredShifts(ShiftReports(site, shift_reports), corpora)
     (site / "tasks").mkdir(parents=True, exist_ok=True)
     (site / "models").mkdir(parents=True, exist_ok=True)
     task_pages = []
@@ -96,6 +109,7 @@ def build_leaderboard(
                 logs,
                 resamples,
                 standings.cell_scores,
+                shifts,
             ),
         )
         task_pages.append(path)
@@ -106,13 +120,39 @@ def build_leaderboard(
         write_text_atomic(path, model_page(board, model, standing_of.get(model.key)))
         model_pages.append(path)
     index = site / "index.html"
-    write_text_atomic(index, overview_page(board, standings, unregistered=unregistered, tasks_left_out=left_out))
+    write_text_atomic(
+        index, overview_page(board, standings, unregistered=unregistered, tasks_left_out=left_out, shifts=shifts)
+    )
     data = site / "leaderboard.json"
     document = standings_document(board, standings)
     document.update(unregistered_tasks=unregistered, tasks_left_out=left_out)
+    document["measured_shift"] = {t: [shift_document(r) for r in shifts.of_task(board, t)] for t in board.tasks}
+    document["contamination_flags"] = [
+        {
+            "model": board.models[model_key].label,
+            "task": task_id,
+            "corpus": flag.corpus,
+            "found": flag.found,
+            "examples": flag.examples,
+            "report": flag.link,
+        }
+        for (model_key, task_id), flag in shifts.cell_flags(
+            board, {t: h.shots for t, h in standings.headlines.items()}
+        ).items()
+    ]
     write_json_atomic(data, document)
     return Site(
-        index, task_pages, model_pages, board.skipped, board, standings, data, board.stale, unregistered, left_out
+        index,
+        task_pages,
+        model_pages,
+        board.skipped,
+        board,
+        standings,
+        data,
+        board.stale,
+        unregistered,
+        left_out,
+        unknown_models,
     )
 
 
