@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from click.testing import CliRunner
 import genbench
 from genbench.cli import cli
 from genbench.contamination.errors import ContaminationError
+from genbench.leaderboard import build_leaderboard
 from genbench.task import Task
 from genbench.task.factory import load_task
 from tests.contamination.shift_support import EVEN_SUMS_PREDICTOR, arithmetic_length_report
@@ -161,6 +163,10 @@ def test_the_docs_show_the_real_clean_subset_lines(tmp_path: Path) -> None:
     page = (Path(__file__).resolve().parents[2] / "docs" / "shift.md").read_text(encoding="utf-8")
     shown = [line.strip() for line in page.splitlines() if line.startswith("  clean subset")]
     assert len(printed) == 3 and printed == shown  # the two subtasks' and the task's merged clean subset
+    site = build_leaderboard([tmp_path / "results"], tmp_path / "site")
+    (merged_page,) = [p for p in site.task_pages if p.name == "negation_consistency.html"]
+    # the merged clean score, on the task's page, measured against the subtasks' corpus
+    assert "clean 0.500 (128 of 200; corpus negation-train)" in unescape(merged_page.read_text())
     card = runner.invoke(
         cli,
         ["eval-card", "-t", "negation_consistency", "--shift-report",

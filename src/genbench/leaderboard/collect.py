@@ -110,6 +110,12 @@ class Run:
     confidence: float = 0.95
     """The confidence of the files' intervals (``bootstrap.confidence``)."""
 
+    def clean_definition(self, shots: int | None) -> dict[str, Any] | None:
+        """What the setting's clean score was measured against (its corpus above all): the file's shift report, or
+        for a TaskDict's merged result, whose subtasks each had theirs, the run identity's ``clean_subset``."""
+        identity = self.identity if isinstance(self.identity, dict) else {}
+        return self.shift_reports.get(shots) or identity.get("clean_subset")
+
 
 @dataclass
 class Cell:

@@ -192,7 +192,7 @@ class MeasuredShifts:
             return None
         evaluation = run.evaluations[shots]
         return ContaminationFlag(
-            flag.corpus, flag.found, flag.examples, flag.link, clean_score(evaluation, run.shift_reports.get(shots))
+            flag.corpus, flag.found, flag.examples, flag.link, clean_score(evaluation, run.clean_definition(shots))
         )
 
     def of_task(self, board: Leaderboard, task_id: str) -> list[ShownReport]:

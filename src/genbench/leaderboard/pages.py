@@ -90,7 +90,7 @@ def task_page(
         for run in runs:
             label = model.label + (f" (seed {run.seed})" if len(runs) > 1 else "")
             for shots, evaluation in sorted(run.evaluations.items(), key=_by_shots):
-                clean = clean_score(evaluation, run.shift_reports.get(shots))
+                clean = clean_score(evaluation, run.clean_definition(shots))
                 cleans.append(clean)
                 flag = shifts.flag(model, task.task_id, run, shots) if shifts else None
                 rows.append(
