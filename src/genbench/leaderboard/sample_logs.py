@@ -46,18 +46,20 @@ class SampleLog:
         return cls(results_file.parent / Path(name).name, results_file, document) if name else None
 
 
-Rows = list[tuple[Any, dict[str, Any]]]
+Rows = list[tuple[Any, Any, dict[str, Any]]]
+"""``(shots, _genbench_idx, metrics)`` per line."""
 
 
 class SampleLogs:
-    """Per-sample logs, each read once: ``(shots, metrics)`` per line, kept for every later question."""
+    """Per-sample logs, each read once: ``(shots, example index, metrics)`` per line, kept for every later
+    question."""
 
     def __init__(self) -> None:
         self._rows: dict[Path, Rows] = {}
         self._checked: set[Path] = set()
 
     def rows(self, log: SampleLog) -> Rows:
-        """The log's ``(shots, metrics)`` rows, read (hashed and parsed in one pass) the first time.
+        """The log's ``(shots, _genbench_idx, metrics)`` rows, read (hashed and parsed in one pass) the first time.
 
         Raises:
             ResultsFileError: the log is missing, not a regular file, not the one its results file records (both
@@ -81,10 +83,28 @@ class SampleLogs:
         missing."""
         if log is None:
             return None
-        numbers = [finite_number(metrics.get(metric)) for row_shots, metrics in self.rows(log) if row_shots == shots]
+        numbers = [
+            finite_number(metrics.get(metric)) for row_shots, _, metrics in self.rows(log) if row_shots == shots
+        ]
         if not numbers or any(v is None for v in numbers):
             return None
         return [v for v in numbers if v is not None]
+
+    def scores_by_example(self, log: SampleLog | None, shots: int | None, metric: str) -> dict[int, float] | None:
+        """The per-sample values of ``metric`` at ``shots`` keyed by the example's ``_genbench_idx`` (what pairs two
+        models' answers to one example); None when there is no log, a value is missing, or an index is missing or
+        repeated."""
+        if log is None:
+            return None
+        by_example: dict[int, float] = {}
+        for row_shots, index, metrics in self.rows(log):
+            if row_shots != shots:
+                continue
+            value = finite_number(metrics.get(metric))
+            if value is None or not isinstance(index, int) or isinstance(index, bool) or index in by_example:
+                return None
+            by_example[index] = value
+        return by_example or None
 
     @staticmethod
     def _read(log: SampleLog, *, parse: bool) -> Rows:
@@ -112,7 +132,7 @@ class SampleLogs:
                 if not isinstance(record, dict) or not isinstance(record.get("metrics"), dict):
                     problem = f"{log.path}:{line_number}: a sample must be an object with 'metrics'."
                     continue
-                rows.append((record.get("shots"), record["metrics"]))
+                rows.append((record.get("shots"), record.get("_genbench_idx"), record["metrics"]))
         # The digest first: a log from another run is named as such, whatever its lines look like.
         check_samples_digest(log.document, log.results_file, digest.hexdigest(), None if problem else len(rows))
         if problem is not None:

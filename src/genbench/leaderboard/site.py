@@ -12,6 +12,7 @@ from markupsafe import Markup
 from genbench.core.errors import GenBenchError
 from genbench.core.files import write_json_atomic, write_text_atomic
 from genbench.display.card import task_card_html, task_dict_card_html
+from genbench.leaderboard.aggregation import AGGREGATION_DESCRIPTIONS, Aggregation
 from genbench.leaderboard.collect import Leaderboard, OnStale, StaleFile, TaskEntry, collect
 from genbench.leaderboard.overview import overview_page
 from genbench.leaderboard.pages import model_page, task_page
@@ -49,6 +50,8 @@ def build_leaderboard(
     resamples: int = RESAMPLES,
     tasks: Sequence[str] | None = None,
     exclude_tasks: Sequence[str] | None = None,
+    aggregation: Aggregation = "raw",
+    seed: int = 42,
 ) -> Site:
     """Write the leaderboard of the results files under ``results_dirs`` into ``site_dir``.
 
@@ -64,6 +67,9 @@ def build_leaderboard(
         tasks: The tasks to rank (ids or shell-style patterns; a task brings its subtasks); None: every task of the
             results.
         exclude_tasks: Tasks to leave out (ids or patterns).
+        aggregation: ``raw`` (the mean of headline scores) or ``chance-normalised`` (of scores normalised to each
+            task's chance level, :mod:`genbench.leaderboard.aggregation`); every page says which.
+        seed: Seed of the rank intervals' bootstrap (:mod:`genbench.leaderboard.rank_intervals`).
 
     Raises:
         LeaderboardError: no results files, (``on_stale="fail"``) mixed fingerprints of one task, or a task to rank
@@ -78,7 +84,8 @@ def build_leaderboard(
     left_out = [t for t in left_out if ":" not in t or t.split(":", 1)[0] not in left_out]
     unregistered = [task_id for task_id in board.tasks if installed.get(task_id)[0] is None]
     logs = board.logs
-    standings = rank_models(board, shots, resamples=resamples, logs=logs)
+    standings = rank_models(board, shots, resamples=resamples, logs=logs, aggregation=aggregation, seed=seed)
+    described = AGGREGATION_DESCRIPTIONS[aggregation]
     site = Path(site_dir)
     (site / "tasks").mkdir(parents=True, exist_ok=True)
     (site / "models").mkdir(parents=True, exist_ok=True)
@@ -96,6 +103,7 @@ def build_leaderboard(
                 logs,
                 resamples,
                 standings.cell_scores,
+                described,
             ),
         )
         task_pages.append(path)
@@ -103,7 +111,7 @@ def build_leaderboard(
     standing_of = {s.model.key: s for s in standings.models + standings.baselines}
     for model in board.models.values():
         path = site / "models" / f"{model.slug}.html"
-        write_text_atomic(path, model_page(board, model, standing_of.get(model.key)))
+        write_text_atomic(path, model_page(board, model, standing_of.get(model.key), described))
         model_pages.append(path)
     index = site / "index.html"
     write_text_atomic(index, overview_page(board, standings, unregistered=unregistered, tasks_left_out=left_out))
@@ -146,7 +154,8 @@ class InstalledTasks:
 
 
 def standings_document(board: Leaderboard, standings: Standings) -> dict[str, Any]:
-    """``leaderboard.json``: the ranking with raw metric keys and human labels, coverage, intervals, left-out
+    """``leaderboard.json``: the ranking with raw metric keys and human labels, coverage, intervals, rank intervals,
+    the aggregation ranked by (and chance-normalised: each task's chance level and normalised scores), left-out
     files."""
 
     def score(value: Score | None) -> dict[str, Any] | None:
@@ -170,12 +179,20 @@ def standings_document(board: Leaderboard, standings: Standings) -> dict[str, An
             "revision": standing.model.revision,
             "baseline": standing.model.is_baseline,
             "rank": standing.rank,
+            "rank_interval": str(standing.rank_interval) if standing.rank_interval else None,
             "mean": group(standing.overall),
             "seeds": standing.seeds,
             "seed_spread": standing.seed_spread,
             "tasks": {task_id: score(value) for task_id, value in standing.tasks.items()},
             "axes": {axis: {value: group(g) for value, g in values.items()} for axis, values in standing.axes.items()},
+            **(
+                {"normalised_tasks": {t: score(v) for t, v in standing.aggregated.items()}}
+                if standings.aggregation != "raw"
+                else {}
+            ),
         }
+
+    intervals = standings.rank_intervals
 
     return {
         "tasks": [
@@ -195,6 +212,17 @@ def standings_document(board: Leaderboard, standings: Standings) -> dict[str, An
             }
             for task_id, headline in standings.headlines.items()
         ],
+        "aggregation": standings.aggregation,
+        "aggregation_description": AGGREGATION_DESCRIPTIONS[standings.aggregation],
+        "ranked_tasks": standings.counted,
+        "chance_levels": {
+            t: {"chance": level.chance, "perfect": level.perfect, "source": level.source}
+            for t, level in standings.chance_levels.items()
+        },
+        "rank_intervals": {
+            "method": intervals.method if intervals else None,
+            "missing": [{"model": m, "task": t, "why": why} for m, t, why in intervals.missing] if intervals else [],
+        },
         "models": [model(s) for s in standings.models],
         "baselines": [model(s) for s in standings.baselines],
         "taxonomy_groups": standings.groups,
