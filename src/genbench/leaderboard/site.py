@@ -220,8 +220,8 @@ def standings_document(board: Leaderboard, standings: Standings) -> dict[str, An
             for t, level in standings.chance_levels.items()
         },
         "rank_intervals": {
-            "method": intervals.method if intervals else None,
-            "missing": [{"model": m, "task": t, "why": why} for m, t, why in intervals.missing] if intervals else [],
+            "method": intervals.method,
+            "missing": [{"model": m, "task": t, "why": why} for m, t, why in intervals.missing],
         },
         "models": [model(s) for s in standings.models],
         "baselines": [model(s) for s in standings.baselines],

@@ -34,7 +34,14 @@ from genbench.core.metric_values import finite_number
 from genbench.leaderboard.aggregation import Aggregation, ChanceLevel, chance_level, normalised_score
 from genbench.leaderboard.collect import TAXONOMY_AXES, Cell, Leaderboard, ModelEntry, Run, TaskEntry
 from genbench.leaderboard.names import metric_direction, metric_label
-from genbench.leaderboard.rank_intervals import RankedModel, RankInterval, RankIntervals, TaskHeadline, rank_intervals
+from genbench.leaderboard.rank_intervals import (
+    PAIRED,
+    RankedModel,
+    RankInterval,
+    RankIntervals,
+    TaskHeadline,
+    rank_intervals,
+)
 from genbench.leaderboard.sample_logs import SampleLogs
 
 RESAMPLES = 1000
@@ -145,7 +152,7 @@ class Standings:
     """The tasks the means and ranks are over (chance-normalised: those with a known chance level)."""
     chance_levels: dict[str, ChanceLevel] = field(default_factory=dict)
     """Chance-normalised: each counted task's chance level (unknown ones are not in :attr:`counted`)."""
-    rank_intervals: RankIntervals | None = None
+    rank_intervals: RankIntervals = field(default_factory=lambda: RankIntervals({}, PAIRED))
 
     @property
     def without_chance_level(self) -> dict[str, str]:
