@@ -27,8 +27,6 @@ from genbench.leaderboard.sample_logs import SampleLogs
 
 PAIRED = "paired bootstrap over test examples"
 OVERLAP = "overlap of the means' intervals"
-_CELLS_PER_CHUNK = 4_000_000
-"""Bootstrap rounds are drawn in chunks of about this many (model, round, example) cells, to bound memory."""
 
 
 @dataclass(frozen=True)
@@ -107,7 +105,9 @@ def example_scores(
         per_seed.append(scores)
     if any(set(scores) != set(per_seed[0]) for scores in per_seed):
         return None, "seeds that answered different examples"
-    return {i: float(np.mean([scores[i] for scores in per_seed])) for i in per_seed[0]}, None
+    if len(per_seed) == 1:
+        return per_seed[0], None
+    return {i: sum(scores[i] for scores in per_seed) / len(per_seed) for i in per_seed[0]}, None
 
 
 def paired_rank_intervals(
@@ -141,10 +141,12 @@ def paired_rank_intervals(
         return missing
     totals = np.zeros((len(models), resamples))
     for task, matrix in zip(tasks, matrices, strict=True):
-        rows = resample_rows(task.task_id, matrix.shape[1], resamples, seed)
-        chunk = max(1, _CELLS_PER_CHUNK // (matrix.size or 1))
-        for start in range(0, resamples, chunk):
-            totals[:, start : start + chunk] += task.transform(matrix[:, rows[start : start + chunk]].mean(axis=2))
+        n = matrix.shape[1]
+        rows = resample_rows(task.task_id, n, resamples, seed)
+        # How often each round draws each example: every model's round means are then one matrix product, with no
+        # (model, round, example) array of drawn scores.
+        counts = np.bincount((rows + n * np.arange(resamples)[:, None]).ravel(), minlength=resamples * n)
+        totals += task.transform(matrix @ counts.reshape(resamples, n).T / n)
     means = totals / len(tasks)
     ranks = 1 + (means[None, :, :] > means[:, None, :]).sum(axis=1)
     intervals = {m.key: percentile_ranks(ranks[i], m.rank, confidence) for i, m in enumerate(models)}
