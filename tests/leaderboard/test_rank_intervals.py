@@ -41,9 +41,16 @@ def build(tmp_path: Path, results: dict[str, dict[str, list[float]]], **options:
     )
 
 
-def brute_force_intervals(results: dict[str, dict[str, list[float]]]) -> dict[str, str]:
-    """Round by round with loops: each task's examples drawn once for every model, the models' means over tasks,
-    each model's rank (1 + the models strictly above), and the 2.5th (down) and 97.5th (up) percentile ranks."""
+def brute_force_intervals(
+    results: dict[str, dict[str, list[float]]], chance: dict[str, float] | None = None
+) -> dict[str, str]:
+    """Round by round with loops: each task's examples drawn once for every model, the models' means over tasks
+    (each task's mean normalised to ``chance`` when given: 0 = chance, 100 = 1), each model's rank (1 + the models
+    strictly above), and the 2.5th (down) and 97.5th (up) percentile ranks."""
+
+    def scale(task_id: str, value: float) -> float:
+        return 100 * (value - chance[task_id]) / (1 - chance[task_id]) if chance else value
+
     specs = list(results)
     tasks = sorted(next(iter(results.values())))
     draws = {t: resample_rows(t, len(results[specs[0]][t]), RESAMPLES, SEED) for t in tasks}
@@ -54,11 +61,11 @@ def brute_force_intervals(results: dict[str, dict[str, list[float]]]) -> dict[st
             per_task = []
             for t in tasks:
                 drawn = [results[spec][t][i] for i in draws[t][r]]
-                per_task.append(sum(drawn) / len(drawn))
+                per_task.append(scale(t, sum(drawn) / len(drawn)))
             means[spec] = sum(per_task) / len(per_task)
         for spec in specs:
             ranks[spec].append(1 + sum(1 for other in specs if means[other] > means[spec]))
-    point = {spec: np.mean([np.mean(v) for v in results[spec].values()]) for spec in specs}
+    point = {spec: np.mean([scale(t, np.mean(v)) for t, v in results[spec].items()]) for spec in specs}
     shown = {spec: i for i, spec in enumerate(sorted(specs, key=lambda s: -point[s]), 1)}
     intervals = {}
     for spec in specs:
@@ -115,6 +122,25 @@ def test_pairing_by_example_separates_models_whose_means_intervals_overlap(tmp_p
     assert intervals_of(site) == brute_force_intervals(results) == {"hf:a": "1", "hf:b": "1-2"}
     (first, second) = site.standings.models
     assert first.overall.score.ci[0] < second.overall.score.ci[1]  # the means' intervals do overlap
+
+
+def test_chance_normalised_ranks_and_intervals_are_of_normalised_means(tmp_path: Path) -> None:
+    """a is ahead on raw scores (0.9 against 0.85), b on normalised ones (80 against 60: b's lead is on the task
+    where chance is 0.75), and clearly so both ways: the rounds must be normalised too."""
+    n = 400
+    results = {
+        "hf:a": {"t1": [1.0] * n, "t2": [1.0] * 320 + [0.0] * 80},
+        "hf:b": {"t1": [1.0] * 280 + [0.0] * 120, "t2": [1.0] * n},
+    }
+    baseline = {"t1": [1.0] * 100 + [0.0] * 300, "t2": [1.0] * 300 + [0.0] * 100}
+    raw = build(tmp_path / "raw", {**results, "baseline:majority_option": baseline})
+    assert intervals_of(raw) == brute_force_intervals(results) == {"hf:a": "1", "hf:b": "2"}
+    site = build(
+        tmp_path / "normalised", {**results, "baseline:majority_option": baseline}, aggregation="chance-normalised"
+    )
+    assert [s.model.spec for s in site.standings.models] == ["hf:b", "hf:a"]
+    chance = {"t1": 0.25, "t2": 0.75}
+    assert intervals_of(site) == brute_force_intervals(results, chance) == {"hf:a": "2", "hf:b": "1"}
 
 
 def drop_sample_log(path: Path) -> None:
