@@ -65,7 +65,7 @@ def brute_force_intervals(
             means[spec] = sum(per_task) / len(per_task)
         for spec in specs:
             ranks[spec].append(1 + sum(1 for other in specs if means[other] > means[spec]))
-    point = {spec: np.mean([scale(t, np.mean(v)) for t, v in results[spec].items()]) for spec in specs}
+    point = {spec: np.mean([scale(t, float(np.mean(v))) for t, v in results[spec].items()]) for spec in specs}
     shown = {spec: i for i, spec in enumerate(sorted(specs, key=lambda s: -point[s]), 1)}
     intervals = {}
     for spec in specs:
