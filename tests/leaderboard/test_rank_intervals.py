@@ -1,5 +1,5 @@
 """Rank intervals: a paired bootstrap over test examples, checked against a brute-force computation of the same
-rounds; the fallback to the overlap of the means' intervals when a model's per-sample log is missing."""
+rounds; the task-by-task fallback to unpaired draws from the per-task intervals when a per-sample log is missing."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from markupsafe import escape
 
 from genbench.leaderboard import build_leaderboard
-from genbench.leaderboard.rank_intervals import OVERLAP, PAIRED, resample_rows
+from genbench.leaderboard.rank_intervals import MIXED, PAIRED, UNPAIRED, resample_rows
 from genbench.runs.results import read_results, write_results
 from tests.leaderboard.fixtures import write_document
 
@@ -42,11 +42,15 @@ def build(tmp_path: Path, results: dict[str, dict[str, list[float]]], **options:
 
 
 def brute_force_intervals(
-    results: dict[str, dict[str, list[float]]], chance: dict[str, float] | None = None
+    results: dict[str, dict[str, list[float]]],
+    chance: dict[str, float] | None = None,
+    unpaired: dict[str, dict[str, np.ndarray]] | None = None,
 ) -> dict[str, str]:
-    """Round by round with loops: each task's examples drawn once for every model, the models' means over tasks
-    (each task's mean normalised to ``chance`` when given: 0 = chance, 100 = 1), each model's rank (1 + the models
-    strictly above), and the 2.5th (down) and 97.5th (up) percentile ranks."""
+    """Round by round with loops: each task's examples drawn once for every model (a task in ``unpaired``: each
+    model's own replicate of the round instead), the models' means over tasks (each task's mean normalised to
+    ``chance`` when given: 0 = chance, 100 = 1), each model's rank (1 + the models strictly above), and the 2.5th
+    (down) and 97.5th (up) percentile ranks."""
+    unpaired = unpaired or {}
 
     def scale(task_id: str, value: float) -> float:
         return 100 * (value - chance[task_id]) / (1 - chance[task_id]) if chance else value
@@ -60,6 +64,9 @@ def brute_force_intervals(
         for spec in specs:
             per_task = []
             for t in tasks:
+                if t in unpaired:
+                    per_task.append(float(unpaired[t][spec][r]))
+                    continue
                 drawn = [results[spec][t][i] for i in draws[t][r]]
                 per_task.append(scale(t, sum(drawn) / len(drawn)))
             means[spec] = sum(per_task) / len(per_task)
@@ -152,7 +159,15 @@ def drop_sample_log(path: Path) -> None:
     write_results(document, path, None)
 
 
-def test_a_missing_log_falls_back_to_the_overlap_of_the_means_intervals_and_says_so(tmp_path: Path) -> None:
+def replicates_of(site, task_id: str) -> dict[str, np.ndarray]:
+    """Each ranked model's bootstrap replicates of a task, as the means' intervals use them."""
+    return {s.model.spec: s.aggregated[task_id].replicates for s in site.standings.models}
+
+
+MISSING_LOG = "no per-sample log with the headline for every example"
+
+
+def test_a_missing_log_falls_back_to_unpaired_draws_from_the_per_task_intervals_and_says_so(tmp_path: Path) -> None:
     rng = np.random.default_rng(3)
     a = scores(0.5, 40, rng)
     b = list(a)
@@ -162,27 +177,44 @@ def test_a_missing_log_falls_back_to_the_overlap_of_the_means_intervals_and_says
     drop_sample_log(tmp_path / "results/hf_b/t1.json")
     site = build_leaderboard([tmp_path / "results"], tmp_path / "site", resamples=RESAMPLES, seed=SEED)
     intervals = site.standings.rank_intervals
-    assert intervals.method == OVERLAP
-    assert intervals.missing == [("hf:b", "t1", "no per-sample log with the headline for every example")]
-    # The rule by hand: c's interval [0, 0] lies below both; a's and b's overlap.
-    ci = {s.model.spec: s.overall.score.ci for s in site.standings.models if s.overall.score and s.overall.score.ci}
-    assert ci["hf:a"][0] <= ci["hf:b"][1] and ci["hf:c"][1] < ci["hf:b"][0]
-    assert intervals_of(site) == {"hf:a": "1-2", "hf:b": "1-2", "hf:c": "3"}
+    assert intervals.method == UNPAIRED
+    assert intervals.missing == [("hf:b", "t1", MISSING_LOG)]
+    # b's draws are normal ones with the spread of its file's interval; a's its own per-sample bootstrap: unpaired,
+    # a is no longer always first.
+    assert site.standings.models[1].aggregated["t1"].ci_source == "interval"
+    expected = brute_force_intervals(results, unpaired={"t1": replicates_of(site, "t1")})
+    assert intervals_of(site) == expected == {"hf:a": "1-2", "hf:b": "1-2", "hf:c": "3"}
     html = site.index.read_text()
-    assert str(escape(OVERLAP)) in html
-    assert "hf:b on t1 (no per-sample log with the headline for every example)" in html
+    assert str(escape(UNPAIRED)) in html
+    assert f"hf:b on t1 ({MISSING_LOG})" in html
     document = json.loads(site.data.read_text())
     assert document["rank_intervals"] == {
-        "method": OVERLAP,
-        "missing": [{"model": "hf:b", "task": "t1", "why": "no per-sample log with the headline for every example"}],
+        "method": UNPAIRED,
+        "missing": [{"model": "hf:b", "task": "t1", "why": MISSING_LOG}],
     }
+
+
+def test_tasks_that_can_be_paired_stay_paired_next_to_one_that_cannot(tmp_path: Path) -> None:
+    rng = np.random.default_rng(8)
+    results = {
+        "hf:a": {"t1": scores(0.6, 50, rng), "t2": scores(0.55, 40, rng)},
+        "hf:b": {"t1": scores(0.55, 50, rng), "t2": scores(0.5, 40, rng)},
+        "hf:c": {"t1": scores(0.1, 50, rng), "t2": scores(0.1, 40, rng)},
+    }
+    build(tmp_path, results)
+    drop_sample_log(tmp_path / "results/hf_c/t2.json")
+    site = build_leaderboard([tmp_path / "results"], tmp_path / "site", resamples=RESAMPLES, seed=SEED)
+    assert site.standings.rank_intervals.method == MIXED
+    assert site.standings.rank_intervals.missing == [("hf:c", "t2", MISSING_LOG)]
+    expected = brute_force_intervals(results, unpaired={"t2": replicates_of(site, "t2")})
+    assert intervals_of(site) == expected == {"hf:a": "1-2", "hf:b": "1-2", "hf:c": "3"}
 
 
 def test_models_that_answered_different_examples_are_not_paired(tmp_path: Path) -> None:
     rng = np.random.default_rng(4)
     results = {"hf:a": {"t1": scores(0.9, 40, rng)}, "hf:b": {"t1": scores(0.1, 30, rng)}}
     site = build(tmp_path, results)
-    assert site.standings.rank_intervals.method == OVERLAP
+    assert site.standings.rank_intervals.method == UNPAIRED
     assert {why for _, _, why in site.standings.rank_intervals.missing} == {"models that answered different examples"}
     assert intervals_of(site) == {"hf:a": "1", "hf:b": "2"}
 

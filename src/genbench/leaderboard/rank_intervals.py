@@ -1,17 +1,18 @@
 """Each ranked model's rank interval: the ranks it could have had under the test examples' sampling noise.
 
-Paired bootstrap (when every ranked model has per-sample logs for every ranked task): every ranked model answered
+Paired bootstrap (on each task where every ranked model has a per-sample log): every ranked model answered
 the same examples of each task, so one draw of each task's examples (with replacement, the same draw for every
 model, examples matched by ``_genbench_idx``; several seeds averaged per example) gives every model a mean over tasks
 in that round; the models are ranked in each round (rank = 1 + the number of models with a strictly higher mean), and
 a model's interval is the 2.5th (rounded down) to 97.5th (rounded up) percentile of its ranks, widened to include the
 rank shown. Rounds are seeded by the task's id and ``seed``: the same results give the same intervals.
 
-Fallback (a ranked model lacks a log, a headline is not a mean of per-sample scores, or the models answered
-different examples): the intervals of the models' means (from the per-task intervals of the results files where
-there is no log) are compared: a model's best rank is 1 + the number of models whose interval lies wholly above its
-own, its worst is the number of ranked models less those whose interval lies wholly below. The page says which rule
-was used and, for the fallback, which model and task lacked what. See docs/leaderboard.md.
+Fallback, task by task (a ranked model has no per-sample log for the task, its headline is not a mean of per-sample
+scores, or the models answered different examples): the task enters each round with each model's own draw of its
+score, the replicates behind the means' intervals (:func:`genbench.leaderboard.standings.cell_score`: its own
+per-sample bootstrap where it has a log, else a normal draw with the spread of the results file's per-task
+bootstrap interval), unpaired. The pages say which rule each board used and, for the fallback, which model and task
+lacked what. See docs/leaderboard.md.
 """
 
 from __future__ import annotations
@@ -26,7 +27,10 @@ from genbench.leaderboard.collect import Cell
 from genbench.leaderboard.sample_logs import SampleLogs
 
 PAIRED = "paired bootstrap over test examples"
-OVERLAP = "overlap of the means' intervals"
+MIXED = (
+    "paired bootstrap over test examples, unpaired draws from the per-task intervals where examples cannot be paired"
+)
+UNPAIRED = "unpaired draws from the per-task intervals (no task's examples can be paired)"
 
 
 @dataclass(frozen=True)
@@ -53,14 +57,14 @@ class RankIntervals:
 
 @dataclass(frozen=True)
 class RankedModel:
-    """What the rank intervals need of a ranked model: its key, label, rank, cells and its mean's interval."""
+    """What the rank intervals need of a ranked model: its key, label, rank, cells, and each task's bootstrap
+    replicates as the means take them (raw or normalised; the fallback's draws)."""
 
     key: str
     label: str
     rank: int
     cells: Mapping[str, Cell]
-    mean: float
-    ci: tuple[float, float] | None
+    replicates: Mapping[str, np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -110,59 +114,24 @@ def example_scores(
     return {i: sum(scores[i] for scores in per_seed) / len(per_seed) for i in per_seed[0]}, None
 
 
-def paired_rank_intervals(
-    models: Sequence[RankedModel],
-    tasks: Sequence[TaskHeadline],
-    logs: SampleLogs,
-    *,
-    resamples: int,
-    seed: int,
-    confidence: float,
-) -> RankIntervals | list[tuple[str, str, str]]:
-    """The paired bootstrap's intervals, or what prevents it ((model label, task id, what is missing) each)."""
+def paired_matrix(
+    models: Sequence[RankedModel], task: TaskHeadline, logs: SampleLogs
+) -> tuple[np.ndarray | None, list[tuple[str, str, str]]]:
+    """The (model, example) score matrix of a task, or None and what prevents pairing (model, task, why)."""
+    by_model = []
     missing = []
-    matrices = []
-    for task in tasks:
-        by_model = []
-        for model in models:
-            scores, why = example_scores(model, task, logs)
-            if scores is None:
-                missing.append((model.label, task.task_id, why or ""))
-            else:
-                by_model.append(scores)
-        if len(by_model) < len(models):
-            continue
-        examples = sorted(by_model[0])
-        if any(sorted(scores) != examples for scores in by_model):
-            missing.extend((m.label, task.task_id, "models that answered different examples") for m in models)
-            continue
-        matrices.append(np.array([[scores[i] for i in examples] for scores in by_model]))
-    if missing:
-        return missing
-    totals = np.zeros((len(models), resamples))
-    for task, matrix in zip(tasks, matrices, strict=True):
-        n = matrix.shape[1]
-        rows = resample_rows(task.task_id, n, resamples, seed)
-        # How often each round draws each example: every model's round means are then one matrix product, with no
-        # (model, round, example) array of drawn scores.
-        counts = np.bincount((rows + n * np.arange(resamples)[:, None]).ravel(), minlength=resamples * n)
-        totals += task.transform(matrix @ counts.reshape(resamples, n).T / n)
-    means = totals / len(tasks)
-    ranks = 1 + (means[None, :, :] > means[:, None, :]).sum(axis=1)
-    intervals = {m.key: percentile_ranks(ranks[i], m.rank, confidence) for i, m in enumerate(models)}
-    return RankIntervals(intervals, PAIRED)
-
-
-def overlap_rank_intervals(models: Sequence[RankedModel]) -> dict[str, RankInterval]:
-    """Intervals from the overlap of the models' mean intervals (a mean with no interval is its own interval)."""
-    bounds = {m.key: m.ci or (m.mean, m.mean) for m in models}
-    intervals = {}
     for model in models:
-        low, high = bounds[model.key]
-        above = sum(1 for other in models if other.key != model.key and bounds[other.key][0] > high)
-        below = sum(1 for other in models if other.key != model.key and bounds[other.key][1] < low)
-        intervals[model.key] = RankInterval(min(1 + above, model.rank), max(len(models) - below, model.rank))
-    return intervals
+        scores, why = example_scores(model, task, logs)
+        if scores is None:
+            missing.append((model.label, task.task_id, why or ""))
+        else:
+            by_model.append(scores)
+    if missing:
+        return None, missing
+    examples = sorted(by_model[0])
+    if any(sorted(scores) != examples for scores in by_model):
+        return None, [(m.label, task.task_id, "models that answered different examples") for m in models]
+    return np.array([[scores[i] for i in examples] for scores in by_model]), []
 
 
 def rank_intervals(
@@ -174,10 +143,28 @@ def rank_intervals(
     seed: int,
     confidence: float,
 ) -> RankIntervals:
-    """The ranked models' rank intervals by the paired bootstrap, else by the overlap rule (module docstring)."""
+    """The ranked models' rank intervals (module docstring): paired where each task's examples can be paired, else
+    from the per-task replicates."""
     if not models or not tasks:
         return RankIntervals({}, PAIRED)
-    paired = paired_rank_intervals(models, tasks, logs, resamples=resamples, seed=seed, confidence=confidence)
-    if isinstance(paired, RankIntervals):
-        return paired
-    return RankIntervals(overlap_rank_intervals(models), OVERLAP, paired)
+    totals = np.zeros((len(models), resamples))
+    missing: list[tuple[str, str, str]] = []
+    paired = 0
+    for task in tasks:
+        matrix, why = paired_matrix(models, task, logs)
+        if matrix is None:
+            missing.extend(why)
+            totals += np.array([model.replicates[task.task_id] for model in models])
+            continue
+        paired += 1
+        n = matrix.shape[1]
+        rows = resample_rows(task.task_id, n, resamples, seed)
+        # How often each round draws each example: every model's round means are then one matrix product, with no
+        # (model, round, example) array of drawn scores.
+        counts = np.bincount((rows + n * np.arange(resamples)[:, None]).ravel(), minlength=resamples * n)
+        totals += task.transform(matrix @ counts.reshape(resamples, n).T / n)
+    means = totals / len(tasks)
+    ranks = 1 + (means[None, :, :] > means[:, None, :]).sum(axis=1)
+    intervals = {m.key: percentile_ranks(ranks[i], m.rank, confidence) for i, m in enumerate(models)}
+    method = PAIRED if not missing else MIXED if paired else UNPAIRED
+    return RankIntervals(intervals, method, missing)

@@ -402,10 +402,14 @@ def rank_models(
     intervals = rank_intervals(
         [
             RankedModel(
-                s.model.key, s.model.label, s.rank, model_cells[s.model.key], s.overall.score.value, s.overall.score.ci
+                s.model.key,
+                s.model.label,
+                s.rank,
+                model_cells[s.model.key],
+                {t: score.replicates for t, score in s.aggregated.items()},
             )
             for s in models
-            if s.rank and s.overall.score
+            if s.rank
         ],
         [task_headline(headlines[t], levels.get(t)) for t in counted],
         logs,
