@@ -57,6 +57,7 @@ class SampleLogs:
     def __init__(self) -> None:
         self._rows: dict[Path, Rows] = {}
         self._checked: set[Path] = set()
+        self._columns: dict[tuple[Path, Any, str], tuple[list[Any], list[float]] | None] = {}
 
     def rows(self, log: SampleLog) -> Rows:
         """The log's ``(shots, _genbench_idx, metrics)`` rows, read (hashed and parsed in one pass) the first time.
@@ -81,30 +82,34 @@ class SampleLogs:
     def scores(self, log: SampleLog | None, shots: int | None, metric: str) -> list[float] | None:
         """The per-sample values of ``metric`` at ``shots`` in ``log``; None when there is no log or a value is
         missing."""
-        if log is None:
-            return None
-        numbers = [
-            finite_number(metrics.get(metric)) for row_shots, _, metrics in self.rows(log) if row_shots == shots
-        ]
-        if not numbers or any(v is None for v in numbers):
-            return None
-        return [v for v in numbers if v is not None]
+        column = self._column(log, shots, metric) if log is not None else None
+        return list(column[1]) if column else None
 
     def scores_by_example(self, log: SampleLog | None, shots: int | None, metric: str) -> dict[int, float] | None:
         """The per-sample values of ``metric`` at ``shots`` keyed by the example's ``_genbench_idx`` (what pairs two
         models' answers to one example); None when there is no log, a value is missing, or an index is missing or
         repeated."""
-        if log is None:
+        column = self._column(log, shots, metric) if log is not None else None
+        if column is None:
             return None
-        by_example: dict[int, float] = {}
-        for row_shots, index, metrics in self.rows(log):
-            if row_shots != shots:
-                continue
-            value = finite_number(metrics.get(metric))
-            if value is None or not isinstance(index, int) or isinstance(index, bool) or index in by_example:
-                return None
-            by_example[index] = value
-        return by_example or None
+        indices, values = column
+        if any(not isinstance(i, int) or isinstance(i, bool) for i in indices) or len(set(indices)) < len(indices):
+            return None
+        return dict(zip(indices, values, strict=True))
+
+    def _column(self, log: SampleLog, shots: int | None, metric: str) -> tuple[list[Any], list[float]] | None:
+        """``(indices, values)`` of ``metric`` at ``shots``, computed once (the ranking and its rank intervals both
+        ask); None when there is no row or a value is missing."""
+        key = (log.path, shots, metric)
+        if key not in self._columns:
+            indices, values = [], []
+            for row_shots, index, metrics in self.rows(log):
+                if row_shots == shots:
+                    indices.append(index)
+                    values.append(finite_number(metrics.get(metric)))
+            complete = bool(values) and all(v is not None for v in values)
+            self._columns[key] = (indices, [v for v in values if v is not None]) if complete else None
+        return self._columns[key]
 
     @staticmethod
     def _read(log: SampleLog, *, parse: bool) -> Rows:
