@@ -90,7 +90,7 @@ def test_seeds_of_one_model_are_one_row_with_mean_and_spread(tmp_path: Path) -> 
     assert f"{t1.value:.4f} [{t1.ci[0]:.4f}, {t1.ci[1]:.4f}]" in task_page  # with the interval of that mean
     assert task_page.count(">hf:a (seed 1)</a>") == task_page.count(">hf:a (seed 2)</a>") == 1
     (model_page,) = site.model_pages
-    assert f"rank 1; mean {standing.overall.score.value:.3f}" in model_page.read_text()
+    assert f"rank 1 (interval 1); mean {standing.overall.score.value:.3f}" in model_page.read_text()
 
 
 def test_baselines_form_one_block_and_are_never_ranked(tmp_path: Path) -> None:

@@ -7,8 +7,16 @@ from typing import cast
 
 import click
 
-from genbench.cli.params import SharedOption, TaskIdType, output_dir_option, shots_option, task_option
+from genbench.cli.params import (
+    SharedOption,
+    TaskIdType,
+    output_dir_option,
+    seed_option,
+    shots_option,
+    task_option,
+)
 from genbench.leaderboard import build_leaderboard
+from genbench.leaderboard.aggregation import AGGREGATIONS, Aggregation
 from genbench.leaderboard.collect import ON_STALE, OnStale
 from genbench.leaderboard.overview import unranked_advice
 
@@ -65,6 +73,23 @@ from genbench.leaderboard.overview import unranked_advice
     help="A YAML file: model label or spec -> {training_corpora: [NAME, ...]}. A model trained on a corpus that a "
     "task's shift report measured, and found test examples in, is flagged on that task.",
 )
+@click.option(
+    "--aggregation",
+    type=click.Choice(AGGREGATIONS),
+    default="raw",
+    show_default=True,
+    help="What the means and ranks are of: raw = the tasks' headline scores; chance-normalised = each task's "
+    "headline mapped to 0 = chance (its best baseline's score), 100 = perfect (tasks with no baseline are left out "
+    "and named). Every page says which.",
+)
+@click.option(
+    "--resamples",
+    type=click.IntRange(min=10),
+    default=1000,
+    show_default=True,
+    help="Bootstrap rounds of the means' intervals and of the rank intervals.",
+)
+@seed_option(help="Seed of the rank intervals' bootstrap over test examples.")
 def leaderboard(
     results_dirs: tuple[Path, ...],
     output_dir: Path,
@@ -74,14 +99,17 @@ def leaderboard(
     exclude_tasks: tuple[list[str], ...],
     shift_reports: tuple[Path, ...],
     model_info: Path | None,
+    aggregation: str,
+    resamples: int,
+    seed: int,
 ) -> None:
     """Build a static leaderboard site from the results files under RESULTS_DIR... (searched recursively).
 
     The overview ranks the models by the mean of each task's headline score (with 95% intervals from the per-sample
-    scores), shows the means per taxonomy value and the scores per task (sortable, filterable); one page per task
-    (metrics per model and shots, a chart of score vs shots, the task card) and one page per model, and
-    leaderboard.json. Every page is self-contained: open DIR/index.html from disk, no server or network
-    needed.
+    scores, each rank with its 95% rank interval; --aggregation chance-normalised: of scores normalised to chance),
+    shows the means per taxonomy value and the scores per task (sortable, filterable); one page per task (metrics
+    per model and shots, a chart of score vs shots, the task card) and one page per model, and leaderboard.json.
+    Every page is self-contained: open DIR/index.html from disk, no server or network needed.
 
     Example: genbench-cli leaderboard results demo_results/results -o site
 
@@ -96,6 +124,9 @@ def leaderboard(
         exclude_tasks=[task_id for group in exclude_tasks for task_id in group],
         shift_reports=shift_reports,
         model_info=model_info,
+        aggregation=cast(Aggregation, aggregation),
+        resamples=resamples,
+        seed=seed,
     )
     board = site.board
     ranked = sum(1 for s in site.standings.models if s.rank)

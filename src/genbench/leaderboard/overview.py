@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from genbench.core.metric_direction import better_value_key
+from genbench.leaderboard.aggregation import AGGREGATION_DESCRIPTIONS
 from genbench.leaderboard.collect import Leaderboard, ModelEntry
 from genbench.leaderboard.measured_shift import MeasuredShifts
 from genbench.leaderboard.names import DIRECTION_PHRASES, short_model_labels, taxonomy_value_label
@@ -125,7 +126,8 @@ def task_rows(standings: Standings, unregistered: Collection[str] = ()) -> list[
 
 def ranking_data(standings: Standings) -> dict[str, Any]:
     """What the page's script needs to rank again over the tasks a filter leaves (``site.js``'s ``rerank``): the
-    counted tasks, and per model (in the order of the rows' ``data-model``) each task's score and the standard
+    counted tasks, and per model (in the order of the rows' ``data-model``) each task's score (as the means take it:
+    raw or chance-normalised) and the standard
     deviation of its bootstrap replicates. A filtered mean's interval is the normal approximation from those (tasks
     are independent: the variance of a mean of k tasks is the sum of their variances over k²); the unfiltered page
     keeps the intervals of the full bootstrap."""
@@ -135,13 +137,12 @@ def ranking_data(standings: Standings) -> dict[str, Any]:
             "baseline": s.model.is_baseline,
             "scores": {
                 task_id: [score.value, float(np.std(score.replicates)) if score.ci_source != "none" else None]
-                for task_id, score in s.tasks.items()
+                for task_id, score in s.aggregated.items()
             },
         }
         for s in standings.models + standings.baselines
     ]
-    counted = [task_id for task_id, headline in standings.headlines.items() if headline.counts]
-    return {"counted": counted, "models": models}
+    return {"counted": standings.counted, "models": models}
 
 
 def overview_page(
@@ -163,7 +164,8 @@ def overview_page(
         board=board,
         standings=standings,
         ranked=sum(1 for standing in standings.models if standing.rank),
-        counted=[task_id for task_id, headline in standings.headlines.items() if headline.counts],
+        counted=standings.counted,
+        aggregation_description=AGGREGATION_DESCRIPTIONS[standings.aggregation],
         columns=columns,
         ranking_labels=short_model_labels((s.model.label for s in standings.models), limit=28),
         short_labels={

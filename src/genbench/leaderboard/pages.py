@@ -61,11 +61,13 @@ def task_page(
     resamples: int = RESAMPLES,
     known: Mapping[tuple[str, str, int | None, str | None], Score | None] | None = None,
     shifts: MeasuredShifts | None = None,
+    aggregation_description: str | None = None,
 ) -> str:
     """A task's page; ``headline``: the metric the overview ranks it by (else the results' primary metric). The
     chart's points are means over a model's seeds (:func:`cell_score`, which reads per-sample ``logs``; ``known``:
     the ones the ranking computed already, :attr:`Standings.cell_scores`); ``shifts``: the shift reports shown and the
-    models' training corpora (contamination flags)."""
+    models' training corpora (contamination flags); ``aggregation_description``: what the overview's means are of,
+    stated on the page."""
     logs = logs or board.logs
     cells = [(board.models[m], cell) for (m, t), cell in board.cells.items() if t == task.task_id]
     cells.sort(key=lambda item: item[0].label)
@@ -128,11 +130,15 @@ def task_page(
         flagged=flagged_shares(cleans),
         shift_reports=shifts.of_task(board, task.task_id) if shifts else [],
         card=Markup(card_html),
+        aggregation_description=aggregation_description,
     )
 
 
-def model_page(board: Leaderboard, model: ModelEntry, standing: Standing | None = None) -> str:
-    """A model's page: what it is, its place on the overview (``standing``), its results on every task."""
+def model_page(
+    board: Leaderboard, model: ModelEntry, standing: Standing | None = None, aggregation_description: str | None = None
+) -> str:
+    """A model's page: what it is, its place on the overview (``standing``, with its rank interval), its results on
+    every task; ``aggregation_description``: what the overview's means are of."""
     rows = []
     for (model_key, task_id), cell in sorted(board.cells.items(), key=lambda kv: kv[0][1]):
         if model_key != model.key:
@@ -152,7 +158,9 @@ def model_page(board: Leaderboard, model: ModelEntry, standing: Standing | None 
         overall = standing.overall
         mean = overall.score
         place = (
-            f"rank {standing.rank}" if standing.rank else "not ranked" + (" (a baseline)" if model.is_baseline else "")
+            f"rank {standing.rank}" + (f" (interval {standing.rank_interval})" if standing.rank_interval else "")
+            if standing.rank
+            else "not ranked" + (" (a baseline)" if model.is_baseline else "")
         )
         interval = f" [{mean.ci[0]:.3f}, {mean.ci[1]:.3f}]" if mean and mean.ci else ""
         facts.append(("Overview", f"{place}; mean {mean.value:.3f}{interval}" if mean else place))
@@ -161,4 +169,11 @@ def model_page(board: Leaderboard, model: ModelEntry, standing: Standing | None 
     facts += [(f"Argument {key}", value) for key, value in sorted(model.args.items())]
     if model.description:
         facts.append(("Description", model.description))
-    return render_page("model.html.j2", root="../", model=model, facts=facts, rows=rows)
+    return render_page(
+        "model.html.j2",
+        root="../",
+        model=model,
+        facts=facts,
+        rows=rows,
+        aggregation_description=aggregation_description,
+    )

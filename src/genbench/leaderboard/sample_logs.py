@@ -46,18 +46,21 @@ class SampleLog:
         return cls(results_file.parent / Path(name).name, results_file, document) if name else None
 
 
-Rows = list[tuple[Any, dict[str, Any]]]
+Rows = list[tuple[Any, Any, dict[str, Any]]]
+"""``(shots, _genbench_idx, metrics)`` per line."""
 
 
 class SampleLogs:
-    """Per-sample logs, each read once: ``(shots, metrics)`` per line, kept for every later question."""
+    """Per-sample logs, each read once: ``(shots, example index, metrics)`` per line, kept for every later
+    question."""
 
     def __init__(self) -> None:
         self._rows: dict[Path, Rows] = {}
         self._checked: set[Path] = set()
+        self._columns: dict[tuple[Path, Any, str], tuple[list[Any], list[float]] | None] = {}
 
     def rows(self, log: SampleLog) -> Rows:
-        """The log's ``(shots, metrics)`` rows, read (hashed and parsed in one pass) the first time.
+        """The log's ``(shots, _genbench_idx, metrics)`` rows, read (hashed and parsed in one pass) the first time.
 
         Raises:
             ResultsFileError: the log is missing, not a regular file, not the one its results file records (both
@@ -79,12 +82,34 @@ class SampleLogs:
     def scores(self, log: SampleLog | None, shots: int | None, metric: str) -> list[float] | None:
         """The per-sample values of ``metric`` at ``shots`` in ``log``; None when there is no log or a value is
         missing."""
-        if log is None:
+        column = self._column(log, shots, metric) if log is not None else None
+        return list(column[1]) if column else None
+
+    def scores_by_example(self, log: SampleLog | None, shots: int | None, metric: str) -> dict[int, float] | None:
+        """The per-sample values of ``metric`` at ``shots`` keyed by the example's ``_genbench_idx`` (what pairs two
+        models' answers to one example); None when there is no log, a value is missing, or an index is missing or
+        repeated."""
+        column = self._column(log, shots, metric) if log is not None else None
+        if column is None:
             return None
-        numbers = [finite_number(metrics.get(metric)) for row_shots, metrics in self.rows(log) if row_shots == shots]
-        if not numbers or any(v is None for v in numbers):
+        indices, values = column
+        if any(not isinstance(i, int) or isinstance(i, bool) for i in indices) or len(set(indices)) < len(indices):
             return None
-        return [v for v in numbers if v is not None]
+        return dict(zip(indices, values, strict=True))
+
+    def _column(self, log: SampleLog, shots: int | None, metric: str) -> tuple[list[Any], list[float]] | None:
+        """``(indices, values)`` of ``metric`` at ``shots``, computed once (the ranking and its rank intervals both
+        ask); None when there is no row or a value is missing."""
+        key = (log.path, shots, metric)
+        if key not in self._columns:
+            indices, values = [], []
+            for row_shots, index, metrics in self.rows(log):
+                if row_shots == shots:
+                    indices.append(index)
+                    values.append(finite_number(metrics.get(metric)))
+            complete = bool(values) and all(v is not None for v in values)
+            self._columns[key] = (indices, [v for v in values if v is not None]) if complete else None
+        return self._columns[key]
 
     @staticmethod
     def _read(log: SampleLog, *, parse: bool) -> Rows:
@@ -112,7 +137,7 @@ class SampleLogs:
                 if not isinstance(record, dict) or not isinstance(record.get("metrics"), dict):
                     problem = f"{log.path}:{line_number}: a sample must be an object with 'metrics'."
                     continue
-                rows.append((record.get("shots"), record["metrics"]))
+                rows.append((record.get("shots"), record.get("_genbench_idx"), record["metrics"]))
         # The digest first: a log from another run is named as such, whatever its lines look like.
         check_samples_digest(log.document, log.results_file, digest.hexdigest(), None if problem else len(rows))
         if problem is not None:

@@ -12,6 +12,7 @@ from markupsafe import Markup
 from genbench.core.errors import GenBenchError
 from genbench.core.files import write_json_atomic, write_text_atomic
 from genbench.display.card import task_card_html, task_dict_card_html
+from genbench.leaderboard.aggregation import AGGREGATION_DESCRIPTIONS, Aggregation
 from genbench.leaderboard.collect import Leaderboard, OnStale, StaleFile, TaskEntry, collect
 from genbench.leaderboard.measured_shift import MeasuredShifts, ShiftReports, shift_document
 from genbench.leaderboard.model_info import ModelInfo, read_model_info, training_corpora
@@ -55,6 +56,8 @@ def build_leaderboard(
     exclude_tasks: Sequence[str] | None = None,
     shift_reports: Sequence[str | Path] = (),
     model_info: str | Path | Mapping[str, ModelInfo] | None = None,
+    aggregation: Aggregation = "raw",
+    seed: int = 42,
 ) -> Site:
     """Write the leaderboard of the results files under ``results_dirs`` into ``site_dir``.
 
@@ -74,6 +77,9 @@ def build_leaderboard(
             the results files.
         model_info: A model-info file (:func:`~genbench.leaderboard.model_info.read_model_info`), or its entries:
             the training corpora of models, which give contamination flags where a shift report measured them.
+        aggregation: ``raw`` (the mean of headline scores) or ``chance-normalised`` (of scores normalised to each
+            task's chance level, :mod:`genbench.leaderboard.aggregation`); every page says which.
+        seed: Seed of the rank intervals' bootstrap (:mod:`genbench.leaderboard.rank_intervals`).
 
     Raises:
         LeaderboardError: no results files, a model-info file that cannot be read, (``on_stale="fail"``) mixed
@@ -88,7 +94,8 @@ def build_leaderboard(
     left_out = [t for t in left_out if ":" not in t or t.split(":", 1)[0] not in left_out]
     unregistered = [task_id for task_id in board.tasks if installed.get(task_id)[0] is None]
     logs = board.logs
-    standings = rank_models(board, shots, resamples=resamples, logs=logs)
+    standings = rank_models(board, shots, resamples=resamples, logs=logs, aggregation=aggregation, seed=seed)
+    described = AGGREGATION_DESCRIPTIONS[aggregation]
     site = Path(site_dir)
     info = read_model_info(model_info) if isinstance(model_info, (str, Path)) else dict(model_info or {})
     corpora, unknown_models = training_corpora(info, board.models.values())
@@ -110,6 +117,7 @@ def build_leaderboard(
                 resamples,
                 standings.cell_scores,
                 shifts,
+                described,
             ),
         )
         task_pages.append(path)
@@ -117,7 +125,7 @@ def build_leaderboard(
     standing_of = {s.model.key: s for s in standings.models + standings.baselines}
     for model in board.models.values():
         path = site / "models" / f"{model.slug}.html"
-        write_text_atomic(path, model_page(board, model, standing_of.get(model.key)))
+        write_text_atomic(path, model_page(board, model, standing_of.get(model.key), described))
         model_pages.append(path)
     index = site / "index.html"
     write_text_atomic(
@@ -186,7 +194,8 @@ class InstalledTasks:
 
 
 def standings_document(board: Leaderboard, standings: Standings) -> dict[str, Any]:
-    """``leaderboard.json``: the ranking with raw metric keys and human labels, coverage, intervals, left-out
+    """``leaderboard.json``: the ranking with raw metric keys and human labels, coverage, intervals, rank intervals,
+    the aggregation ranked by (and chance-normalised: each task's chance level and normalised scores), left-out
     files."""
 
     def score(value: Score | None) -> dict[str, Any] | None:
@@ -210,12 +219,20 @@ def standings_document(board: Leaderboard, standings: Standings) -> dict[str, An
             "revision": standing.model.revision,
             "baseline": standing.model.is_baseline,
             "rank": standing.rank,
+            "rank_interval": str(standing.rank_interval) if standing.rank_interval else None,
             "mean": group(standing.overall),
             "seeds": standing.seeds,
             "seed_spread": standing.seed_spread,
             "tasks": {task_id: score(value) for task_id, value in standing.tasks.items()},
             "axes": {axis: {value: group(g) for value, g in values.items()} for axis, values in standing.axes.items()},
+            **(
+                {"normalised_tasks": {t: score(v) for t, v in standing.aggregated.items()}}
+                if standings.aggregation != "raw"
+                else {}
+            ),
         }
+
+    intervals = standings.rank_intervals
 
     return {
         "tasks": [
@@ -235,6 +252,17 @@ def standings_document(board: Leaderboard, standings: Standings) -> dict[str, An
             }
             for task_id, headline in standings.headlines.items()
         ],
+        "aggregation": standings.aggregation,
+        "aggregation_description": AGGREGATION_DESCRIPTIONS[standings.aggregation],
+        "ranked_tasks": standings.counted,
+        "chance_levels": {
+            t: {"chance": level.chance, "perfect": level.perfect, "source": level.source}
+            for t, level in standings.chance_levels.items()
+        },
+        "rank_intervals": {
+            "method": intervals.method,
+            "missing": [{"model": m, "task": t, "why": why} for m, t, why in intervals.missing],
+        },
         "models": [model(s) for s in standings.models],
         "baselines": [model(s) for s in standings.baselines],
         "taxonomy_groups": standings.groups,

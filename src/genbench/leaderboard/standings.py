@@ -12,6 +12,10 @@ Ranking rule: only models that cover every ranked task get a rank. A mean over f
 tasks, not a comparable number (an easy subset inflates it), so a model missing a task is listed after the ranked
 ones, sorted by coverage and then mean, marked with how many tasks it covers. Baselines (``baseline:`` specs) are
 never ranked: they form their own block.
+
+Means and ranks are of raw headline scores, or (``aggregation="chance-normalised"``) of scores normalised to each
+task's chance level (:mod:`genbench.leaderboard.aggregation`); each ranked model's rank carries an interval
+(:mod:`genbench.leaderboard.rank_intervals`).
 """
 
 from __future__ import annotations
@@ -27,8 +31,17 @@ import numpy as np
 
 from genbench.core.metric_direction import Direction
 from genbench.core.metric_values import finite_number
+from genbench.leaderboard.aggregation import Aggregation, ChanceLevel, chance_level, normalised_score
 from genbench.leaderboard.collect import TAXONOMY_AXES, Cell, Leaderboard, ModelEntry, Run, TaskEntry
 from genbench.leaderboard.names import metric_direction, metric_label
+from genbench.leaderboard.rank_intervals import (
+    PAIRED,
+    RankedModel,
+    RankInterval,
+    RankIntervals,
+    TaskHeadline,
+    rank_intervals,
+)
 from genbench.leaderboard.sample_logs import SampleLogs
 
 RESAMPLES = 1000
@@ -113,6 +126,10 @@ class Standing:
     seeds: list[int]
     seed_spread: float | None
     axes: dict[str, dict[str, GroupScore]]
+    aggregated: dict[str, Score] = field(default_factory=dict)
+    """The per-task scores the means are of: :attr:`tasks`, or (chance-normalised) those normalised."""
+    rank_interval: RankInterval | None = None
+    """The ranks the model could have had (:mod:`genbench.leaderboard.rank_intervals`); None when not ranked."""
 
 
 @dataclass
@@ -130,6 +147,17 @@ class Standings:
     """``(model key, task id, shots, metric)`` -> the :func:`cell_score` computed for the ranking, for the task pages
     to reuse (their chart's point at the headline setting is the same bootstrap: computing it twice took a quarter of
     a build)."""
+    aggregation: Aggregation = "raw"
+    counted: list[str] = field(default_factory=list)
+    """The tasks the means and ranks are over (chance-normalised: those with a known chance level)."""
+    chance_levels: dict[str, ChanceLevel] = field(default_factory=dict)
+    """Chance-normalised: each counted task's chance level (unknown ones are not in :attr:`counted`)."""
+    rank_intervals: RankIntervals = field(default_factory=lambda: RankIntervals({}, PAIRED))
+
+    @property
+    def without_chance_level(self) -> dict[str, str]:
+        """Chance-normalised: the tasks left out of the means for want of a chance level, and why."""
+        return {t: level.source for t, level in self.chance_levels.items() if not level.known}
 
 
 def headline_tasks(board: Leaderboard) -> tuple[list[TaskEntry], dict[str, list[str]]]:
@@ -274,9 +302,13 @@ def taxonomy_groups(headlines: Iterable[Headline]) -> dict[str, dict[str, list[s
 
 
 def seed_spread(
-    cells: dict[str, Cell], counted: list[str], headlines: dict[str, Headline]
+    cells: dict[str, Cell],
+    counted: list[str],
+    headlines: dict[str, Headline],
+    transform: Callable[[str, float], float] = lambda task_id, value: value,
 ) -> tuple[list[int], float | None]:
-    """The model's seeds, and the standard deviation over seeds of its per-seed means (over the same tasks)."""
+    """The model's seeds, and the standard deviation over seeds of its per-seed means (over the same tasks; each
+    task's value mapped by ``transform``, e.g. normalised to its chance level)."""
     seeds = sorted({seed for cell in cells.values() for seed in cell.runs})
     means = []
     for seed in seeds:
@@ -286,10 +318,22 @@ def seed_spread(
             evaluation = run.evaluations.get(headlines[task_id].shots) if run else None
             metric = evaluation["metrics"].get(headlines[task_id].metric or "") if evaluation else None
             if metric is not None and (value := finite_number(metric["value"])) is not None:
-                values.append(value)
+                values.append(transform(task_id, value))
         if values and len(values) == sum(1 for t in counted if t in cells):
             means.append(float(np.mean(values)))
     return seeds, (float(np.std(means, ddof=1)) if len(means) > 1 else None)
+
+
+def chance_levels(
+    headlines: dict[str, Headline], counted: list[str], standings: list[Standing]
+) -> dict[str, ChanceLevel]:
+    """Each counted task's chance level: its best baseline's score (:func:`.aggregation.chance_level`)."""
+    levels = {}
+    for task_id in counted:
+        scored = [s for s in standings if task_id in s.tasks]
+        baselines = {s.model.label: s.tasks[task_id].value for s in scored if s.model.is_baseline}
+        levels[task_id] = chance_level(baselines, [s.tasks[task_id].value for s in scored])
+    return levels
 
 
 def rank_models(
@@ -299,18 +343,23 @@ def rank_models(
     resamples: int = RESAMPLES,
     logs: SampleLogs | None = None,
     progress: Callable[[str], None] | None = None,
+    aggregation: Aggregation = "raw",
+    seed: int = 42,
 ) -> Standings:
     """Rank the board's models (see the module's docstring for the rule and the intervals); the per-sample scores
-    come from ``logs`` (default: the board's own, read by :func:`~genbench.leaderboard.collect.collect`)."""
+    come from ``logs`` (default: the board's own, read by :func:`~genbench.leaderboard.collect.collect`).
+    ``aggregation``: the mean ranked by (``raw`` or ``chance-normalised``); ``seed``: of the rank intervals'
+    bootstrap."""
     logs = logs or board.logs
     columns, detail = headline_tasks(board)
     headlines = {task.task_id: choose_headline(board, task, preferred_shots) for task in columns}
     counted = [t for t, h in headlines.items() if h.counts]
-    groups = taxonomy_groups(headlines.values())
     standings = []
+    model_cells = {}
     computed: dict[tuple[str, str, int | None, str | None], Score | None] = {}
     for model in board.models.values():
         cells = {t: c for (m, t), c in board.cells.items() if m == model.key and t in headlines}
+        model_cells[model.key] = cells
         scores = {}
         for task_id, cell in cells.items():
             headline = headlines[task_id]
@@ -318,9 +367,29 @@ def rank_models(
             computed[(model.key, task_id, headline.shots, headline.metric)] = score
             if score is not None:
                 scores[task_id] = score
-        seeds, spread = seed_spread(cells, counted, headlines)
-        axes = {axis: {v: group_score(scores, ids) for v, ids in values.items()} for axis, values in groups.items()}
-        standings.append(Standing(model, None, scores, group_score(scores, counted), seeds, spread, axes))
+        standings.append(Standing(model, None, scores, GroupScore(None, 0, 0), [], None, {}))
+    levels = chance_levels(headlines, counted, standings) if aggregation == "chance-normalised" else {}
+    if levels:
+        counted = [t for t in counted if levels[t].known]
+    groups = taxonomy_groups([h for t, h in headlines.items() if t in counted])
+
+    def transform(task_id: str, value: float) -> float:
+        return levels[task_id].normalise(value) if levels else value
+
+    for standing in standings:
+        standing.aggregated = (
+            {t: normalised_score(score, levels[t]) for t, score in standing.tasks.items() if t in counted}
+            if levels
+            else standing.tasks
+        )
+        standing.overall = group_score(standing.aggregated, counted)
+        standing.seeds, standing.seed_spread = seed_spread(
+            model_cells[standing.model.key], counted, headlines, transform
+        )
+        standing.axes = {
+            axis: {v: group_score(standing.aggregated, ids) for v, ids in values.items()}
+            for axis, values in groups.items()
+        }
 
     def order(standing: Standing) -> tuple[int, float, str]:
         mean = standing.overall.score.value if standing.overall.score else -math.inf
@@ -330,4 +399,31 @@ def rank_models(
     for rank, standing in enumerate((s for s in models if s.overall.complete and s.overall.of), 1):
         standing.rank = rank
     baselines = sorted((s for s in standings if s.model.is_baseline), key=order)
-    return Standings(headlines, models, baselines, groups, detail, computed)
+    intervals = rank_intervals(
+        [
+            RankedModel(
+                s.model.key,
+                s.model.label,
+                s.rank,
+                model_cells[s.model.key],
+                {t: score.replicates for t, score in s.aggregated.items()},
+            )
+            for s in models
+            if s.rank
+        ],
+        [task_headline(headlines[t], levels.get(t)) for t in counted],
+        logs,
+        resamples=resamples,
+        seed=seed,
+        confidence=CONFIDENCE,
+    )
+    for standing in models:
+        standing.rank_interval = intervals.intervals.get(standing.model.key)
+    return Standings(headlines, models, baselines, groups, detail, computed, aggregation, counted, levels, intervals)
+
+
+def task_headline(headline: Headline, level: ChanceLevel | None) -> TaskHeadline:
+    """The headline as the rank intervals take it: its setting, metric and (chance-normalised) map."""
+    if level is None:
+        return TaskHeadline(headline.task.task_id, headline.shots, headline.metric or "")
+    return TaskHeadline(headline.task.task_id, headline.shots, headline.metric or "", level.normalise)
