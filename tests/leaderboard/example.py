@@ -76,7 +76,7 @@ def build_example_results(root: Path, tiny_model: Path, report: Path, *, limit: 
 def screenshots(site: Path, directory: Path) -> list[Path]:
     """The overview's first screen, the overview with the generalisation-type axis picked, a task page, and the
     measured shift with the contamination flag: on the overview's scores per task and on the measured task's page."""
-    from tests.leaderboard.cdp import Browser
+    from tests.leaderboard.browser import Browser
     from tests.leaderboard.test_browser import BROWSER
 
     assert BROWSER is not None, "no Chromium on PATH"

@@ -1,6 +1,6 @@
 """The leaderboard in a real browser: headless Chromium (Debian's `chromium` package) renders the generated pages.
 
-The ranked overview is driven over the DevTools protocol (``cdp.py``) at 1400x900: real mouse clicks on a header
+The ranked overview is driven through Playwright (``browser.py``) at 1400x900: real mouse clicks on a header
 (sorting) and on a taxonomy axis button, real typing into the filter, and layout measurements (no horizontal
 scroll; the ranking and the per-axis view wholly on the first screen). Task pages are checked with ``--dump-dom``
 (the DOM after the page's scripts ran: the table filled, the chart drawn). Screenshots are saved next to the site
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from genbench.leaderboard import build_leaderboard
-from tests.leaderboard.cdp import Browser
+from tests.leaderboard.browser import Browser
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 
@@ -101,7 +101,7 @@ def test_task_page_draws_the_chart_and_fills_the_table(site: Path, tmp_path: Pat
             shutil.copy(tmp_path / name, Path(os.environ["GENBENCH_SCREENSHOT_DIR"]) / name)
 
 
-# The ranked overview, driven with real input events over the DevTools protocol (tests/leaderboard/cdp.py).
+# The ranked overview, driven with real input events through Playwright (tests/leaderboard/browser.py).
 
 LONG_NAME = "hf:/models/organisation/a-rather-long-model-name-for-layout-checks/checkpoint-final"
 TAXONOMY = {
@@ -218,7 +218,7 @@ def test_taxonomy_axis_buttons_and_the_filter(ranked_site: Path, browser: Browse
     browser.type("robustness")
     assert [row[0] for row in visible_rows(browser, "#gb-tasks")] == ["t_neg"]
     browser.click("#gb-filter")
-    browser.call("Input.dispatchKeyEvent", type="keyDown", key="Backspace", code="Backspace", windowsVirtualKeyCode=8)
+    browser.press("Backspace")
     assert len(visible_rows(browser, "#gb-tasks")) == 1  # "robustnes" still matches only t_neg
     browser.evaluate("document.getElementById('gb-filter').select()")
     browser.type("cross-domain")
@@ -268,7 +268,7 @@ def test_the_filter_ranks_the_models_again_over_the_tasks_shown(ranked_site: Pat
                             ".map(r => r.cells[0].dataset.sort)") == ["", ""]  # fmt: skip
     # An empty filter puts the page's own numbers back (the full bootstrap intervals).
     browser.evaluate("document.getElementById('gb-filter').select()")
-    browser.call("Input.dispatchKeyEvent", type="keyDown", key="Backspace", code="Backspace", windowsVirtualKeyCode=8)
+    browser.press("Backspace")
     assert visible_rows(browser, "#gb-ranking") == before
     assert browser.evaluate("document.getElementById('gb-title').textContent").startswith("Leaderboard: 2 ranked")
     assert browser.evaluate(hidden) == []
