@@ -135,3 +135,20 @@ def text_search(tmp_path: Path, make_backend: Callable[..., IndexBackend]) -> Ca
         return index.search(TestSet("test", tuple(names), table), mode, top_k=top_k)
 
     return run
+
+
+@pytest.fixture
+def osmem_url(osmem, monkeypatch) -> str:
+    """An osmem clone, reached by the CLI's own client through the test-only node class (see es_support.py)."""
+    import functools
+
+    import elasticsearch
+
+    from tests.contamination.es_support import OsmemNode
+
+    clone = osmem.clone()
+    monkeypatch.setattr(
+        elasticsearch, "Elasticsearch", functools.partial(elasticsearch.Elasticsearch, node_class=OsmemNode)
+    )
+    yield clone.url
+    clone.close()

@@ -2,28 +2,11 @@
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from genbench.cli.contamination import contamination
-
-
-@pytest.fixture
-def osmem_url(osmem, monkeypatch) -> str:
-    """An osmem clone, reached by the CLI's own client through the test-only node class (see es_support.py)."""
-    import elasticsearch
-
-    from tests.contamination.es_support import OsmemNode
-
-    clone = osmem.clone()
-    monkeypatch.setattr(
-        elasticsearch, "Elasticsearch", functools.partial(elasticsearch.Elasticsearch, node_class=OsmemNode)
-    )
-    yield clone.url
-    clone.close()
 
 
 def _run(*args: str) -> str:
