@@ -17,7 +17,8 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
@@ -202,7 +203,7 @@ def _build_locked(
     batches = progress_iter(
         batches, desc=f"Indexing {loaded.name}", unit="shard", total=shards_total, initial=completed, enabled=progress
     )
-    for batch in batches:
+    for batch in _read_ahead(batches):
         _write_shard(partial, batch.shard, builder.process(batch))
     give_back_free_memory()
 
@@ -238,6 +239,20 @@ def _build_locked(
         raise
     shutil.rmtree(partial, ignore_errors=True)
     return manifest
+
+
+def _read_ahead(batches: Iterable[UnitBatch]) -> Iterator[UnitBatch]:
+    """The batches, the next one read (JSON parse, message texts) on a second thread while this one is processed.
+
+    pyarrow's parse and numpy's work release the GIL, so reading and tokenising overlap on two cores; one batch
+    ahead at most, so memory grows by one shard.
+    """
+    iterator = iter(batches)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="genbench-index-read") as reader:
+        pending = reader.submit(next, iterator, None)
+        while (batch := pending.result()) is not None:
+            pending = reader.submit(next, iterator, None)
+            yield batch
 
 
 def _describe_units(recorded: Any) -> str:

@@ -10,7 +10,9 @@ not grow with the corpus (the vocabulary, and one flag per unit when matched uni
 from __future__ import annotations
 
 import shutil
+from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +39,7 @@ from genbench.contamination.errors import DamagedIndexError
 from genbench.contamination.match_scores import PairScores, exact_pair_scores, ngram_pair_scores, top_per_instance
 from genbench.contamination.scan_windows import WindowLookup
 from genbench.contamination.testsets import TestSet
+from genbench.contamination.token_keys import TokenKeys
 from genbench.contamination.training_data import UnitBatch
 from genbench.core.errors import GenBenchError
 from genbench.core.progress import progress_iter
@@ -45,6 +48,7 @@ EXACT_WINDOW = 8
 """Exact search looks fields up by windows of at most this many tokens (one table per window size in use)."""
 
 ENCODE_CHARS = 1 << 18
+MATCH_THREADS = 2  # the first search's threads matching token blocks
 """Characters of training text tokenised at once while building (the tokenizer's memory is about 100 bytes each)."""
 
 _FINALIZE_CHUNK = 1 << 20
@@ -373,19 +377,40 @@ class TextIndex(Index):
             for b in batches
         ]
         parts: list[list[PairScores]] = [[] for _ in batches]
-        blocks = token_blocks(self.path, self.manifest.get("files"), self.rebuild_hint)
-        for first_unit, block in progress_iter(blocks, desc=f"{test_set.name} in {self.name}", unit="block",
-                                               enabled=progress):  # fmt: skip
-            for batch, lookup, kept in zip(batches, lookups, parts, strict=True):
+
+        def match(first_unit: int, block: TokenKeys) -> list[PairScores | None]:
+            found_pairs: list[PairScores | None] = []
+            for batch, lookup in zip(batches, lookups, strict=True):
                 found = lookup.match(block)
                 if not len(found.position):
+                    found_pairs.append(None)
                     continue
                 units = first_unit + np.searchsorted(block.first, found.position, side="right") - 1
-                pairs = ngram_pair_scores(
-                    found.query_field, units, found.start, n=n, field_lengths=batch.lengths, n_fields=n_fields
+                found_pairs.append(
+                    ngram_pair_scores(
+                        found.query_field, units, found.start, n=n, field_lengths=batch.lengths, n_fields=n_fields
+                    )
                 )
-                _mark_matched(matched, pairs, mode)
-                kept.append(top_per_instance(pairs, top_k))
+            return found_pairs
+
+        def keep(found_pairs: list[PairScores | None]) -> None:
+            for pairs, kept in zip(found_pairs, parts, strict=True):
+                if pairs is not None:
+                    _mark_matched(matched, pairs, mode)
+                    kept.append(top_per_instance(pairs, top_k))
+
+        blocks = token_blocks(self.path, self.manifest.get("files"), self.rebuild_hint)
+        # Blocks are matched on two threads (numpy releases the GIL) while this one reads and checksums the next;
+        # at most two blocks in flight, and their results kept in order.
+        in_flight: deque[Future[list[PairScores | None]]] = deque()
+        with ThreadPoolExecutor(max_workers=MATCH_THREADS, thread_name_prefix="genbench-token-scan") as pool:
+            for first_unit, block in progress_iter(blocks, desc=f"{test_set.name} in {self.name}", unit="block",
+                                                   enabled=progress):  # fmt: skip
+                in_flight.append(pool.submit(match, first_unit, block))
+                if len(in_flight) > MATCH_THREADS:
+                    keep(in_flight.popleft().result())
+            while in_flight:
+                keep(in_flight.popleft().result())
         self.manifest = write_manifest(
             self.path, {**self.manifest, "ngram_scans": sorted({*self.manifest.get("ngram_scans", []), n})}
         )
