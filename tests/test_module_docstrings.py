@@ -39,9 +39,6 @@ STILL_LONG = {
     "core/metric_direction.py",
     "core/metric_values.py",
     "data/__init__.py",
-    "data/download.py",
-    "data/splits.py",
-    "display/eval_card.py",
     "leaderboard/standings.py",
     "metrics/builtin/__init__.py",
     "metrics/classification_metrics.py",
@@ -57,16 +54,11 @@ STILL_LONG = {
     "review/plan.py",
     "review/plugin.py",
     "runs/__init__.py",
-    "runs/chat.py",
-    "runs/execute.py",
     "runs/hf.py",
-    "runs/http_deadline.py",
     "runs/merged_results.py",
     "runs/request_cache.py",
-    "runs/results.py",
     "runs/results_schema.py",
     "runs/shards.py",
-    "runs/tiny_model.py",
 }
 
 
