@@ -39,18 +39,14 @@ STILL_LONG = {
     "core/metric_direction.py",
     "core/metric_values.py",
     "data/__init__.py",
-    "leaderboard/standings.py",
-    "metrics/builtin/__init__.py",
     "metrics/classification_metrics.py",
     "metrics/cross_encoder.py",
     "prompting/formatting.py",
     "registry/directories.py",
     "registry/metadata_cache.py",
-    "reranking/__init__.py",
     "review/__init__.py",
     "review/base.py",
     "review/checks.py",
-    "review/inert_text.py",
     "review/plan.py",
     "review/plugin.py",
     "runs/__init__.py",
@@ -58,7 +54,6 @@ STILL_LONG = {
     "runs/merged_results.py",
     "runs/request_cache.py",
     "runs/results_schema.py",
-    "runs/shards.py",
 }
 
 

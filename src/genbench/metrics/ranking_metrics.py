@@ -70,6 +70,9 @@ def ranking_metrics(
     >>> metrics = ranking_metrics([[0.9, 0.8, 0.1], [0.2, 0.7]], [[0, 1, 0], [1, 0]], at_k=10)
     >>> {key: round(value, 4) for key, value in metrics.items()}
     {'map': 0.5, 'mrr@10': 0.5, 'ndcg@10': 0.6309}
+    >>> from genbench.reranking import ranking_metrics as from_package
+    >>> from_package([[0.1, 0.7, 0.3]], [[0, 1, 0]], at_k=5)
+    {'map': 1.0, 'mrr@5': 1.0, 'ndcg@5': 1.0}
     """
     per_query = ranking_metrics_per_query(scores, labels, at_k=at_k, mask=mask, num_relevant=num_relevant)
     return {key: float(np.mean(values)) if values.size else 0.0 for key, values in per_query.items()}

@@ -1,17 +1,8 @@
 """Sharded runs: each shard answers its share of a run's requests into its own request cache; a merge writes results.
 
-A shard (``genbench-cli run --shard I/N``) plans every request of the run (see :mod:`genbench.runs.shard_plan`),
-answers its share through a request cache of its own, ``<output_dir>/shards/<run>/shard-I-of-N/requests.sqlite``,
-and records what it did in ``shard.json`` next to it (``complete`` once every answer is in). A killed shard resumes
-from its cache. A shard also takes the answers of its share that other shards of the same run already hold (a run
-sharded 4 ways, then 2 ways, resumes from the 4 shards' caches): the cache is by request, not by rank.
-
-A chat run (a chat template, a system instruction) shards too: its settings are part of the run's record, and a shard
-keeps the template's text and each conversation's rendering in ``chat.json``, so the merge asks what the run asked
-without the model's tokenizer.
-
-The merge (``genbench-cli merge-shards``) is :mod:`genbench.runs.shard_merge`. See docs/running_models.md ("Sharded
-runs").
+A shard records what it did in ``shard.json`` and resumes from its cache, which is by request, not by rank; a chat
+run's shard keeps the rendered conversations in ``chat.json``. The merge is :mod:`genbench.runs.shard_merge`. See
+docs/running_models.md#sharded-runs-slurm-job-arrays-one-shard-per-gpu-several-servers.
 """
 
 from __future__ import annotations
