@@ -291,7 +291,7 @@ def rank_models(
     logs: SampleLogs | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> Standings:
-    """Rank the board's models (see the module's docstring for the rule and the intervals); the per-sample scores
+    """Rank the board's models (docs/leaderboard.md gives the rule and the intervals); the per-sample scores
     come from ``logs`` (default: the board's own, read by :func:`~genbench.leaderboard.collect.collect`)."""
     logs = logs or board.logs
     columns, detail = headline_tasks(board)

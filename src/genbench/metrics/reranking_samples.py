@@ -104,7 +104,7 @@ class RerankingSamples:
     """Validated reranking samples with their candidates, ready to be scored and measured.
 
     Args:
-        samples: A list of dicts (or a dict whose values are the samples), see the module docstring.
+        samples: A list of dicts (or a dict whose values are the samples), see docs/reranking.md.
         always_rerank_positives: For ``documents`` samples, rerank all positives, also those missing from
             ``documents`` (True), or only the documents (False). Samples with ``negative`` always rank all.
         penalize_missing_positives: Count a positive missing from ``documents`` as relevant but never retrieved,

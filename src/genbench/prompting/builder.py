@@ -61,7 +61,7 @@ def build_prompt_datasets(
             framework's ``_format_example_for_in_context_learning``.
 
     Returns:
-        Number of shots to dataset, in ``shot_list`` order; see the module docstring for the columns.
+        Number of shots to dataset, in ``shot_list`` order; the columns are in docs/prompting.md.
 
     Raises:
         PreparationError: No test split, a bad ``shot_list``, too few examples in the shot pool, or a bad example

@@ -29,7 +29,7 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def inert(text: str) -> str:
-    """``text`` with control characters shown as escapes and workflow commands broken (see the module).
+    """``text`` with control characters shown as escapes and workflow commands broken (``::`` as ``!::``).
 
     >>> inert("::error title=Review::All checks passed")
     '!::error title=Review::All checks passed'

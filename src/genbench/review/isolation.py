@@ -208,7 +208,7 @@ def run_child(
     on_record: Callable[[dict[str, Any]], None] | None = None,
     fd_placeholder: str = "{fd}",
 ) -> ChildRun:
-    """Run ``command`` in a new process group, reading its result records from a pipe (see the module).
+    """Run ``command`` in a new process group, reading its result records from a pipe (the module says what fails).
 
     Args:
         command: The child's command line; the argument equal to ``fd_placeholder`` is replaced by the number of the

@@ -139,7 +139,7 @@ def python_paths() -> list[Path]:
 def sandbox_command(
     command: Sequence[str], *, executable: str, read_only: Iterable[Path], keep_fds: Sequence[int] = ()
 ) -> list[str]:
-    """``command`` run inside a sandbox (see the module) in which ``read_only`` paths are visible, read-only.
+    """``command`` run inside the sandbox, in which ``read_only`` paths are visible, read-only.
 
     Args:
         command: The command to run inside; its paths must be visible there.

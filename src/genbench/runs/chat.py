@@ -85,7 +85,7 @@ def _join(prefix: str | None, suffix: str | None, delimiter: str) -> str:
 
 
 def messages(turns: PromptTurns, settings: ChatSettings) -> Messages:
-    """The conversation of one prompt (see the module docstring).
+    """The conversation of one prompt (docs/running_models.md#chat-templates).
 
     >>> turns = PromptTurns("Add.\\n\\n", (("Q: 1+1\\nA: ", "2"),), "Q: 2+2\\nA: ", "\\n\\n")
     >>> [m["role"] for m in messages(turns, ChatSettings("default"))]

@@ -145,7 +145,7 @@ class DeadlineTransport(httpx.HTTPTransport):
 
 
 def deadline_http_client(seconds: float, **options: Any) -> Any:
-    """An ``openai.DefaultHttpxClient`` whose request attempts each end within ``seconds`` (see the module)."""
+    """An ``openai.DefaultHttpxClient`` whose request attempts each end within ``seconds`` (every wait included)."""
     import openai
 
     return openai.DefaultHttpxClient(transport=DeadlineTransport(seconds), **options)
