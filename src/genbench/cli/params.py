@@ -1,26 +1,8 @@
 """The options every command shares, in one place: the option vocabulary and the checked option types.
 
-The vocabulary (:data:`VOCABULARY`) gives each concept one name, short form and meaning: ``-t/--task``,
-``-o/--output-dir``, ``--output-file``, ``--shots``, ``--seed``, ``-m/--model``; commands declare them with
-:func:`task_option`, :func:`output_dir_option` and the like, which keep former spellings as hidden aliases that print a
-deprecation note. Every option is spelt in kebab-case; :func:`kebab_case_option` keeps the snake_case spelling of the
-original scripts as a silent hidden alias. Every number an option takes is range-checked here, once.
-
-A value out of range is a usage error (exit 2) that names the option, raised by click before the command runs:
-
->>> import click
->>> from click.testing import CliRunner
->>> @click.command()
-... @click.option("--match-threshold", type=THRESHOLD)
-... def search(match_threshold):
-...     click.echo(match_threshold)
->>> print(CliRunner().invoke(search, ["--match-threshold", "nan"]).output.splitlines()[-1])
-Error: Invalid value for '--match-threshold': 'nan' is not a finite number.
->>> CliRunner().invoke(search, ["--match-threshold", "0.5"]).output
-'0.5\\n'
-
-click's own ``FloatRange`` lets ``nan`` through (every comparison with NaN is false), hence
-:class:`FiniteFloatRange`.
+Each concept has one name (:data:`VOCABULARY`; former spellings stay as hidden aliases), and every number an option
+takes is range-checked here, once: a value out of range is a usage error (exit 2) naming the option.
+See docs/cli.md#one-option-vocabulary.
 """
 
 from __future__ import annotations
@@ -36,7 +18,22 @@ from genbench.core.progress import progress_bars
 
 
 class FiniteFloatRange(click.FloatRange):
-    """A float within ``[min, max]`` that is also finite: ``nan``, ``inf`` and ``-inf`` are refused."""
+    """A float within ``[min, max]`` that is also finite: ``nan``, ``inf`` and ``-inf`` are refused.
+
+    click's own ``FloatRange`` lets ``nan`` through (every comparison with NaN is false). A value out of range is a
+    usage error (exit 2) that names the option, raised by click before the command runs:
+
+    >>> import click
+    >>> from click.testing import CliRunner
+    >>> @click.command()
+    ... @click.option("--match-threshold", type=THRESHOLD)
+    ... def search(match_threshold):
+    ...     click.echo(match_threshold)
+    >>> print(CliRunner().invoke(search, ["--match-threshold", "nan"]).output.splitlines()[-1])
+    Error: Invalid value for '--match-threshold': 'nan' is not a finite number.
+    >>> CliRunner().invoke(search, ["--match-threshold", "0.5"]).output
+    '0.5\\n'
+    """
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         number = click.FLOAT.convert(value, param, ctx)

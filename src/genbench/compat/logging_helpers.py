@@ -1,17 +1,8 @@
 """Compatibility module: ``genbench.compat.logging_helpers`` of the original framework.
 
-genbench's own modules log with ``logging.getLogger(__name__)`` and configure nothing: the ``genbench`` library
-logger has no handler and propagates to the root logger, where the application's configuration applies (with none,
-Python's handler of last resort prints warnings).
-
-Task code written for the original framework calls :func:`get_logger` when its module is imported; that gives the
-logger and, when ``GENBENCH_VERBOSITY`` is set (debug, info, warning, error or critical), the library logger's level,
-and configures nothing else: loading such a task must not change where every genbench message goes for the rest of
-the process (in the original, genbench's own modules had configured the library logger long before). The functions
-that configure (``set_verbosity*``, ``enable_default_handler``/``disable_default_handler``, ``add_handler``/
-``remove_handler``, ``enable_propagation``/``disable_propagation``) do what the original's do: on first use, the
-library logger gets a stderr handler, its level (``GENBENCH_VERBOSITY``, default
-warning) and stops propagating to the root logger, so messages are not printed twice.
+:func:`get_logger`, which original tasks call when imported, only returns the logger (and applies
+``GENBENCH_VERBOSITY``), so loading such a task configures nothing; the functions that configure do what the
+original's do. See docs/architecture.md#logging and docs/tasks.md.
 """
 
 from __future__ import annotations

@@ -1,19 +1,8 @@
 """Contamination checks: how much of a test set occurs in training data, and training data without it.
 
-Index training data once (chat data by message, or a text field), then search test sets against the index by exact,
-n-gram or embedding match; or :func:`scan` it once, keeping no index. Every training unit is considered, so results
-are complete. The rules are defined once
-in :mod:`~genbench.contamination.analysis`. Indexes are folders of files (the embedded backend, the default) or
-Elasticsearch indexes (``backend="elasticsearch"``); :mod:`~genbench.contamination.backends` names the backends.
-
->>> import tempfile, pathlib, json
->>> with tempfile.TemporaryDirectory() as tmp:
-...     train = pathlib.Path(tmp, "train.jsonl")
-...     _ = train.write_text(json.dumps({"text": "The capital of France is Paris."}) + "\\n")
-...     _ = build_index(str(train), text_field="text", index_dir=tmp)
-...     report = search(str(train), test_sets=[TestSet.from_texts("geo", ["capital of France"])], index_dir=tmp)
->>> report.table()[str(train)]
-{'geo': 1.0}
+Index training data once, then search test sets against the index by exact, n-gram or embedding match; or
+:func:`scan` it once, keeping no index. The rules are defined once in :mod:`~genbench.contamination.analysis`.
+See docs/contamination.md#python-api.
 """
 
 from genbench.contamination.analysis import ANALYZER_VERSION, tokenize

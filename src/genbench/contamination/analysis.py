@@ -1,30 +1,7 @@
 """What contamination means: the analyzer and the match rules, defined once for every backend.
 
-This module is the definition. The index backends compute the same numbers faster (vectorised, on disk, or on a
-server); the tests compare each of them with the plain functions here.
-
-**Analyzer** (:data:`ANALYZER_VERSION` is stored with every index; an index built by another version is rebuilt):
-the text is lower-cased with ``str.lower()``, the final sigma ``ς`` is folded to ``σ``, and its tokens are the
-maximal runs of word characters (Python ``re`` ``\\w+``, Unicode-aware, exactly the letters, numbers and ``_``:
-``Café`` gives ``café``, each run of CJK characters is one token, a combining mark ends a token). Folding the final
-sigma makes the rule per character, so a server's analyzer (which lower-cases character by character) can equal it:
-see :data:`~genbench.contamination.es.mappings.ANALYSIS`. An n-gram is ``n`` consecutive tokens.
-
-**N-gram match** (``ngram_size=n``): a token of a test field is *matched* by a training unit when some n-gram of the
-field that contains the token occurs in the unit. The field's score against the unit is matched tokens / tokens of
-the field (0 for a field with fewer than ``n`` tokens, or none). With several fields the score is the mean over the
-fields. An instance's score is the maximum over all training units (the unit reaching it is the *largest match*).
-
-**Exact match** (no ``ngram_size``): an instance scores 1 when one training unit contains every field's token
-sequence contiguously, else 0. A field without tokens never matches.
-
-**Threshold**: with ``match_threshold=t`` an instance scores 1 when its score is strictly greater than ``t``, else 0.
-A test set's score is the mean of its instances' scores.
-
->>> tokenize("Café au lait, s'il vous plaît!")
-['café', 'au', 'lait', 's', 'il', 'vous', 'plaît']
->>> ngram_score([tokenize("the cat sat on the mat")], tokenize("a cat sat on a mat"), 2)
-0.5
+This module is the definition: the index backends compute the same numbers faster, and the tests compare each of
+them with the plain functions here. The rules: docs/contamination.md#what-is-matched-the-rules.
 """
 
 from __future__ import annotations
@@ -46,6 +23,8 @@ def tokenize(text: str) -> list[str]:
 
     >>> tokenize("Hello, WORLD: 3.14 — 東京タワー")
     ['hello', 'world', '3', '14', '東京タワー']
+    >>> tokenize("Café au lait, s'il vous plaît!")
+    ['café', 'au', 'lait', 's', 'il', 'vous', 'plaît']
     """
     return TOKEN_PATTERN.findall(lower(text))
 
@@ -140,7 +119,11 @@ def field_score(field: Sequence[str], unit: Sequence[str], n: int) -> float:
 
 
 def ngram_score(fields: Sequence[Sequence[str]], unit: Sequence[str], n: int) -> float:
-    """Mean over the fields of :func:`field_score` (fields summed in order, then divided by their number)."""
+    """Mean over the fields of :func:`field_score` (fields summed in order, then divided by their number).
+
+    >>> ngram_score([tokenize("the cat sat on the mat")], tokenize("a cat sat on a mat"), 2)
+    0.5
+    """
     return sum(field_score(field, unit, n) for field in fields) / len(fields)
 
 

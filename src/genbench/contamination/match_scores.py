@@ -1,18 +1,8 @@
 """Scores from window matches, vectorised: the rules of :mod:`~genbench.contamination.analysis`, fast.
 
-A backend finds which test n-grams (*windows*) occur in which training units; it hands the matches here as three
-aligned arrays (query field, unit, window start), and these functions turn them into the score of every
-(instance, unit) pair that has any match, with matched tokens and the longest matched span per field. Every backend
-uses them, so every backend scores alike; the tests compare them with the plain definitions.
-
-Query fields are numbered ``instance * n_fields + field`` within a block of instances.
-
->>> import numpy as np
->>> # "a b c d" (one field) against unit 7: the 2-grams starting at 0 and 2 occur in it.
->>> pairs = ngram_pair_scores(np.array([0, 0]), np.array([7, 7]), np.array([0, 2]), n=2,
-...                           field_lengths=np.array([4]), n_fields=1)
->>> pairs.unit.tolist(), pairs.score.tolist(), pairs.matched.tolist()
-([7], [1.0], [[4]])
+A backend hands its matches here as three aligned arrays (query field, unit, window start), and these functions
+score every (instance, unit) pair with a match; every backend uses them, so every backend scores alike. Query fields
+are numbered ``instance * n_fields + field`` within a block of instances.
 """
 
 from __future__ import annotations
@@ -164,6 +154,13 @@ def ngram_pair_scores(
 
     Returns:
         One row per (instance, unit) pair, in (instance, unit) order. Duplicate matches are harmless.
+
+    >>> import numpy as np
+    >>> # "a b c d" (one field) against unit 7: the 2-grams starting at 0 and 2 occur in it.
+    >>> pairs = ngram_pair_scores(np.array([0, 0]), np.array([7, 7]), np.array([0, 2]), n=2,
+    ...                           field_lengths=np.array([4]), n_fields=1)
+    >>> pairs.unit.tolist(), pairs.score.tolist(), pairs.matched.tolist()
+    ([7], [1.0], [[4]])
     """
     if not len(qf):
         return PairScores.empty(n_fields)

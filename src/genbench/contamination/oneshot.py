@@ -1,24 +1,8 @@
 """One-shot contamination checks: stream the training data past the test sets, with no index kept.
 
-:func:`scan` gives the report :func:`~genbench.contamination.workflow.search` gives after
-:func:`~genbench.contamination.workflow.build_index` (the same scores, matches, unit numbers and previews; the tests
-compare them), for exact and n-gram matches, without writing an index: it holds the test sets' windows
-(:mod:`.scan_windows`) and reads the training data once, block by block, on two threads. Its memory is that of the
-test sets and of a few blocks, whatever the size of the training data. Use it for a check you run once; build an
-index to search the same training data again and again.
-
-A plain JSONL file (one object per line) is read straight from its bytes, 640 KiB at a time, each block parsed by
-pyarrow on its own; anything else (Parquet, dataset folders, cached Hub datasets, JSONL with blank lines or other
-oddities) is read through :func:`~genbench.contamination.training_data.load_training_dataset`, like an index build.
-
->>> import tempfile, pathlib, json
->>> with tempfile.TemporaryDirectory() as tmp:
-...     train = pathlib.Path(tmp, "train.jsonl")
-...     _ = train.write_text(json.dumps({"messages": [{"role": "user", "content": "What is 12 + 30?"}]}) + "\\n")
-...     report = scan(str(train), test_sets=[TestSet.from_texts("sums", ["what is 12 + 30", "what is 5 + 5"])],
-...                   ngram_size=3)
->>> [round(r.score, 4) for r in report.results], report.results[0].instances[0].matches[0].unit_text
-([0.5], 'what is 12 30')
+:func:`scan` gives the report that :func:`~genbench.contamination.workflow.search` gives after an index build, reading
+the training data once, in blocks, with memory that does not grow with it. See
+docs/contamination.md#one-shot-scan-no-index.
 """
 
 from __future__ import annotations
@@ -158,6 +142,15 @@ def scan(
 
     Raises:
         ContaminationError: a dataset cannot be read, lacks a field, is empty or has no units; bad options.
+
+    >>> import tempfile, pathlib, json
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     train = pathlib.Path(tmp, "train.jsonl")
+    ...     _ = train.write_text(json.dumps({"messages": [{"role": "user", "content": "What is 12 + 30?"}]}) + "\\n")
+    ...     report = scan(str(train), test_sets=[TestSet.from_texts("sums", ["what is 12 + 30", "what is 5 + 5"])],
+    ...                   ngram_size=3)
+    >>> [round(r.score, 4) for r in report.results], report.results[0].instances[0].matches[0].unit_text
+    ([0.5], 'what is 12 30')
     """
     mode = SearchMode.create(index_type="text", ngram_size=ngram_size, match_threshold=match_threshold)
     if top_k < 1:

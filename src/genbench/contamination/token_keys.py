@@ -1,23 +1,8 @@
 """64-bit keys of the analyzer's tokens, straight from the bytes of an Arrow buffer: the one-shot scan's tokeniser.
 
-The one-shot scan (:func:`genbench.contamination.scan`, in :mod:`~genbench.contamination.oneshot`) never needs token
-ids, only a way to tell tokens apart quickly: each token gets a 64-bit *key*. A token of at most 8 bytes (UTF-8) *is*
-its key (its bytes, little-endian, zero-padded): equal keys mean equal tokens. A longer token's key is a hash of its
-bytes, so equal keys only suggest equal tokens; the scan compares the strings of such tokens before it counts a match
-(:attr:`TokenKeys.lengths` tells which).
-
-The texts are byte ranges of one buffer (the data buffer of an Arrow string array, where the texts of a column lie
-one after another). Pure-ASCII texts (most of English data) are tokenised on those bytes with numpy, with no Python
-string per text or per token: one ``bytes.translate`` lower-cases and maps every byte that is not a word character
-to a space, bytes outside the texts are masked, and tokens are the runs of word bytes (a text's start always starts
-a token). Other texts go through the analyzer itself (:func:`~genbench.contamination.analysis.tokenize_joined`).
-Both give the tokens of :func:`~genbench.contamination.analysis.tokenize` (the tests check it on random text).
-Nothing here makes pyarrow import pandas (building an array or a scalar from Python values would).
-
->>> data = "Hi, THERE!?héllo there".encode()
->>> keys = span_token_keys(data, np.array([0, 10, 10]), np.array([10, 10, len(data)]))
->>> keys.first.tolist(), bool(keys.keys[1] == keys.keys[3]), bool(keys_of_tokens(["hi"])[0][0] == keys.keys[0])
-([0, 2, 2, 4], True, True)
+A token of at most 8 bytes *is* its key; a longer one's key is a hash, so the scan compares such tokens as strings
+(:attr:`TokenKeys.lengths`). ASCII texts are tokenised on their bytes with numpy, others by the analyzer; both give
+the tokens of :func:`~genbench.contamination.analysis.tokenize`. See docs/contamination.md#one-shot-scan-no-index.
 """
 
 from __future__ import annotations
@@ -126,6 +111,11 @@ def span_token_keys(data: Any, starts: np.ndarray, ends: np.ndarray) -> TokenKey
         data: The bytes (``bytes`` or a ``pyarrow.Buffer``).
         starts: Where each text starts.
         ends: Where each text ends.
+
+    >>> data = "Hi, THERE!?héllo there".encode()
+    >>> keys = span_token_keys(data, np.array([0, 10, 10]), np.array([10, 10, len(data)]))
+    >>> keys.first.tolist(), bool(keys.keys[1] == keys.keys[3]), bool(keys_of_tokens(["hi"])[0][0] == keys.keys[0])
+    ([0, 2, 2, 4], True, True)
     """
     starts = np.asarray(starts, dtype=np.int64)
     ends = np.asarray(ends, dtype=np.int64)

@@ -1,22 +1,8 @@
 """Training data for contamination indexes: loading datasets and cutting their rows into training units.
 
-A dataset is named by a JSONL or Parquet file, a folder written by ``save_to_disk``, any other local folder
-``datasets.load_dataset`` can read, or a Hugging Face Hub id (which must be in the local cache when offline). A
-dataset-mixer YAML (``dataset_mixer:`` as in open-instruct training configs) names several.
-
-A *training unit* is what one test instance is compared with. With a messages field (chat data) each message whose
-filter matches is one unit (``messages_field="messages"``, ``query_filter="role:user"``, ``query_field="content"``:
-the user turns); with ``text_field`` each row is one unit. Units keep their row (``original_id``) and turn number.
-
->>> import tempfile, pathlib
->>> with tempfile.TemporaryDirectory() as tmp:
-...     file = pathlib.Path(tmp, "chat.jsonl")
-...     _ = file.write_text('{"messages": [{"role": "user", "content": "Hi!"}, '
-...                         '{"role": "assistant", "content": "Hello."}, {"role": "user", "content": "Bye"}]}\\n')
-...     loaded = load_training_dataset(str(file))
-...     batch = next(iter_unit_batches(loaded, UnitSpec(), shard_rows=100))
->>> batch.texts, batch.original_ids.tolist(), batch.turns.tolist()
-(['Hi!', 'Bye'], [0, 0], [0, 2])
+A dataset is a JSONL or Parquet file, a dataset folder, a Hub id or a dataset-mixer YAML naming several; a *training
+unit* (a chat message, or a row) is what one test instance is compared with.
+See docs/contamination.md#what-is-matched-the-rules.
 """
 
 from __future__ import annotations
@@ -641,7 +627,18 @@ def check_unit_spec(loaded: LoadedDataset, spec: UnitSpec) -> None:
 def iter_unit_batches(
     loaded: LoadedDataset, spec: UnitSpec, *, shard_rows: int, first_shard: int = 0
 ) -> Iterator[UnitBatch]:
-    """The units of the dataset, ``shard_rows`` rows at a time, from shard ``first_shard`` on."""
+    """The units of the dataset, ``shard_rows`` rows at a time, from shard ``first_shard`` on.
+
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     file = pathlib.Path(tmp, "chat.jsonl")
+    ...     _ = file.write_text('{"messages": [{"role": "user", "content": "Hi!"}, '
+    ...                         '{"role": "assistant", "content": "Hello."}, {"role": "user", "content": "Bye"}]}\\n')
+    ...     loaded = load_training_dataset(str(file))
+    ...     batch = next(iter_unit_batches(loaded, UnitSpec(), shard_rows=100))
+    >>> batch.texts, batch.original_ids.tolist(), batch.turns.tolist()
+    (['Hi!', 'Bye'], [0, 0], [0, 2])
+    """
     check_unit_spec(loaded, spec)
     rows = loaded.num_rows
     for shard, row_start in enumerate(range(0, rows, shard_rows)):

@@ -1,20 +1,8 @@
 """Training units as Arrow columns: which values of a table are units, with the row and turn of each.
 
-What a unit is (a message passing the filter, or a row's text field) is described in
-:mod:`~genbench.contamination.training_data`. This module is its one implementation, for the index builds (which take
-the units' texts as Python strings, :mod:`~genbench.contamination.training_data`) and the one-shot scan (which takes
-them as byte ranges of the column's data buffer, :func:`unit_spans`, with no Python string per unit). Message selection
-is done with numpy on the Arrow buffers (list offsets, validity bitmaps, string offsets); nothing here hands pyarrow a
-Python value, which would make it import pandas.
-
->>> import pyarrow.json as paj, pyarrow as pa
->>> line = (b'{"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Yo"}, '
-...         b'{"role": "user", "content": "Bye"}]}')
->>> table = paj.read_json(pa.BufferReader(line))
->>> from genbench.contamination.training_data import UnitSpec
->>> units = unit_spans(table, UnitSpec())
->>> [units.text(u) for u in range(len(units))], units.rows.tolist(), units.turns.tolist()
-(['Hi', 'Bye'], [0, 0], [0, 2])
+The one implementation of what a unit is, for the index builds and the one-shot scan (:func:`unit_spans`: byte ranges
+of the column's buffer, selected with numpy, with no Python string per unit and nothing that makes pyarrow import
+pandas). See docs/contamination.md#what-is-matched-the-rules.
 """
 
 from __future__ import annotations
@@ -74,6 +62,15 @@ def unit_spans(table: pa.Table, spec: UnitSpec, name: str = "the training data",
 
     Raises:
         ContaminationError: ``check`` and the table lacks the field ``spec`` names, or it holds the wrong type.
+
+    >>> import pyarrow.json as paj, pyarrow as pa
+    >>> line = (b'{"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Yo"}, '
+    ...         b'{"role": "user", "content": "Bye"}]}')
+    >>> table = paj.read_json(pa.BufferReader(line))
+    >>> from genbench.contamination.training_data import UnitSpec
+    >>> units = unit_spans(table, UnitSpec())
+    >>> [units.text(u) for u in range(len(units))], units.rows.tolist(), units.turns.tolist()
+    (['Hi', 'Bye'], [0, 0], [0, 2])
     """
 
     if check:

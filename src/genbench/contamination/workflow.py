@@ -205,6 +205,15 @@ def search(
             changed since it was indexed (:mod:`~genbench.contamination.source_check`); the options do not fit the
             index type.
         DamagedIndexError: an index's file is missing or damaged (the message says how to rebuild it).
+
+    >>> import tempfile, pathlib, json
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     train = pathlib.Path(tmp, "train.jsonl")
+    ...     _ = train.write_text(json.dumps({"text": "The capital of France is Paris."}) + "\\n")
+    ...     _ = build_index(str(train), text_field="text", index_dir=tmp)
+    ...     report = search(str(train), test_sets=[TestSet.from_texts("geo", ["capital of France"])], index_dir=tmp)
+    >>> report.table()[str(train)]
+    {'geo': 1.0}
     """
     mode = SearchMode.create(
         index_type=index_type, ngram_size=ngram_size, match_threshold=match_threshold, model=model

@@ -1,23 +1,8 @@
 """How deeply the arrays and objects of JSON text nest, counted on its bytes before any parser recurses.
 
-Python's ``json`` recurses once per level (``RecursionError`` near the recursion limit) and pyarrow's JSON reader
-kills the process (a segmentation fault) somewhere past 10,000 levels; neither reports the depth before it
-recurses, and no library counts it, so it is counted here, for both guards: the strict reader's
-(:mod:`genbench.core.json_files`, whole documents, 200 levels) and the one in front of pyarrow
-(:mod:`genbench.data.json_nesting`, each line, 4096 levels).
-
-The count runs in C-speed steps (``bytes`` methods, then numpy if needed), linear in the text:
-
-1. escapes (a backslash and the byte after it) are removed, so every ``"`` left opens or closes a string;
-2. every byte but ``"``, ``[``, ``]``, ``{`` and ``}`` is deleted, and what lies between a quote and the next
-   (a string's content; an unclosed string runs to the end) is dropped;
-3. a small, shallow skeleton is peeled, innermost pairs first, until nothing is left: the number of passes is the
-   depth (genbench's own files nest fewer than 10 levels, and numpy's import costs 0.1 s); any other is counted
-   with numpy: the largest running sum of ``+1`` per opening and ``-1`` per closing bracket, a chunk at a time.
-
-For valid JSON this is the exact depth. For invalid JSON it may differ (a backslash or unbalanced brackets outside
-strings), but only after the point where a parser stops with an error, so a guard in front of the parser is never
-too lenient.
+Python's ``json`` recurses once per level and pyarrow's JSON reader crashes somewhere past 10,000 levels, and no
+library counts the depth first, so it is counted here (:func:`max_depth`) for both guards: the strict reader's
+(:mod:`genbench.core.json_files`, 200 levels) and the one in front of pyarrow (:mod:`genbench.data.json_nesting`).
 """
 
 from __future__ import annotations
@@ -51,7 +36,14 @@ def bracket_skeleton(data: str | bytes) -> bytes:
 
 
 def max_depth(data: str | bytes, *, stop_above: int | None = None) -> int:
-    """The deepest nesting of arrays and objects in ``data``, counted without recursion (see the module).
+    """The deepest nesting of arrays and objects in ``data``, counted without recursion, linear in the text.
+
+    Escapes are removed (so every ``"`` left opens or closes a string), then every byte but quotes and brackets,
+    then what lies between a quote and the next (:func:`bracket_skeleton`). A small skeleton is peeled, innermost
+    pairs first, until nothing is left: the number of passes is the depth (genbench's own files nest fewer than 10
+    levels, and numpy's import costs 0.1 s); any other is counted with numpy (:func:`_running_max`). For valid JSON
+    this is the exact depth; for invalid JSON it may differ, but only after the point where a parser stops with an
+    error, so a guard in front of the parser is never too lenient.
 
     Args:
         data: JSON text (one document, or several: their depths are not added).

@@ -1,22 +1,8 @@
 """Lazy exports: a package's public names, each imported from its module on first access.
 
-A package that re-exports names from heavy modules (``genbench``, ``genbench.runs``) declares them in one table and
-takes its module-level ``__getattr__`` and ``__dir__`` (PEP 562) from :func:`lazy_exports`, so importing the package
-imports none of them::
-
-    __getattr__, __dir__ = lazy_exports(__name__, {"run": "genbench.runs.execute", "Renamed": "pkg.module:Original"})
-
-A value is looked up once: it is then stored in the package's namespace, where later accesses find it directly.
-
->>> import types, sys
->>> demo = sys.modules["lazy_demo"] = types.ModuleType("lazy_demo")
->>> demo.__getattr__, demo.__dir__ = lazy_exports("lazy_demo", {"dedent": "textwrap", "Path": "pathlib:PurePath"})
->>> demo.dedent("  x"), demo.Path.__name__, "dedent" in vars(demo), "Path" in dir(demo)
-('x', 'PurePath', True, True)
->>> demo.missing
-Traceback (most recent call last):
-AttributeError: module 'lazy_demo' has no attribute 'missing'
->>> del sys.modules["lazy_demo"]
+A package that re-exports names from heavy modules (``genbench``, ``genbench.runs``) takes its module-level
+``__getattr__`` and ``__dir__`` (PEP 562) from :func:`lazy_exports`, so importing the package imports none of them;
+a value is looked up once, then stored in the package's namespace.
 """
 
 from __future__ import annotations
@@ -37,6 +23,16 @@ def lazy_exports(module_name: str, exports: Mapping[str, str]) -> tuple[Callable
 
     Returns:
         ``(__getattr__, __dir__)``, to assign at the module's top level.
+
+    >>> import types, sys
+    >>> demo = sys.modules["lazy_demo"] = types.ModuleType("lazy_demo")
+    >>> demo.__getattr__, demo.__dir__ = lazy_exports("lazy_demo", {"dedent": "textwrap", "Path": "pathlib:PurePath"})
+    >>> demo.dedent("  x"), demo.Path.__name__, "dedent" in vars(demo), "Path" in dir(demo)
+    ('x', 'PurePath', True, True)
+    >>> demo.missing
+    Traceback (most recent call last):
+    AttributeError: module 'lazy_demo' has no attribute 'missing'
+    >>> del sys.modules["lazy_demo"]
     """
     table = dict(exports)
 

@@ -1,17 +1,6 @@
-"""Which way a metric is better, as a task declares it (``metric_directions`` in its config).
-
-A task maps result keys, or glob patterns of result keys (``*``, ``?``, ``[...]``, matched case-sensitively by
-:func:`fnmatch.fnmatchcase`), to ``"higher"``, ``"lower"`` or ``"zero"`` (closer to zero is better: a signed
-difference such as a gap between two subsets, where 0 is ideal and a negative value is as bad as a positive one of
-the same size): ``{'negation_gap__*': 'zero'}``. A key named exactly wins over patterns; of several patterns that
-match a key, the longest (the most specific) wins. Kept here, free of pydantic, because the config schema, the task
-checks and the leaderboard all read it.
-
->>> declared = {"negation_gap__*": "zero", "negation_gap__hf_f1__f1": "higher"}
->>> declared_direction("negation_gap__hf_accuracy__accuracy", declared)
-'zero'
->>> declared_direction("negation_gap__hf_f1__f1", declared), declared_direction("hf_f1__f1", declared)
-('higher', None)
+"""Which way a metric is better, as a task declares it (``metric_directions`` in its config): result keys or glob
+patterns mapped to ``"higher"``, ``"lower"`` or ``"zero"``. Kept here, free of pydantic, because the config schema,
+the task checks and the leaderboard all read it. See docs/config.md.
 """
 
 from __future__ import annotations
@@ -25,7 +14,14 @@ DIRECTIONS: tuple[Direction, ...] = ("higher", "lower", "zero")
 
 
 def declared_direction(key: str, declared: Mapping[str, str] | None) -> Direction | None:
-    """The direction ``declared`` gives the result key ``key`` (None: it says nothing about it)."""
+    """The direction ``declared`` gives the result key ``key`` (None: it says nothing about it).
+
+    >>> declared = {"negation_gap__*": "zero", "negation_gap__hf_f1__f1": "higher"}
+    >>> declared_direction("negation_gap__hf_accuracy__accuracy", declared)
+    'zero'
+    >>> declared_direction("negation_gap__hf_f1__f1", declared), declared_direction("hf_f1__f1", declared)
+    ('higher', None)
+    """
     if not declared:
         return None
     if key in declared:

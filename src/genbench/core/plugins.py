@@ -1,22 +1,8 @@
 """The one plugin seam: named objects of one kind, imported on first use, extensible through entry points.
 
-A :class:`PluginGroup` maps names to ``"module:attribute"`` targets. Its entries come from two places:
-
-- ``builtins``: genbench's own entries, declared by the package that owns the kind (the CLI's commands in
-  :mod:`genbench.cli`, the model runners in :mod:`genbench.runs`, the metrics in :mod:`genbench.metrics.builtin`).
-  A lower layer never names a module above it. A name found there is resolved without reading any entry point.
-- the entry-point group ``group`` of every installed distribution (``[project.entry-points."<group>"]`` in a
-  ``pyproject.toml``). genbench declares there the contamination backends (:data:`CONTAMINATION_BACKENDS`, whose
-  names the config schema checks below the package that implements them). Third-party packages add their own
-  entries the same way, without editing genbench. (``Task``'s feature methods reach genbench's own features through
-  typed slots, :mod:`genbench.core.features`, not through entry points.)
-
-genbench's own entries come first and cannot be taken over by another distribution's entry of the same name.
-An unknown name is a :class:`~genbench.core.errors.UnknownPluginError` that lists the known names and the close
-matches; a target that does not import is one too, naming the target.
-
->>> CONTAMINATION_BACKENDS.names()[:2]
-['embedded', 'elasticsearch']
+A :class:`PluginGroup` maps names to ``"module:attribute"`` targets: genbench's own (which cannot be taken over),
+then those of installed distributions' entry points. An unknown name is an
+:class:`~genbench.core.errors.UnknownPluginError` listing the close matches. See docs/plugins.md.
 """
 
 from __future__ import annotations
@@ -83,7 +69,11 @@ class PluginGroup(Generic[PluginT]):
         return name in self.builtins or name in self.targets()
 
     def names(self) -> list[str]:
-        """The known names: genbench's own first, then those of installed plug-ins (sorted)."""
+        """The known names: genbench's own first, then those of installed plug-ins (sorted).
+
+        >>> CONTAMINATION_BACKENDS.names()[:2]
+        ['embedded', 'elasticsearch']
+        """
         return list(self.targets())
 
     def target(self, name: str) -> str:

@@ -1,22 +1,8 @@
 """The GenBench generalisation taxonomy: its five axes and their values, as typed task metadata.
 
-Source: D. Hupkes et al., "A taxonomy and review of generalization research in NLP", Nature Machine Intelligence 5,
-1161-1174 (2023), https://doi.org/10.1038/s42256-023-00729-y, and genbench.org: the axes and their meanings from
-https://genbench.org/taxonomy/, the value ids (``fairness_inclusivity``, ``across_task``, ``finetune_train-test``, ...)
-and the card's column labels from the evaluation card generator at https://genbench.org/eval_cards/. Both pages are
-in the GenBench/GenBench.github.io repository (``_pages/taxonomy.md``, ``eval_cards.html``).
-
-The review behind the paper records one value per axis and experiment, with the extra values "multiple shifts" (shift
-type) and "multiple loci" (shift locus); an evaluation card marks several values of those axes instead. So a task
-names one motivation, one generalisation type and one shift source, and one or several shift types and shift loci.
-A task that tests two generalisation types is two experiments: two subtasks, each with its own taxonomy.
-
->>> AXES["shift_locus"].values
-('train-test', 'finetune_train-test', 'pretrain-train', 'pretrain-test')
->>> check_value("generalisation_type", "cross-lingual")
-"unknown generalisation_type 'cross-lingual'; did you mean 'across_language'?"
->>> [(s.field, s.value) for s in suggest_from_keywords(["Multilinguality", "robustness"])]
-[('generalisation_type', 'across_language'), ('generalisation_type', 'robustness')]
+A task names one motivation, one generalisation type and one shift source, and one or several shift types and shift
+loci; :func:`check_value` and :func:`suggest_from_keywords` help authors fill them in. Sources and the rules:
+docs/taxonomy.md.
 """
 
 from __future__ import annotations
@@ -195,6 +181,10 @@ def check_value(axis_name: str, value: str) -> str | None:
     "unknown shift_source 'generated shift'; did you mean 'generated_shifts'?"
     >>> check_value("motivation", "pratcical")
     "unknown motivation 'pratcical'; did you mean 'practical'?"
+    >>> check_value("generalisation_type", "cross-lingual")
+    "unknown generalisation_type 'cross-lingual'; did you mean 'across_language'?"
+    >>> AXES["shift_locus"].values
+    ('train-test', 'finetune_train-test', 'pretrain-train', 'pretrain-test')
     """
     axis = AXES[axis_name]
     if value in axis.values:
@@ -234,6 +224,8 @@ def suggest_from_keywords(keywords: Iterable[str]) -> list[Suggestion]:
 
     >>> [(s.field, s.value) for s in suggest_from_keywords(["covariate shift", "train-test locus", "math"])]
     [('shift_type', 'covariate'), ('shift_locus', 'train-test')]
+    >>> [(s.field, s.value) for s in suggest_from_keywords(["Multilinguality", "robustness"])]
+    [('generalisation_type', 'across_language'), ('generalisation_type', 'robustness')]
     """
     found: list[Suggestion] = []
     for keyword in keywords:

@@ -1,19 +1,9 @@
 """Data files by URI: remote files downloaded once into a cache, local files used in place (:func:`fetch`).
 
-Remote files (``https://``, ``http://``) are downloaded into ``<cache_dir()>/downloads/``, where
-:func:`~genbench.data.cache_location.cache_dir` is ``$GENBENCH_CACHE`` or the user cache directory (``platformdirs``).
-A download is written atomically: it streams into a hidden temporary file next to its final name, is checked
-(complete body, size and time limits, expected SHA-256, valid JSONL), and only then renamed into place, with a record
-of its URI, SHA-256 and size in ``<cache_dir()>/download-records/`` (:mod:`genbench.data.cache_records`); a file
-without its record is never trusted. So an interrupted, truncated or corrupted download never looks like a usable
-file. A cached file is used without any request, which makes a task work offline once its data has been fetched
-(``genbench-cli data fetch``).
-
-Local files (plain paths, ``file://`` URIs) are read in place, never copied (:mod:`genbench.data.local_files`).
-
-The cache's other names are defined in modules of their own and importable from here too, as they always were:
-:mod:`~genbench.data.cache_location` (where it is), :mod:`~genbench.data.cache_records` (its entries),
-:mod:`~genbench.data.checksums` (SHA-256) and :mod:`~genbench.data.uris` (kinds of URI).
+A download is checked and renamed into place with a record of its URI, SHA-256 and size; a file without its record
+is never trusted. The cache's other names (:mod:`~genbench.data.cache_location`, :mod:`~genbench.data.cache_records`,
+:mod:`~genbench.data.checksums`, :mod:`~genbench.data.uris`) are importable from here too. See
+docs/data.md#the-download-cache.
 """
 
 from __future__ import annotations

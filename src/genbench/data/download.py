@@ -1,18 +1,6 @@
-"""Streaming one HTTP(S) body into a file, within limits on size and time.
-
-A download stops with a :class:`~genbench.core.errors.DataLoadError` when the body grows past
-``$GENBENCH_MAX_DOWNLOAD_BYTES`` (default 5 GiB) or the whole transfer takes longer than
-``$GENBENCH_DOWNLOAD_TIMEOUT`` seconds (default 3600); a server that sends nothing for 60 seconds (or for the
-time left, when it is shorter) is given up on too. The total deadline holds from the first byte of the connection
-to the last of the body: every socket operation (connecting, sending the request, reading the status line and
-headers, reading the body) waits at most for the time left, so a server that drips its headers one byte at a time
-is stopped as surely as one that drips its body. So an endless body or a 1 byte/s drip ends with an error instead of
-filling the disk or hanging forever.
-
-A body is complete only when it ends cleanly: exactly ``Content-Length`` bytes when the server declares it, the
-final chunk of a chunked body, or (for a server that declares neither) an orderly close of the connection.
-Anything else is an error. urllib is used rather than a third-party HTTP client: genbench needs one GET with a
-deadline and byte counting, and the standard library does that without another dependency.
+"""Streaming one HTTP(S) body into a file, within limits on size and time (:class:`~genbench.core.errors.DataLoadError`
+past them), accepting only a body that ends cleanly. urllib rather than a third-party client: one GET with a deadline
+and byte counting needs no other dependency. See docs/data.md#the-download-cache.
 """
 
 from __future__ import annotations

@@ -1,18 +1,5 @@
-"""Re-splitting a data source with a ``split.jsonnet`` file.
-
-A split file maps each target split name to a list of ``"split:index"`` entries, each naming one example of
-the loaded data source (0-based index within its source split)::
-
-    {
-      train: ['train:0', 'train:2', 'validation:7'],
-      test: std.map(function(i) 'test:' + i, std.range(0, 99)),
-      test_hard: ['train:1', 'test:4'],   // new split names are fine
-    }
-
-Each target split holds the named examples in the given order (an example may appear more than once, and in
-several splits). For long generated lists prefer ``std.map`` to list comprehensions with ``%`` formatting,
-which jsonnet evaluates in quadratic time. As in the original GenBench framework, a source split spelled
-``dev`` means ``validation`` and a file extension is dropped (``train.jsonl:3`` is ``train:3``).
+"""Re-splitting a data source with a ``split.jsonnet`` file: each target split lists ``"split:index"`` entries naming
+examples of the loaded source. See docs/data.md#splitjsonnet-re-splitting.
 """
 
 from __future__ import annotations

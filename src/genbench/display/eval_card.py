@@ -1,18 +1,7 @@
 """GenBench evaluation cards: the taxonomy's five axes, every value listed, the task's values marked.
 
-The layout follows genbench.org's card generator (https://genbench.org/eval_cards/): one band per axis (motivation,
-generalisation type, shift type, shift source, shift locus), its values as columns, and one marker per experiment
-(``□``, ``△``, ``○``, ...) under each value the experiment has. A task is one experiment; a task with subtasks is its
-own taxonomy and each subtask that declares a different one. The card renders as SVG (a figure for a paper or a
-site, valid XML), HTML (a notebook or a page), LaTeX (a standalone document, as genbench.org's generator writes) and
-Markdown (a task's ``doc.md``).
-
->>> from genbench import load_task
->>> card = eval_card(load_task("arithmetic_length"))
->>> [(e.label, e.values["generalisation_type"]) for e in card.experiments]
-[('arithmetic_length', ['compositional'])]
->>> "Compositional □" in card.markdown()
-True
+The layout follows genbench.org's card generator: one band per axis, one marker per experiment (a task, or a subtask
+declaring its own taxonomy); rendered as SVG, HTML, LaTeX and Markdown. See docs/taxonomy.md#evaluation-cards.
 """
 
 from __future__ import annotations
@@ -266,6 +255,13 @@ def eval_card(task: Any, shift: MeasuredShift | None = None) -> EvalCard:
     Raises:
         NoTaxonomyError: neither the task nor a subtask declares a ``taxonomy`` block (the message lists the values
             its keywords suggest).
+
+    >>> from genbench import load_task
+    >>> card = eval_card(load_task("arithmetic_length"))
+    >>> [(e.label, e.values["generalisation_type"]) for e in card.experiments]
+    [('arithmetic_length', ['compositional'])]
+    >>> "Compositional □" in card.markdown()
+    True
     """
     experiments = taxonomy_experiments(task)
     if not experiments:

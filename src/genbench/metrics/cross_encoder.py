@@ -1,17 +1,7 @@
 """The typed ``evaluation_metrics`` entries that score *scores*: cross-encoder reranking, classification, correlation.
 
-One metric core serves them and the evaluators: :mod:`genbench.reranking`.
-
-* ``cross_encoder_reranking`` (reranking tasks): a prediction's ``target`` is one number per candidate of the
-  example's ``target_options``; the gold ``target`` is the list of relevant documents. Keys
-  ``cross_encoder_reranking__map``, ``__mrr@{k}``, ``__ndcg@{k}``, and with ``first_stage_ranking`` the
-  ``__base_map``, ``__base_mrr@{k}``, ``__base_ndcg@{k}`` of the candidates' given order.
-* ``cross_encoder_classification``: a prediction's ``target`` is a number (binary: labels 0/1, a higher score
-  means 1) or a list of logits (multi-class: the arg-max is the class); the gold ``target`` is the int label. Keys
-  those of :func:`~genbench.reranking.binary_classification_metrics` or
-  :func:`~genbench.reranking.multiclass_classification_metrics`.
-* ``cross_encoder_correlation``: a prediction's ``target`` is a number, the gold ``target`` a number. Keys
-  ``pearson`` and ``spearman``.
+One metric core serves them and the evaluators (:mod:`genbench.reranking`). Their predictions, gold targets and
+keys: docs/reranking.md#config-metrics.
 """
 
 from __future__ import annotations

@@ -1,23 +1,7 @@
 """Ranking metrics from scores alone: MAP, MRR@k and NDCG@k, vectorised over queries.
 
-This is the one ranking-metric definition that every genbench evaluator uses. The values are those of
-sentence-transformers' ``CrossEncoderRerankingEvaluator`` (6.2), which per query calls
-
-* ``np.argsort(scores)[::-1]`` and takes the reciprocal rank of the first relevant document in the top ``at_k``
-  (MRR@k). ``np.argsort`` is not stable, so among tied scores the order is numpy's own; to give the same
-  reciprocal ranks, the queries are grouped by their number of candidates and each group is sorted with the same
-  ``np.argsort`` call on rows of the same length and dtype, which orders ties exactly as a per-query call does;
-* ``sklearn.metrics.ndcg_score([labels], [scores], k=at_k)``, which averages the gain over tied scores
-  (McSherry & Najork) and is 0 for a query without relevant documents;
-* ``sklearn.metrics.average_precision_score(labels, scores)``, which counts a group of tied scores as one
-  threshold (precision at the end of the group).
-
-A query without relevant candidates scores 0 on all three metrics and still counts in the mean, as in
-sentence-transformers. Values agree with the per-query sklearn computation to about 1e-15 (only the summation
-order differs). Unlike ``ndcg_score``, a query with a single candidate is allowed.
-
-The work is done on padded ``queries x candidates`` arrays: one sort per distinct row length, then cumulative
-sums, so 10,000 queries of 100 candidates take a few tens of milliseconds.
+The one ranking-metric definition every genbench evaluator uses, with the values (ties included) of
+sentence-transformers' ``CrossEncoderRerankingEvaluator``. See docs/reranking.md#metric-core-scores-produced-elsewhere.
 """
 
 from __future__ import annotations
@@ -86,6 +70,9 @@ def ranking_metrics(
     >>> metrics = ranking_metrics([[0.9, 0.8, 0.1], [0.2, 0.7]], [[0, 1, 0], [1, 0]], at_k=10)
     >>> {key: round(value, 4) for key, value in metrics.items()}
     {'map': 0.5, 'mrr@10': 0.5, 'ndcg@10': 0.6309}
+    >>> from genbench.reranking import ranking_metrics as from_package
+    >>> from_package([[0.1, 0.7, 0.3]], [[0, 1, 0]], at_k=5)
+    {'map': 1.0, 'mrr@5': 1.0, 'ndcg@5': 1.0}
     """
     per_query = ranking_metrics_per_query(scores, labels, at_k=at_k, mask=mask, num_relevant=num_relevant)
     return {key: float(np.mean(values)) if values.size else 0.0 for key, values in per_query.items()}

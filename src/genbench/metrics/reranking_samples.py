@@ -1,23 +1,8 @@
 """Reranking samples: validation, the (query, document) pairs to score, and metrics from their scores.
 
-A sample is a dict with ``query``, ``positive`` (a list of relevant documents, or one string) and exactly one of
-``negative`` (irrelevant documents) or ``documents`` (a first-stage ranking, best first, that may contain the
-positives). The candidates of a sample are built as sentence-transformers' ``CrossEncoderRerankingEvaluator``
-builds them:
-
-* ``negative``: the positives, then the negatives;
-* ``documents`` with ``always_rerank_positives=True``: the positives, then the documents that are not positives;
-* ``documents`` with ``always_rerank_positives=False``: the documents only.
-
-A sample with no relevant candidate is not scored and gets 0 on every metric (it still counts in the means).
-
-For ``documents`` samples, the *base* metrics rank the documents in their given order. sentence-transformers puts
-the positives that are missing from ``documents`` below all documents there (unless none is present, which scores
-0), while its reranked metrics with ``always_rerank_positives=False`` ignore the missing positives, so the reranked
-numbers are inflated against the base ones: a reranker that keeps the input order "improves" MAP and NDCG. With
-``penalize_missing_positives=True`` a missing positive instead counts as a relevant document that was never
-retrieved, in both: it adds to the number of relevant documents (the denominator of AP and the ideal DCG of NDCG)
-but sits at no rank. Base and reranked metrics are then measured against all positives alike.
+A sample has ``query``, ``positive`` and exactly one of ``negative`` or ``documents``; its candidates are built as
+sentence-transformers' ``CrossEncoderRerankingEvaluator`` builds them, and ``penalize_missing_positives`` fixes its
+missing-positives flaw. See docs/reranking.md#crossencoderrerankingevaluator.
 """
 
 from __future__ import annotations
@@ -119,7 +104,7 @@ class RerankingSamples:
     """Validated reranking samples with their candidates, ready to be scored and measured.
 
     Args:
-        samples: A list of dicts (or a dict whose values are the samples), see the module docstring.
+        samples: A list of dicts (or a dict whose values are the samples), see docs/reranking.md.
         always_rerank_positives: For ``documents`` samples, rerank all positives, also those missing from
             ``documents`` (True), or only the documents (False). Samples with ``negative`` always rank all.
         penalize_missing_positives: Count a positive missing from ``documents`` as relevant but never retrieved,

@@ -1,20 +1,5 @@
-"""Zero- and few-shot prompt datasets over a task's test split.
-
-For each number of shots ``k`` the result is one ``datasets.Dataset`` with a row per test example::
-
-    input              the prompt (0-shot: instruction_zero_shot + formatted input;
-                       k-shot: instruction_few_shot + k shots joined by few_shot_example_separator
-                       + few_shot_example_separator + formatted input)
-    target             the query's formatted target
-    original_input     the test example's input, as given
-    original_target    the test example's target, as given
-    target_options     (multiple choice only) the options, in their original order
-    _genbench_idx      the test example's id
-    _genbench_shot_ids (k > 0) the _genbench_idx of each shot, in prompt order
-
-followed by any other column of the test split, unchanged (the original framework kept them too, and a task's own
-``evaluate_predictions`` may read them). The split the shots come from is logged and recorded in
-``dataset.info.description``.
+"""Zero- and few-shot prompt datasets over a task's test split: one ``datasets.Dataset`` per number of shots, a row per
+test example, the test split's other columns kept. The columns: docs/prompting.md.
 """
 
 from __future__ import annotations
@@ -76,7 +61,7 @@ def build_prompt_datasets(
             framework's ``_format_example_for_in_context_learning``.
 
     Returns:
-        Number of shots to dataset, in ``shot_list`` order; see the module docstring for the columns.
+        Number of shots to dataset, in ``shot_list`` order; the columns are in docs/prompting.md.
 
     Raises:
         PreparationError: No test split, a bad ``shot_list``, too few examples in the shot pool, or a bad example

@@ -1,28 +1,7 @@
-r"""A lint of a task's prompt builder: the config is followed faithfully, so what reads badly is worth a warning.
+"""A lint of a task's prompt builder: the config is followed faithfully, so what reads badly is worth a warning.
 
-A prompt is config text and example text joined with nothing in between (:mod:`genbench.prompting.formatting`):
-``instruction + input_prefix + input [+ choices_prefix + (choice_item_prefix + option + choice_item_postfix)...]
-+ output_prefix``, shots joined by ``few_shot_example_separator``. Where two pieces meet, the lint looks for
-
-- **glued words**: neither side has whitespace and a word runs into the next (``togetherQ:``, ``6A:``, ``froidchaud``);
-- **doubled separators**: a space, punctuation mark or blank line that both sides bring (``Q:  612``,
-  three newlines in a row);
-- a **choices prefix that repeats the item prefix**: ``choices_prefix`` ends in a label on the first option's line
-  (`` choice: - froid``, while the other options start their own lines), or ends in the item marker itself;
-- **empty prompt parts**: no ``output_prefix`` (nothing marks where the answer starts), an instruction for 0-shot
-  prompts but none for k-shot prompts.
-
-Each finding names the field to change and shows the prompt, rendered from a sample example, with its whitespace
-made visible (``↵`` newline, ``→`` tab, ``·`` a space at a line's edge or next to another).
-
->>> from genbench.config.schema import PromptBuilderConfig
->>> flat = PromptBuilderConfig(
-...     instruction_zero_shot="Add two numbers together", input_prefix="Q: ", output_prefix="A: "
-... )
->>> [(lint.field, lint.excerpt) for lint in lint_prompt_builder(flat, "free_form")][:2]
-[('instruction_zero_shot', 'togetherQ:'), ('output_prefix', '6A:')]
->>> lint_prompt_builder(PromptBuilderConfig(), "multiple_choice")
-[]
+Where two prompt pieces meet it warns of glued words, doubled separators, a choices prefix repeating the item prefix
+and empty prompt parts. See docs/testing.md#prompt_lint and docs/prompting.md.
 """
 
 from __future__ import annotations
@@ -185,6 +164,15 @@ def lint_prompt_builder(pb: PromptBuilderConfig, task_type: TaskType | str) -> l
     Args:
         pb: The task's prompt builder options.
         task_type: The task's type; a reranking task has no prompts (nothing is found).
+
+    >>> from genbench.config.schema import PromptBuilderConfig
+    >>> flat = PromptBuilderConfig(
+    ...     instruction_zero_shot="Add two numbers together", input_prefix="Q: ", output_prefix="A: "
+    ... )
+    >>> [(lint.field, lint.excerpt) for lint in lint_prompt_builder(flat, "free_form")][:2]
+    [('instruction_zero_shot', 'togetherQ:'), ('output_prefix', '6A:')]
+    >>> lint_prompt_builder(PromptBuilderConfig(), "multiple_choice")
+    []
     """
     kind = TaskType(task_type)
     if kind not in SAMPLE_INPUTS:

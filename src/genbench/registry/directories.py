@@ -1,17 +1,8 @@
 """Task directories: where each task id lives, which directories are its subtasks, and whether it is a TaskDict.
 
-Tasks live in the package's ``tasks/`` directory and in every directory listed in ``GENBENCH_TASKS_PATH``
-(:mod:`genbench.registry.roots`). A task directory holds ``config.jsonnet``; with a ``task.py`` it is a task, without
-one its subdirectories are the subtasks of a task with subtasks (see :func:`is_task_dict_dir` for a directory with
-both). Ids and paths are checked here before anything is read: nothing in this module imports a task's code.
-
-:mod:`genbench.task.factory` builds tasks from the directories found here.
-
->>> from genbench.registry.directories import discover_tasks, split_task_id
->>> "arithmetic_length" in discover_tasks()
-True
->>> split_task_id("negation_consistency:negated")
-('negation_consistency', 'negated')
+Tasks live in the package's ``tasks/`` and in every directory of ``GENBENCH_TASKS_PATH``; ids and paths are checked
+here before anything is read, and nothing here imports a task's code (:mod:`genbench.task.factory` builds the
+tasks). See docs/tasks.md.
 """
 
 from __future__ import annotations
@@ -77,6 +68,9 @@ def discover_tasks() -> dict[str, Path]:
 
     Raises:
         TaskDefinitionError: a task directory name is not a valid id, or an id exists in two roots.
+
+    >>> "arithmetic_length" in discover_tasks()
+    True
     """
     found, problems = scan_task_dirs()
     if problems:
@@ -90,6 +84,9 @@ def split_task_id(task_id: str) -> tuple[str, str | None]:
     Raises:
         InvalidTaskIdError: a part is empty, longer than :data:`MAX_ID_LENGTH` or not made of lower-case letters,
             digits and ``_``.
+
+    >>> split_task_id("negation_consistency:negated")
+    ('negation_consistency', 'negated')
     """
     if not isinstance(task_id, str):
         raise InvalidTaskIdError(f"A task id is a string, got {type(task_id).__name__}.")

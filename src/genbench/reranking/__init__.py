@@ -1,18 +1,7 @@
 """Reranking, classification and correlation metrics from cross-encoder scores, and the evaluators that use them.
 
-* Metric core (numpy only, for scores produced anywhere): :func:`ranking_metrics` / :func:`ranking_metrics_per_query`
-  (MAP, MRR@k, NDCG@k), :class:`RerankingSamples` (sentence-transformers' sample format, base and reranked
-  metrics), :func:`binary_classification_metrics`, :func:`multiclass_classification_metrics`,
-  :func:`correlation_metrics`.
-* Evaluators with sentence-transformers' interface and numbers: :class:`CrossEncoderRerankingEvaluator`,
-  :class:`CrossEncoderClassificationEvaluator`, :class:`CrossEncoderCorrelationEvaluator`,
-  :class:`CrossEncoderNanoBEIREvaluator` (Hub or local NanoBEIR-style suites).
-
-Importing this package loads neither sentence-transformers nor torch.
-
->>> from genbench.reranking import ranking_metrics
->>> ranking_metrics([[0.1, 0.7, 0.3]], [[0, 1, 0]], at_k=5)
-{'map': 1.0, 'mrr@5': 1.0, 'ndcg@5': 1.0}
+A numpy-only metric core for scores produced anywhere, and evaluators with sentence-transformers' interface and
+numbers. Importing this package loads neither sentence-transformers nor torch. See docs/reranking.md.
 """
 
 from __future__ import annotations

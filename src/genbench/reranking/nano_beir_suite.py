@@ -1,34 +1,7 @@
 """NanoBEIR-style retrieval suites: reading ``corpus``/``queries``/``qrels``/``bm25`` and building reranking samples.
 
-A suite holds, per dataset, four tables with the field names of the Hugging Face NanoBEIR datasets:
-
-* ``corpus``: ``_id``, ``text`` (other fields, such as ``title``, are ignored);
-* ``queries``: ``_id``, ``text``;
-* ``qrels``: ``query-id``, ``corpus-id`` (one id, or a list of ids), one row per relevant document;
-* ``bm25``: ``query-id``, ``corpus-ids`` (the BM25 ranking of the corpus for that query, best first).
-
-It is read from the Hugging Face Hub (``datasets.load_dataset(dataset_id, subset, split="Nano{Name}")``, as
-sentence-transformers does) or from a local directory laid out as::
-
-    <dir>/Nano{Name}/corpus.jsonl
-    <dir>/Nano{Name}/queries.jsonl
-    <dir>/Nano{Name}/qrels.jsonl
-    <dir>/Nano{Name}/bm25.jsonl
-
-one JSON object per line. A local directory without ``Nano*/`` folders of JSONL files is handed to
-``datasets.load_dataset`` as a local dataset repository (e.g. a snapshot of the Hub dataset).
-
-Each ``bm25`` row becomes one sample: ``query`` (the query text), ``positive`` (the texts of its qrels, in the order
-sentence-transformers gives them) and ``documents`` (the texts of the first ``rerank_k`` BM25 ids).
-
-genbench ships a tiny invented suite for tests and demos (:func:`demo_suite_path`):
-
->>> suite = demo_suite_path()
->>> local_dataset_names(suite)
-['astronomy', 'gardening']
->>> name, samples = load_nanobeir_samples(suite, "gardening", rerank_k=5)
->>> name, len(samples), len(samples[0]["documents"])
-('Gardening', 10, 5)
+A suite is read from the Hugging Face Hub or from a local directory of ``Nano{Name}/*.jsonl`` files; each ``bm25``
+row becomes one sample (``query``, ``positive``, ``documents``). See docs/reranking.md#crossencodernanobeirevaluator.
 """
 
 from __future__ import annotations
@@ -179,12 +152,21 @@ def load_nanobeir_samples(
     """Read one dataset of a suite and build its reranking samples.
 
     Args:
-        dataset_id: A Hugging Face dataset id, or a local directory (see the module docstring).
+        dataset_id: A Hugging Face dataset id, or a local directory (layout in docs/reranking.md).
         dataset_name: Short name, e.g. ``"msmarco"`` (case-insensitive).
         rerank_k: Number of BM25 documents per query to rerank.
 
     Returns:
         ``(human_readable_name, samples)``, e.g. ``("MSMARCO", [{"query", "positive", "documents"}, ...])``.
+
+    Example, on the tiny invented suite genbench ships for tests and demos:
+
+    >>> suite = demo_suite_path()
+    >>> local_dataset_names(suite)
+    ['astronomy', 'gardening']
+    >>> name, samples = load_nanobeir_samples(suite, "gardening", rerank_k=5)
+    >>> name, len(samples), len(samples[0]["documents"])
+    ('Gardening', 10, 5)
 
     Raises:
         ValueError: unknown dataset name.

@@ -1,16 +1,7 @@
 """The task validation suite run by ``genbench-cli test-task``, shipped inside the package.
 
-- :func:`run_task_tests` runs the suite through pytest in a subprocess and returns a :class:`TaskTestReport`;
-- :func:`run_checks` runs the same checks in this process (quicker, no pytest);
-- :mod:`genbench.review.checks` holds each check as a plain function (:data:`TASK_CHECKS`, :data:`TASK_DICT_CHECKS`)
-  raising :class:`TaskCheckFailure` with a message that says what is wrong, where, and what to do.
-
-See ``docs/testing.md`` for the checks and how to fix a failure.
-
->>> from genbench.review import run_checks
->>> report = run_checks("category_membership", submission=True)
->>> report.ok
-True
+:func:`run_task_tests` runs it through pytest in a subprocess, :func:`run_checks` in this process; each check is a
+plain function of :mod:`genbench.review.checks` raising :class:`TaskCheckFailure`. See docs/testing.md.
 """
 
 from genbench.review.base import Check, TaskCheckFailure, TaskCheckSkipped, TaskCheckWarning

@@ -1,17 +1,8 @@
 """Text that came from a task (check messages, the child's output) made inert before it is printed.
 
-Two readers could take such text for commands:
-
-- **a terminal**, for escape sequences (``ESC[...``: colours, cursor moves, window titles, hyperlinks) and other
-  control characters (``\\r`` overwriting a line, backspaces): :func:`inert` shows each one as its Python escape
-  (``\\x1b``, ``\\r``), and so the bidirectional-override and invisible formatting characters (``\\u202e``);
-- **GitHub Actions**, which reads a log line whose text starts (after spaces) with ``::`` as a workflow command
-  (``::error::``, ``::add-mask::``, ``::stop-commands::``), and a line holding ``##[`` anywhere as one in the old
-  syntax: :func:`inert` puts a visible ``!`` before such a ``::`` and breaks each ``##[`` as ``##![``.
-
-``genbench-cli test-task`` also wraps its report in ``::stop-commands::<token>`` ... ``::<token>::`` in GitHub
-Actions (:func:`actions_guard`), with a token drawn after the task's code has ended, so that nothing of the task can
-switch command processing back on.
+:func:`inert` shows terminal control characters as their Python escapes and defuses GitHub Actions workflow commands
+(``::`` and ``##[``); :func:`actions_guard` wraps the report in ``::stop-commands::``. See
+docs/review.md#what-a-pull-request-can-and-cannot-influence.
 """
 
 from __future__ import annotations
@@ -38,7 +29,7 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def inert(text: str) -> str:
-    """``text`` with control characters shown as escapes and workflow commands broken (see the module).
+    """``text`` with control characters shown as escapes and workflow commands broken (``::`` as ``!::``).
 
     >>> inert("::error title=Review::All checks passed")
     '!::error title=Review::All checks passed'

@@ -1,34 +1,9 @@
 """Run the checks that need a task's code in a child process, and decide their outcome in the trusted parent.
 
-The child (pytest with :mod:`genbench.review.plugin`) writes one JSON record per line to a pipe the parent
-created and handed down as a file descriptor (``--genbench-result-fd``): ``{"event": "start", "case": ID}``
-before a check, ``{"event": "result", "case": ID, "result": {...}}`` after it, and ``{"event": "end"}`` once,
-after the last check, after which it closes the pipe. The parent (:func:`run_child`) knows which cases it
-expects, and
-
-- takes from a result record only the outcome, message, warnings and details, checked for type; the task id,
-  check name and title come from its own plan;
-- counts as a *protocol violation* (and so a failed run) a line that is not such a record, a case it did not ask
-  for, a second result for a case, any record after ``end``, and more than :data:`MAX_RECORD_BYTES` or
-  :data:`MAX_TOTAL_BYTES` of records;
-- fails every expected case that has no result when the pipe closes (the child crashed, exited early, was killed
-  or timed out), whatever the child's exit status;
-- never reads the child's stdout, stderr or files as results: its output comes through a pipe of its own, of which
-  only the last :data:`OUTPUT_KEEP` bytes are kept (for ``--debug``; the rest is read and dropped, saying how much),
-  so that a child writing without end fills neither the host's disk nor its memory.
-
-Any bytes survive the parsing: a line that is not UTF-8 JSON, nests too deep, holds a number too large, ``NaN``, or
-text that cannot be printed (lone surrogates) is a violation or is made printable, never an exception of the parent.
-
-So a ``task.py`` that exits early with status 0, rewrites a report file from an ``atexit`` hook, prints fake
-results or writes extra records after the checks cannot turn a failure into a pass. (Code in the child can still
-lie about the checks that run that same code, with deliberate effort: see :mod:`genbench.review.trust`.)
-
-The child runs in a new session (its own process group). On the time limit, and when the parent gets SIGTERM or
-SIGINT, the whole group is killed (SIGKILL). That alone does not reach a process that left the group (a daemon that
-double-forked and called ``setsid``): the runner starts the child inside a bubblewrap sandbox with a PID namespace of
-its own (:mod:`genbench.review.sandbox`), which the kernel kills with everything in it when the child dies, so that
-no process that the task's code started survives the parent.
+The child (pytest with :mod:`genbench.review.plugin`) writes JSON records (``start``, ``result``, ``end``) to a pipe
+passed as ``--genbench-result-fd``; :func:`run_child` fails every expected check without exactly one well-formed
+result, whatever the child's exit status, and kills the child's process group on timeout or signal.
+See docs/review.md#what-a-pull-request-can-and-cannot-influence and docs/review.md#the-sandbox.
 """
 
 from __future__ import annotations
@@ -233,7 +208,7 @@ def run_child(
     on_record: Callable[[dict[str, Any]], None] | None = None,
     fd_placeholder: str = "{fd}",
 ) -> ChildRun:
-    """Run ``command`` in a new process group, reading its result records from a pipe (see the module).
+    """Run ``command`` in a new process group, reading its result records from a pipe (the module says what fails).
 
     Args:
         command: The child's command line; the argument equal to ``fd_placeholder`` is replaced by the number of the

@@ -275,6 +275,11 @@ def run_checks(
 
     Raises:
         TaskNotFoundError: no such task.
+
+    >>> from genbench.review import run_checks
+    >>> report = run_checks("category_membership", submission=True)
+    >>> report.ok
+    True
     """
     start = time.perf_counter()
     report = TaskTestReport(task_id, submission=submission)

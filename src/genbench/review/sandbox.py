@@ -1,26 +1,8 @@
 """The sandbox that the checks needing a task's code run in: bubblewrap (``bwrap``), when this machine can run it.
 
-Made by bubblewrap, the unprivileged sandbox tool of Flatpak (Debian/Ubuntu package ``bubblewrap``), rather than by
-hand: it needs no root, only unprivileged user namespaces, and each property below is one of its options. Inside:
-
-- a new user, PID, network, IPC, UTS and cgroup namespace (``--unshare-all``): **no network** (only a loopback
-  interface of its own, so not even ``127.0.0.1`` of the host), and the child is PID 1's child of its own PID
-  namespace, so that when it ends (or the parent dies: ``--die-with-parent``) **every process it started is killed**
-  by the kernel, daemons that double-forked and called ``setsid`` included;
-- a new session (``--new-session``): no controlling terminal to inject keystrokes into;
-- a file system of its own: the system's ``/usr`` (and ``/bin``, ``/lib``... links), a few files of ``/etc``,
-  and, **read-only**, the Python installation and the virtual environment running the checker, every directory of
-  the checker's import path, the task's directory and genbench's data cache (each at its own path); ``/tmp`` is a
-  fresh private ``tmpfs``, the child's ``HOME`` and scratch space. Nothing else of the machine exists inside: not
-  the reviewer's home directory (``~/.ssh``, tokens), not the other tasks (the checker's own ``tasks/`` directory,
-  which its import path would show, e.g. an editable checkout's, is an empty ``tmpfs`` inside, holding only its
-  plain files such as ``__init__.py`` and, when it is one of them, the task under review);
-- the environment the caller passes (:func:`child_environment` keeps a short list of variables: no tokens).
-
-The caller adds the time limit (the parent kills the child) and the memory limit (:func:`limited_command`).
-
-Where no sandbox can be made (``bwrap`` missing, user namespaces disabled, ``GENBENCH_SANDBOX=none``),
-:func:`sandbox_status` says why, in one line, and the checks run without it (the verdict says ``sandbox: none``).
+No network, its own PID namespace (every process the child started dies with it), a read-only view of the checker
+and the task, a private ``/tmp``; the caller adds the limits (:func:`limited_command`) and the environment
+(:func:`child_environment`). :func:`sandbox_status` says why none can be made. See docs/review.md#the-sandbox.
 """
 
 from __future__ import annotations
@@ -157,7 +139,7 @@ def python_paths() -> list[Path]:
 def sandbox_command(
     command: Sequence[str], *, executable: str, read_only: Iterable[Path], keep_fds: Sequence[int] = ()
 ) -> list[str]:
-    """``command`` run inside a sandbox (see the module) in which ``read_only`` paths are visible, read-only.
+    """``command`` run inside the sandbox, in which ``read_only`` paths are visible, read-only.
 
     Args:
         command: The command to run inside; its paths must be visible there.

@@ -1,40 +1,8 @@
-"""What a submitted task can and cannot influence when it is checked: the trust model of ``test-task`` and the
-pull-request review, and the checks that keep a task's files inside its directory.
+"""What a submitted task can and cannot influence when it is checked, and the checks that keep its files inside its
+directory (:func:`check_task_files`, :func:`code_shapes_data`).
 
-The trust model (``docs/review.md`` tells it to authors and reviewers):
-
-- **The checker is trusted, the task is data.** The process that runs ``genbench-cli test-task`` (the *parent*)
-  comes from the reviewer's own installation (in the review workflow: the base branch, never the pull request).
-  It reads the task's directory as data and never imports its Python files.
-- **Checks that need no task code run in the parent**: the task's files (:func:`check_task_files`), the required
-  files, ``config.jsonnet`` (with every :class:`~genbench.core.errors.GenbenchConfigWarning` a failure), ``doc.md``,
-  the subtasks, and the data checks (split file, splits, example types, duplicates, train/test overlap) on the data
-  that ``config.jsonnet`` declares, loaded by the base :class:`~genbench.Task` class. A task cannot change their
-  results: the only thing of it they read is its files.
-- **Checks that need task code run in a child process** (``task_loads``, ``method_names``, ``gold_scores``,
-  ``prompts``, ``finetuning``, ``merge``, and the data checks of a task whose code shapes its data, see
-  :func:`code_shapes_data`), in a new process group, with a time and a memory limit. The child streams one record
-  per check over a pipe the parent created (:mod:`genbench.review.isolation`); the parent knows which checks it
-  expects and decides the verdict from what it observes: a check without exactly one record, a malformed or
-  duplicate record, anything after the end record, a timeout or a crash is a failure, whatever the child's exit
-  status. The child's stdout, stderr, exit status and any file it writes are never read as results.
-- **Symlinks, files outside the task directory, a ``.gitattributes`` and ids that are not plain directories are
-  failures**, and the child is not started for a task that has them. Every check runs with data paths confined to
-  the task directory (:mod:`genbench.data.confinement`): a data path outside it fails ``data_loads`` unread.
-
-- **The child runs in a sandbox** where this machine can make one (:mod:`genbench.review.sandbox`: bubblewrap, no
-  network, its own PID namespace, the checker, its environment and the task read-only, a private scratch directory,
-  a minimal environment, a memory limit); the report says ``sandbox: bwrap`` or ``sandbox: none``, and the review
-  workflow (``--require-sandbox``) gives no verdict without one. The parent imports, and runs once, everything it
-  uses to print the report before the child starts, and prints every text of the task inert
-  (:mod:`genbench.review.inert_text`).
-
-What the model does not claim: code running in the child can, with deliberate effort, lie about the checks that
-run that same code (it runs in the process that computes them); a human reviewer reads ``task.py``. Without a
-sandbox the child runs with the reviewer's user rights; the sandbox shares the kernel, and limits memory per
-process, not processes or CPU (the time limit ends a fork bomb). The review workflow runs it on a disposable runner
-with no secrets and a read-only token, and runs the checks that need no task code in a separate job where no task
-code ever runs.
+The trust model (checker trusted, task as data; which checks run in the parent, which in a sandboxed child) is told in
+docs/review.md#what-a-pull-request-can-and-cannot-influence and docs/review.md#the-sandbox.
 """
 
 from __future__ import annotations

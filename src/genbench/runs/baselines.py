@@ -1,28 +1,7 @@
-"""Simple, deterministic baseline predictors: the floor any model should beat.
+"""Simple, deterministic baseline predictors, one per task type: the floor any model should beat.
 
-Each baseline looks only at a *pool* of gold examples (the task's train set, else its validation set; see
-:func:`training_pool`) and at the example's own input and options. It never reads the example's gold target,
-and it ignores the prompt, so its scores are the same for every number of shots.
-
-=====================  ===========================================================================================
-Task type              Prediction
-=====================  ===========================================================================================
-multiple choice        The option that was the correct answer most often in the pool (ties: the earlier option).
-                       When no option of the example was ever correct in the pool (per-example options), the
-                       option at the position that was most often correct; with no pool, the first option.
-free form              The most frequent target of the pool (ties: the one seen first). With no pool, the input's
-                       last whitespace-separated token (e.g. the second operand of ``"12 + 30"``).
-sequence labeling      Per token, its most frequent label in the pool (ties: the label seen first); ``"O"`` for a
-                       token the pool never labels.
-reranking              The first-stage order: candidate ``i`` of ``target_options`` scores ``-i`` (no pool needed).
-=====================  ===========================================================================================
-
->>> from datasets import Dataset
->>> pool = Dataset.from_dict({"input": ["a", "b", "c"], "target": [1, 1, 0], "target_options": [["x", "y"]] * 3})
->>> MajorityOptionBaseline(pool).predict_one(["y", "x", "z"])
-'y'
->>> MostFrequentTargetBaseline(None).predict_one("12 + 30")
-'30'
+Each is fitted on a pool of gold examples (:func:`training_pool`), never reads the example's gold target, and
+ignores the prompt. What each predicts: docs/getting_started.md#what-make-demo-does.
 """
 
 from __future__ import annotations
@@ -65,7 +44,13 @@ def _gold_option_index(example: Mapping[str, Any]) -> int | None:
 
 
 class MajorityOptionBaseline:
-    """Multiple choice: the option most often correct in the pool, else the most often correct position."""
+    """Multiple choice: the option most often correct in the pool, else the most often correct position.
+
+    >>> from datasets import Dataset
+    >>> pool = Dataset.from_dict({"input": ["a", "b", "c"], "target": [1, 1, 0], "target_options": [["x", "y"]] * 3})
+    >>> MajorityOptionBaseline(pool).predict_one(["y", "x", "z"])
+    'y'
+    """
 
     name = "majority_option"
     description = (
@@ -98,7 +83,11 @@ class MajorityOptionBaseline:
 
 
 class MostFrequentTargetBaseline:
-    """Free form: the pool's most frequent target, or the input's last token when there is no pool."""
+    """Free form: the pool's most frequent target, or the input's last token when there is no pool.
+
+    >>> MostFrequentTargetBaseline(None).predict_one("12 + 30")
+    '30'
+    """
 
     name = "most_frequent_target"
     description = "the most frequent target of the training pool; with no pool, the input's last token"

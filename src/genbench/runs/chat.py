@@ -1,18 +1,7 @@
 """Chat conversations of prompts: ``--apply-chat-template``, ``--system-instruction``, ``--fewshot-as-multiturn``.
 
-A prompt's parts (:class:`~genbench.prompting.turns.PromptTurns`) become messages as lm-evaluation-harness 0.4.13's
-``fewshot_context`` makes them:
-
-- a ``system`` message: the system instruction and the task's instruction (its ``description``), joined by the
-  few-shot separator where neither has whitespace at the join; none when both are empty;
-- multi-turn (the default with a template): per shot a ``user`` message (its input) and an ``assistant`` message
-  (its target), then a ``user`` message with the query;
-- one turn: a single ``user`` message holding the shots and the query as the plain prompt writes them.
-
-The model's runner renders them (:meth:`~genbench.runs.model_runner.ModelRunner.chat_request`): ``hf:`` with the
-tokenizer's chat template (``add_generation_prompt``: the answer follows the assistant's header), ``openai:
-api=chat`` sends them as they are. Without a template, a system instruction goes before the prompt, joined as above
-(lm-evaluation-harness's plain text).
+A prompt's parts become messages as lm-evaluation-harness's ``fewshot_context`` makes them; the model's runner
+renders them (:meth:`~genbench.runs.model_runner.ModelRunner.chat_request`). See docs/running_models.md#chat-templates.
 """
 
 from __future__ import annotations
@@ -96,7 +85,7 @@ def _join(prefix: str | None, suffix: str | None, delimiter: str) -> str:
 
 
 def messages(turns: PromptTurns, settings: ChatSettings) -> Messages:
-    """The conversation of one prompt (see the module docstring).
+    """The conversation of one prompt (docs/running_models.md#chat-templates).
 
     >>> turns = PromptTurns("Add.\\n\\n", (("Q: 1+1\\nA: ", "2"),), "Q: 2+2\\nA: ", "\\n\\n")
     >>> [m["role"] for m in messages(turns, ChatSettings("default"))]

@@ -1,18 +1,7 @@
 """Run a model over tasks: prompts in, answers out (through the request cache), scored, written as results files.
 
-How each task type is answered:
-
-- ``free_form`` and ``sequence_labeling``: greedy generation, stopped at the prompt builder's ``stop_string`` or
-  after ``max_new_tokens``; the task's own evaluation extracts the answer (``free_form_output_regex``) or splits
-  the labels (``sequence_labeling_separator``).
-- ``multiple_choice``: the log-likelihood of each option given the prompt; the prediction is the option with the
-  highest log-likelihood, and the *length-normalised* prediction the one with the highest log-likelihood per
-  character of the option (lm-evaluation-harness's ``acc`` and ``acc_norm``), reported as the metric keys
-  prefixed ``length_normalised.``. A runner without log-likelihoods (a chat API, a server that does not return
-  prompt log-probabilities) generates an answer instead, matched to the options; the results say which
-  (``multiple_choice_method``).
-- ``reranking``: one score per candidate: a cross-encoder's score, a bi-encoder's cosine similarity, or for a
-  language model the log-likelihood of the candidate given the query prompt, per character.
+How each task type is answered (generation, option log-likelihoods with a length-normalised prediction, candidate
+scores): docs/running_models.md#a-local-hugging-face-model.
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
 """A wall-clock deadline per HTTP request, and requests that stop when their run is interrupted.
 
-httpx (and so the ``openai`` client) bounds each socket operation, not a request: a server that sends one byte every
-half second never reaches a 3-second read timeout. :func:`deadline_http_client` makes the client the ``openai:``
-runner uses, whose network layer bounds every wait of one request attempt (connecting, sending, headers and body) by
-that attempt's deadline. An attempt past it raises the library's own ``ReadTimeout``, so the ``openai`` client
-retries it as any other timeout.
-
-:func:`map_interruptibly` runs requests on daemon threads: when the caller is interrupted (Ctrl-C) or one request
-fails, the others stop at their next wait (at most :data:`POLL_SECONDS` later), and no worker can hold the process
-at exit (``concurrent.futures`` joins its workers when the interpreter exits, so one stuck in a request or in a retry
-back-off would keep a Ctrl-C'ed run alive).
-
-No library offers either (httpx has no total timeout; its transport takes no network backend), so both are written
-here, around httpx's own network backend.
+httpx bounds each socket operation, not a request, and has no total timeout, so :func:`deadline_http_client` bounds
+every wait of one request attempt by its deadline. :func:`map_interruptibly` runs requests on daemon threads (unlike
+``concurrent.futures``, none holds a Ctrl-C'ed process at exit) that stop when the caller is interrupted or one
+request fails. See docs/running_models.md#a-vllm-or-any-openai-compatible-server.
 """
 
 from __future__ import annotations
@@ -154,7 +145,7 @@ class DeadlineTransport(httpx.HTTPTransport):
 
 
 def deadline_http_client(seconds: float, **options: Any) -> Any:
-    """An ``openai.DefaultHttpxClient`` whose request attempts each end within ``seconds`` (see the module)."""
+    """An ``openai.DefaultHttpxClient`` whose request attempts each end within ``seconds`` (every wait included)."""
     import openai
 
     return openai.DefaultHttpxClient(transport=DeadlineTransport(seconds), **options)

@@ -1,20 +1,8 @@
 """The contract every model runner implements, and how a spec becomes a runner.
 
-A runner answers three kinds of requests; each task type uses the ones it needs (see :mod:`genbench.runs.execute`):
-
-- ``generate(prompts, max_new_tokens, stop)``: greedy continuations (free form, sequence labeling, and multiple
-  choice where log-likelihoods are unavailable);
-- ``loglikelihood(pairs)``: ``log P(continuation | context)`` for ``(context, continuation)`` pairs (multiple
-  choice, and reranking with a language model);
-- ``score_pairs(pairs)``: a relevance score per ``(query, document)`` pair (reranking with a cross-encoder).
-
-A runner that cannot answer a kind raises :class:`RequestUnsupported`; the executor then falls back (multiple
-choice by generation) or says which runner fits.
-
-What a valid answer is, is written here once (:func:`answer_problem`) and checked by the executor for every runner
-before an answer is cached or scored: a list with one answer per request; a ``str`` of valid Unicode (no lone
-surrogate) per generation; a number per log-likelihood, never NaN or ``+inf`` (``-inf``, an impossible continuation,
-is a valid answer); a number per pair score, never NaN.
+A runner answers ``generate``, ``loglikelihood`` and ``score_pairs`` requests, raising :class:`RequestUnsupported`
+for a kind it cannot answer; what a valid answer is, is written here once (:func:`answer_problem`). See
+docs/running_models.md#broken-answers-are-errors and docs/plugins.md#the-groups.
 """
 
 from __future__ import annotations

@@ -1,30 +1,8 @@
 """``openai:BASE_URL``: an OpenAI-compatible server (vLLM, TGI, llama.cpp, Ollama, or the OpenAI API itself).
 
-Requests go through the official ``openai`` client, which retries with exponential back-off (honouring
-``Retry-After``) on 408/409/429/5xx answers, connection errors and timeouts; ``concurrency`` requests are in flight at
-once. Before any work, one ``GET /models`` without retries checks that the server can be reached: one that cannot
-fails the run at once, naming the URL (its password redacted), and so does one that refuses the API key (HTTP 401 or
-403). A server that answers but does not list its models (some serve ``/completions`` only) is used with the
-``model`` argument and a warning; without that argument it is an error that asks for it. The API key is read from
-``OPENAI_API_KEY`` (local servers accept any; ``EMPTY`` is sent when it is unset).
-
-- Generation: ``/completions`` (``api=completions``, the default) or ``/chat/completions`` (``api=chat``, the
-  prompt as one user message; with ``--apply-chat-template`` the system message, shots and query as messages,
-  :mod:`genbench.runs.chat`), greedy (``temperature=0``), stopped at the task's ``stop_string``.
-- Log-likelihoods (multiple choice): ``/completions`` with ``echo=true, logprobs=1``, summing the log-probabilities
-  of the prompt tokens that belong to the option (by ``text_offset``). A server that refuses this or returns no
-  prompt log-probabilities (and every chat API) makes multiple choice fall back to generation, recorded in the
-  results as ``multiple_choice_method: "generation"``.
-
-Model arguments: ``model`` (default: the server's only model), ``api``, ``concurrency`` (8), ``max_retries`` (5),
-``timeout`` (seconds per request attempt, 120, wall clock: connecting, the headers and a body that trickles in all
-count; at most 10 of them to connect), ``revision`` (a label for the weights behind the name: part of the cache key,
-so a server that changed models under the same name is not answered from stale cache entries).
-
-An answer that is not a completion (a body that is not JSON, no choice with ``index`` 0, a ``text`` or ``content``
-that is not a string, malformed prompt log-probabilities) is a broken answer (:class:`MalformedAnswer`): the run stops
-naming the server, task and request, and nothing of it is cached or written. Ctrl-C stops the requests in flight at
-once (:mod:`genbench.runs.http_deadline`).
+Generation through ``/completions`` or ``/chat/completions``, multiple choice by prompt log-probabilities (falling
+back to generation), through the official ``openai`` client with retries; an answer that is not a completion is a
+:class:`MalformedAnswer`. Model arguments and errors: docs/running_models.md#a-vllm-or-any-openai-compatible-server.
 """
 
 from __future__ import annotations

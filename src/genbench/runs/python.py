@@ -1,19 +1,7 @@
 """``python:module:function`` (or ``python:path/to/file.py:function``): a user's own predictor.
 
-The function is called once per request kind with a list of requests and returns one answer per request:
-
-- ``function(prompts, task="generate", max_new_tokens=..., stop=...)`` -> one string per prompt;
-- ``function(pairs, task="loglikelihood")`` -> one float per ``(context, continuation)``; raise
-  ``NotImplementedError`` to let multiple choice fall back to generation;
-- ``function(pairs, task="score_pairs")`` -> one float per ``(query, document)`` (reranking); raise
-  ``NotImplementedError`` to score by log-likelihood instead.
-
-A predictor that returns anything else (``None``, a string for a log-likelihood, NaN) fails the run with an error
-naming the predictor, the task and the request; one that raises ``SystemExit`` fails it too (a predictor never ends
-the run). A ``KeyboardInterrupt`` inside the predictor stops the run as Ctrl-C does, with a warning naming the
-predictor.
-
-Answers of a Python predictor are never cached: its code may change between runs without a revision to tell.
+The function gets a list of requests per kind and returns one answer per request; its answers are never cached (its
+code may change between runs without a revision to tell). See docs/running_models.md#rerankers-and-your-own-predictor.
 """
 
 from __future__ import annotations

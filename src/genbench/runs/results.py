@@ -1,18 +1,7 @@
 """Results files: one JSON per (model, task) following the shipped, versioned JSON Schema, plus per-sample logs.
 
-The schema is ``results.schema.json`` in this package (``genbench-cli schema --results`` prints it). A results
-file ``<task>.json`` may name its per-sample log ``<task>.samples.jsonl`` (one ``sample`` object per line). Both
-are written atomically and validated before they are written and when they are read.
-
-Where a results file goes follows from what the run was (its :func:`run_identity`):
-``<dir>/<model>/<settings>/<task>.json``, where ``<model>`` names the model spec and its arguments
-(:func:`model_directory`) and ``<settings>`` the seed, shots, limit and generation settings
-(:func:`settings_folder`), so runs with different seeds sit side by side. Writing where a results file already is
-replaces it, and :func:`save_results` says so (what changed, when the identity changed: a new model revision or task
-version).
-
-Schema version policy: a new optional field keeps ``schema_version`` (files written before it stay valid); a change
-that makes a valid file invalid or changes what a field means raises it.
+Both are written atomically and validated when written and read; where a results file goes follows from what the run
+was (:func:`run_identity`), so runs with different seeds sit side by side. See docs/running_models.md#results-files.
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
 """Sharded runs: each shard answers its share of a run's requests into its own request cache; a merge writes results.
 
-A shard (``genbench-cli run --shard I/N``) plans every request of the run (see :mod:`genbench.runs.shard_plan`),
-answers its share through a request cache of its own, ``<output_dir>/shards/<run>/shard-I-of-N/requests.sqlite``,
-and records what it did in ``shard.json`` next to it (``complete`` once every answer is in). A killed shard resumes
-from its cache. A shard also takes the answers of its share that other shards of the same run already hold (a run
-sharded 4 ways, then 2 ways, resumes from the 4 shards' caches): the cache is by request, not by rank.
-
-A chat run (a chat template, a system instruction) shards too: its settings are part of the run's record, and a shard
-keeps the template's text and each conversation's rendering in ``chat.json``, so the merge asks what the run asked
-without the model's tokenizer.
-
-A run with shift reports (``--shift-report``) shards too: each report's path and SHA-256 are part of the run's
-record, checked against the tasks before any shard answers, and the merge reads them again (refusing a report that
-is missing or changed) to score the clean subsets.
-
-The merge (``genbench-cli merge-shards``) is :mod:`genbench.runs.shard_merge`. See docs/running_models.md ("Sharded
-runs").
+A shard records what it did in ``shard.json`` and resumes from its cache, which is by request, not by rank; a chat
+run's shard keeps the rendered conversations in ``chat.json``; a run with shift reports records their paths and
+SHA-256. The merge is :mod:`genbench.runs.shard_merge`. See
+docs/running_models.md#sharded-runs-slurm-job-arrays-one-shard-per-gpu-several-servers.
 """
 
 from __future__ import annotations

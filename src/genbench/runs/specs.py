@@ -1,21 +1,6 @@
-"""Model specs: ``KIND:TARGET`` strings naming a model runner, and their ``--model-args``.
-
-==========================  ==================================================================================
-Spec                        Runner
-==========================  ==================================================================================
-``hf:PATH_OR_ID``           a transformers causal LM (:mod:`genbench.runs.hf`)
-``openai:BASE_URL``         an OpenAI-compatible server (vLLM, TGI, llama.cpp, Ollama; :mod:`genbench.runs.openai`)
-``cross-encoder:PATH``      a sentence-transformers ``CrossEncoder``, reranking tasks (:mod:`genbench.runs.rerank`)
-``sentence-transformers:P`` a sentence-transformers bi-encoder (cosine similarity), reranking tasks
-``python:module:function``  a user's predictor (:mod:`genbench.runs.python`)
-==========================  ==================================================================================
-
-The kinds are the names of :data:`genbench.runs.MODEL_RUNNERS`: these five, then any that an installed package adds
-with an entry point of the group ``genbench.model_runners``.
-
->>> spec = parse_model_spec("hf:gpt2", "dtype=float32,batch_size=4")
->>> spec.kind, spec.target, spec.args
-('hf', 'gpt2', {'dtype': 'float32', 'batch_size': '4'})
+"""Model specs: ``KIND:TARGET`` strings naming a model runner (:data:`genbench.runs.MODEL_RUNNERS`, extensible through
+the ``genbench.model_runners`` entry points), and their ``--model-args``. See docs/running_models.md and
+docs/plugins.md#the-groups.
 """
 
 from __future__ import annotations
@@ -76,6 +61,10 @@ def parse_model_spec(spec: str, model_args: str | dict[str, str] | None = None) 
     Raises:
         ModelSpecError: not ``KIND:TARGET``, an unknown kind (the message lists the kinds and the close matches) or
             an empty target.
+
+    >>> spec = parse_model_spec("hf:gpt2", "dtype=float32,batch_size=4")
+    >>> spec.kind, spec.target, spec.args
+    ('hf', 'gpt2', {'dtype': 'float32', 'batch_size': '4'})
     """
     kind, sep, target = spec.partition(":")
     if not sep or not target.strip():

@@ -1,18 +1,7 @@
 """A tiny GPT-2 initialised at random, with a word-level tokenizer: a first model that needs no download.
 
-``genbench-cli models make-tiny DIR`` writes one; ``genbench-cli run --model hf:DIR`` runs it like any local model
-(its answers are those of a random model). The ``run`` benchmarks and the tests use the same builder, so all of them
-run the very same files. See docs/running_models.md.
-
-- ``tiny``: 2 layers, width 32, no BOS token (its vocabulary holds ``<s>`` all the same, at id 3: the ids, and so
-  the random weights, are those of ``tiny-bos``);
-- ``tiny-bos``: the same weights, and a tokenizer that starts every encoding with ``<s>`` (as Llama's does);
-- ``tiny-chat``: ``tiny-bos`` with the words of a chat template's role markers and that template
-  (:data:`CHAT_TEMPLATE`): an instruction-tuned model to try chat templates with (the chat-template parity
-  test's);
-- ``gpt2-small``: GPT-2 small's shape (12 layers, width 768, 1024 positions, 50,257 vocabulary entries: 124M
-  parameters); the vocabulary is the words and symbols below, padded with filler words ``w00090`` ... so that
-  every id the model can generate decodes to a word.
+``genbench-cli models make-tiny DIR`` writes one (:func:`build_model`, shapes in :data:`SHAPES`); the ``run``
+benchmarks and the tests use the same builder. See docs/running_models.md#a-first-model-offline.
 """
 
 from __future__ import annotations
@@ -108,7 +97,15 @@ def build_model(name: str, path: Path, seed: int = 0) -> Path:
     """Write the model ``name`` of :data:`SHAPES` (weights and tokenizer) to ``path``; returns ``path``.
 
     Needs ``genbench[hf]`` (torch, transformers, tokenizers), imported here. The same name and seed give the same
-    weights.
+    weights. The shapes:
+
+    - ``tiny``: 2 layers, width 32, no BOS token (its vocabulary holds ``<s>`` all the same, at id 3: the ids, and so
+      the random weights, are those of ``tiny-bos``);
+    - ``tiny-bos``: the same weights, and a tokenizer that starts every encoding with ``<s>`` (as Llama's does);
+    - ``tiny-chat``: ``tiny-bos`` with the words of a chat template's role markers and that template
+      (:data:`CHAT_TEMPLATE`): an instruction-tuned model to try chat templates with;
+    - ``gpt2-small``: GPT-2 small's shape (124M parameters); the vocabulary is padded with filler words ``w00090``
+      ... so that every id the model can generate decodes to a word.
     """
     for module in ("torch", "tokenizers", "transformers"):
         import_optional(module, "hf", "Tiny models")

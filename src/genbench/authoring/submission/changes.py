@@ -1,19 +1,7 @@
-"""Which tasks a branch changes: the task ids touched by ``git diff --name-status BASE...HEAD``.
+"""Which tasks a branch changes: the task ids touched by ``git diff --name-status BASE...HEAD`` (committed only).
 
-Only committed changes count (the diff runs from the merge base of ``BASE`` and ``HEAD`` to ``HEAD``), so the
-answer is the same on a developer's machine and in the pull-request workflow, whatever the working tree holds.
-
-A path ``<tasks_dir>/<id>/...`` belongs to task ``<id>``; a subtask's files (``<tasks_dir>/<id>/<sub>/...``)
-belong to their parent. Names starting with ``.`` or ``_`` (``__init__.py``, ``__pycache__``) are not tasks, and
-nor are plain files directly in ``<tasks_dir>``; but an entry there that is not a plain directory yet could be
-taken for one (a symbolic link, ``tasks/hidden_task -> ../../../docs/hidden_task``, or a submodule) is a task
-entry too, reported as changed (the registry would list it) and, apart, as *not a directory*: the review fails it.
-Any other changed path under ``<tasks_dir>`` (its ``__init__.py``, which runs on every ``load_task``, a helper
-module, a ``_private`` folder) belongs to no task: it is reported apart, as *outside the tasks*, and the review fails
-it, since no task's checks would test it. A task whose entry is gone at ``HEAD`` is *deleted*: reported apart, since
-there is nothing to test. A renamed task is a deleted one plus a changed one. A changed entry whose name is not a
-valid id (lower-case letters, digits, ``_``) is *invalid*: reported apart, never as an id, so the list can be read
-safely one id per line.
+Deleted tasks, task entries that are not plain directories, invalid ids and changes outside any task are reported
+apart, so the list of ids can be read safely one per line. See docs/review.md#genbench-cli-changed-tasks.
 """
 
 from __future__ import annotations

@@ -1,21 +1,8 @@
 """What proves an embedded index whole: the size and checksum of each of its files, recorded when it is built.
 
-An index's ``manifest.json`` lists every file of the index (``files``: relative path -> ``bytes``, ``xxh3_128``) and
-carries a checksum of its own content (``manifest_sha256``), so that no byte of an index can change unnoticed:
-
-- on every open, each listed file must exist with its recorded size (a ``stat`` per file), and each file of at most
-  :data:`CHEAP_VERIFY_BYTES` must have its recorded checksum (small files are read whole by a search anyway);
-- with ``verify=True`` (``--verify`` on the command line) every file's checksum is checked, whatever its size.
-
-The checksums guard against damage (a disk, a copy cut short, a stray edit), not against someone who can rewrite
-the manifest too, so they are XXH3-128 (:mod:`~genbench.contamination.checksums`), taken while the files are
-written (:class:`HashingWriter`) rather than by reading them again.
-
-An n-gram table (built later, on first use) records its own files the same way in its ``meta.json``, and the
-checksums of the index files it was built from (``built_from``): a table that belongs to another index is never
-used. A file that fails a check raises :class:`~genbench.contamination.errors.DamagedIndexError` naming the file
-and the command that rebuilds the index; a damaged n-gram table is rebuilt instead (it is derived from the index's
-files).
+``manifest.json`` lists every file with its size and XXH3-128 checksum (taken while it is written,
+:class:`HashingWriter`); an open checks sizes and small files' checksums, ``verify=True`` every checksum. A failed
+check raises :class:`~genbench.contamination.errors.DamagedIndexError`. See docs/contamination.md#damaged-indexes.
 """
 
 from __future__ import annotations

@@ -1,29 +1,8 @@
-"""Build locks, and the removal of what killed builds left behind.
+"""Build locks, and the removal of what killed builds left behind (:func:`sweep_index_dir`).
 
-A build writes temporaries next to its result: ``<index dir>/.<name>.XXXXXXXX.staging/`` (the merged index before
-its rename), ``<partial>/.shard-NNNNNN.XXXXXXXX/`` (a shard before its rename),
-``<index>/tables/.ngram-N.XXXXXXXX.tmp/`` (an n-gram table before its rename) and ``<index dir>/.<name>.old/`` (the
-index being replaced). A build that ends normally or with an exception removes its own; one that is killed
-(SIGKILL, out of memory, power loss) cannot.
-
-Every build of an index holds its lock, ``<index dir>/.<name>.lock`` (``.ngram-N.lock`` for a table), for as long
-as it runs. The lock is an OS file lock (``filelock``: ``flock`` on POSIX, ``msvcrt`` on Windows) that the kernel
-releases when its process dies, however it dies; so a temporary whose lock can be taken belongs to no live build
-and is removed, while one of a live build (another process building that index now) is left alone. The lock also
-makes two concurrent builds of one index take turns: the second waits, then finds the first one's result.
-
-The lock files themselves stay (empty, hidden): deleting a lock file that another process may have opened to wait
-on it would let two processes hold "the" lock, which is why ``filelock`` keeps them too.
-
-:func:`sweep_index_dir` runs whenever an index of a folder is opened or built: it removes every stopped build's
-temporaries in that folder, those of every index's n-gram tables included, and puts back an index that a build
-killed between its two renames left only as ``.<name>.old``.
-
-Why not :mod:`genbench.core.temporaries` (the sweep of ``atomic_open``'s temporaries): there each temporary is
-locked by its own writer and counts as stale only once a minute old, since it exists before its lock does; here
-one lock, taken before any temporary exists, covers a whole build (its shards, staging folder, ``.old`` and tables)
-and also makes concurrent builds take turns, so a free lock proves at once that the temporaries are stale. The two
-share the principle (the kernel drops a dead process's lock), not the bookkeeping.
+One OS file lock (``filelock``), taken before any temporary exists, covers a whole build and makes concurrent builds
+take turns, so a free lock proves at once that its temporaries are stale (unlike :mod:`genbench.core.temporaries`,
+where each temporary is locked by its own writer). See docs/contamination.md#how-the-embedded-index-works.
 """
 
 from __future__ import annotations

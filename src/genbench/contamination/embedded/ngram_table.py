@@ -1,18 +1,9 @@
 """The n-gram table of a text index: every n-gram of every unit, hashed and sorted, exact on lookup.
 
-For one n, each window (n consecutive tokens inside one unit) gets a 64-bit hash of its token ids. The table is one
-sorted ``uint64`` array of keys, each the hash's high bits with the window's token position in the low bits, and an
-aligned array of unit ids; a unit containing an n-gram several times keeps one entry (where its windows are
-neighbours in key order). Every :data:`FENCE_STRIDE`-th key is also kept in a small *fence*: looking a test n-gram
-up is a binary search in the fence, then in the one block of keys it points to, so a search touches only those
-blocks of the key file. The table is built by an external sort (sorted runs on disk, merged), so its memory is
-bounded by :data:`RUN_ENTRIES` and :data:`MERGE_ENTRIES`, not by the corpus.
-
-Exactness: hashes can collide, so no score rests on a hash alone. When the table is built, the windows sharing a
-hash prefix are compared token by token: a prefix whose windows are all the same n-gram is *pure*, the others are
-listed as impure. A test n-gram found under a pure prefix is compared with that n-gram's tokens once; under an
-impure prefix every entry is compared. Scores are therefore exact whatever the hash does (the tests force
-collisions with ``hash_bits``).
+Sorted 64-bit keys with a small *fence* for lookups, built by an external sort (memory bounded by
+:data:`RUN_ENTRIES` and :data:`MERGE_ENTRIES`); hash prefixes shared by different n-grams are marked impure and
+compared token by token, so scores are exact whatever the hash does. See
+docs/contamination.md#how-the-embedded-index-works.
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
 """Token ids for many texts at once: the analyzer of :mod:`~genbench.contamination.analysis`, vectorised.
 
-Building an index spends most of its time turning text into token ids, so this module does it without a Python
-string per token where it can. For texts that are pure ASCII (most texts of English data) the tokens are found on
-the bytes with numpy: lower-case, map every byte that is not a word character (``[a-z0-9_]``) to a space, and cut at
-spaces; a token of up to 8 bytes *is* its own 64-bit key (its bytes, zero-padded: no hashing, no collision), and the
-keys are factorised with a hash table. Longer tokens and every other text go through the analyzer itself (``re``
-``\\w+`` on the lower-cased text). Both paths feed one vocabulary, so a token has one id however it was found; the
-tests check the result against :func:`~genbench.contamination.analysis.tokenize` on random text.
-
->>> vocabulary = Vocabulary()
->>> ids, lengths = vocabulary.encode(["Hello, World!", "héllo world", ""])
->>> [vocabulary.words[i] for i in ids], lengths.tolist()
-(['hello', 'world', 'héllo', 'world'], [2, 2, 0])
+ASCII texts are tokenised on their bytes with numpy (a token of up to 8 bytes is its own 64-bit key), others by the
+analyzer itself; both feed one vocabulary, so a token has one id however it was found.
+See docs/contamination.md#how-the-embedded-index-works.
 """
 
 from __future__ import annotations
@@ -87,6 +78,11 @@ class Vocabulary:
         Args:
             texts: The texts.
             grow: Give new tokens new ids; otherwise they get :data:`UNKNOWN`.
+
+        >>> vocabulary = Vocabulary()
+        >>> ids, lengths = vocabulary.encode(["Hello, World!", "héllo world", ""])
+        >>> [vocabulary.words[i] for i in ids], lengths.tolist()
+        (['hello', 'world', 'héllo', 'world'], [2, 2, 0])
         """
         if all(map(str.isascii, texts)):
             return self._encode_ascii(texts, grow)

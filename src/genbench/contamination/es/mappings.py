@@ -1,25 +1,7 @@
 """Elasticsearch index names, settings and mappings: the analyzer of :mod:`~genbench.contamination.analysis`.
 
-The ``text`` field is analysed exactly like :func:`~genbench.contamination.analysis.tokenize`:
-
-* a ``mapping`` char filter first turns ``İ`` into ``i`` + combining dot (what Python's ``str.lower()`` makes of it:
-  the only character whose lower case is two characters) and the final sigma ``ς`` into ``σ`` (the analyzer folds
-  it, so lower-casing is per character, as Lucene's ``lowercase`` filter does it);
-* a ``pattern`` tokenizer *matching the token* (``group: 0``): ``[\\p{L}\\p{N}_]+``, the letters, numbers and
-  underscore, which is exactly Python's Unicode ``\\w`` (Java's ``\\w`` is ASCII-only, and a separator pattern such
-  as ``\\W+`` would split accented, CJK and combined text differently); a combining mark (``\\p{M}``) ends a token in
-  both;
-* the ``lowercase`` filter.
-
-Python lower-cases before it tokenises and Lucene after; lower-casing never turns a word character into a non-word
-one or back (checked over all of Unicode in the tests), so the tokens are the same. The tests prove the equality with
-``_analyze`` on the cases the embedded tokeniser is tested on.
-
-Index names start as the seed's scripts named them: ``name.replace("/", "_").lower()``, characters Elasticsearch
-refuses in index names made ``_``, a local file or folder named by its stem and a hash of its path (as the embedded
-backend names it). That readable part can be the same for two datasets (``probe/x_y`` and ``probe_x/y``, or two
-names differing in case), so a digest of the exact dataset name follows it: ``probe_x_y-1a2b3c4d_text``. The source
-recorded in an index's manifest is also checked before the index answers a search.
+The ``text`` field is analysed exactly like :func:`~genbench.contamination.analysis.tokenize`, and an index name
+carries a digest of the exact dataset name. See docs/contamination.md#how-it-works.
 """
 
 from __future__ import annotations

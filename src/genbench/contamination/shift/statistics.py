@@ -1,21 +1,8 @@
 """The shift statistics, each defined once on the counting primitives of :mod:`~genbench.contamination.shift.engine`.
 
-Per example (its text cut by the corpus's tokenizer into ``L`` tokens):
-
-- **n-gram hit share** (for each ``n``): of the ``L - n + 1`` windows of ``n`` tokens, the share that occurs in the
-  corpus (windows counted with repetition); ``None`` when ``L < n`` (an empty example, or one shorter than ``n``).
-- **longest verbatim span**: the longest run of consecutive tokens that occurs in the corpus (the first one when
-  several are as long), in tokens and in characters (from its first token's first character to its last token's
-  last), its text and its corpus count; 0 tokens, count ``None`` when no token occurs.
-- **rarest n-grams** (for each ``n``): the ``k`` distinct windows with the lowest corpus counts (ties: the earlier
-  window first), with their text and count.
-
-Per test set, the **unigram cross-entropy** under the corpus's unigram distribution, in bits per token:
-``H = -1/N * sum over the test set's N tokens of log2 p(t)``, with add-one (Laplace) smoothing
-``p(t) = (c(t) + 1) / (T + V)``, where ``c(t)`` is the corpus count of ``t``, ``T`` the corpus's tokens and ``V`` the
-number of distinct tokens of the corpus and the test set together, so an unseen token has a finite cost.
-
-A statistic needs the primitives listed in :data:`NEEDS`; an engine without them leaves it out (and says so).
+Per example the n-gram hit share, the longest verbatim span and the rarest n-grams; per test set the unigram
+cross-entropy. A statistic needs the primitives listed in :data:`NEEDS`; an engine without them leaves it out (and
+says so). Definitions: docs/shift.md#what-is-measured.
 """
 
 from __future__ import annotations

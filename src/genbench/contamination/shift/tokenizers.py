@@ -1,17 +1,8 @@
-"""How a corpus's text is cut into tokens for shift statistics: ``bytes`` (UTF-8 bytes), ``words`` (genbench's
-contamination analyzer: lower-cased runs of word characters), or ``hf`` (a model's tokenizer, from its local
-``tokenizer.json``: the tokens of infini-gram's prebuilt indexes, e.g. Llama-2's).
+"""How a corpus's text is cut into tokens for shift statistics: ``bytes``, ``words`` (the contamination analyzer) or
+``hf`` (a model's local ``tokenizer.json``).
 
-A statistic is only comparable between engines that cut text the same way, so every corpus index records its
-tokenizer's name and an engine refuses a test set tokenized otherwise. Each token keeps the character span of the
-text it came from, so a span of tokens can be shown as text and measured in characters (for ``bytes``, every byte
-of a character spans that character).
-
->>> split = tokenizer_named("bytes").split("hé!")
->>> split.units, split.spans
-([104, 195, 169, 33], [(0, 1), (1, 2), (1, 2), (2, 3)])
->>> tokenizer_named("words").split("Hello, World").units
-['hello', 'world']
+Every corpus index records its tokenizer's name and an engine refuses a test set tokenized otherwise; each token
+keeps the character span it came from (:func:`tokenizer_named`). See docs/shift.md.
 """
 
 from __future__ import annotations
@@ -114,6 +105,12 @@ def tokenizer_named(name: str, folder: str | os.PathLike[str] | None = None) -> 
 
     Raises:
         ContaminationError: no tokenizer has that name, or an ``hf`` index has no readable tokenizer file.
+
+    >>> split = tokenizer_named("bytes").split("hé!")
+    >>> split.units, split.spans
+    ([104, 195, 169, 33], [(0, 1), (1, 2), (1, 2), (2, 3)])
+    >>> tokenizer_named("words").split("Hello, World").units
+    ['hello', 'world']
     """
     if name == "bytes":
         return ByteTokenizer()

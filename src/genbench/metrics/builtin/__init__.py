@@ -1,18 +1,8 @@
 """Built-in twins of Hugging Face ``evaluate`` metrics: same ids, options, output keys and numbers, no Hub access.
 
-Each metric is a function ``metric(predictions, references, *, option=default, ...) -> dict``; its keyword-only
-parameters are the options a config may pass in ``compute_extra_kwargs``. The heavy libraries (scikit-learn, SciPy,
-sacreBLEU, seqeval) are imported when a metric runs, not when this package is imported.
-
-The metrics are the plugin group :data:`METRICS` (:mod:`genbench.core.plugins`): genbench's own twins, each imported
-on first use, then the metrics other packages register as entry points of the group ``genbench.metrics``
-(``my_metric = "my_package.metrics:my_metric"``, a function of the same form). A registered id is computed locally
-and never loaded from the Hub; genbench's own ids cannot be taken over.
-
->>> sorted(BUILTIN_METRICS)[:3]
-['accuracy', 'bleu', 'chrf']
->>> get_builtin_metric("exact_match")(["a", "b"], ["a", "c"])
-{'exact_match': 0.5}
+Each is a function ``metric(predictions, references, *, option=default, ...) -> dict`` of the plugin group
+:data:`METRICS`, whose heavy libraries are imported when it runs; other packages add metrics as entry points of
+``genbench.metrics``. See docs/metrics.md and docs/plugins.md#the-groups.
 """
 
 from __future__ import annotations
@@ -63,6 +53,10 @@ def get_builtin_metric(metric_id: str) -> BuiltinMetric | None:
 
     >>> get_builtin_metric("bertscore") is None
     True
+    >>> get_builtin_metric("exact_match")(["a", "b"], ["a", "c"])
+    {'exact_match': 0.5}
+    >>> sorted(BUILTIN_METRICS)[:3]
+    ['accuracy', 'bleu', 'chrf']
 
     Raises:
         UnknownPluginError: a plug-in registered ``metric_id`` but its target does not import.

@@ -1,0 +1,81 @@
+"""Every module of src/genbench (tasks/ excluded) has a short docstring: what it is for, and a link to the docs."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "genbench"
+MAX_LINES = 10
+
+# Modules whose docstring is still over MAX_LINES, to be trimmed; the list may only shrink (a module trimmed below
+# the limit must leave it, see test_still_long_list_is_current).
+STILL_LONG = {
+    "authoring/scaffold.py",
+    "authoring/submission/staging.py",
+    "authoring/submission/submit.py",
+    "cli/warnings_output.py",
+    "config/jsonnet/__init__.py",
+    "config/jsonnet/engine.py",
+    "config/jsonnet/worker.py",
+    "config/leniency.py",
+    "config/validation.py",
+    "contamination/backend.py",
+    "contamination/backends.py",
+    "contamination/embedded/store.py",
+    "contamination/embedded/token_scan.py",
+    "contamination/es/vector_index.py",
+    "contamination/shift/engine.py",
+    "contamination/shift/infinigram.py",
+    "contamination/source_check.py",
+    "contamination/workflow.py",
+    "core/bootstrap.py",
+    "core/json_files.py",
+    "core/metric_values.py",
+    "data/__init__.py",
+    "metrics/classification_metrics.py",
+    "prompting/formatting.py",
+    "registry/metadata_cache.py",
+    "review/base.py",
+    "review/checks.py",
+    "review/plan.py",
+    "review/plugin.py",
+    "runs/__init__.py",
+    "runs/hf.py",
+    "runs/merged_results.py",
+    "runs/request_cache.py",
+    "runs/results_schema.py",
+}
+
+
+def _docstring_lines() -> dict[str, int]:
+    """Lines of each module's docstring (0 when it has none), by path relative to src/genbench."""
+    lines = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if relative.startswith("tasks/"):
+            continue
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+        lines[relative] = len(doc.strip().splitlines()) if doc else 0
+    return lines
+
+
+def test_every_module_has_a_docstring() -> None:
+    missing = [path for path, count in _docstring_lines().items() if count == 0]
+    assert not missing, f"modules without a docstring (say what the module is for): {missing}"
+
+
+def test_no_module_docstring_grows_over_the_limit() -> None:
+    too_long = {
+        path: count for path, count in _docstring_lines().items() if count > MAX_LINES and path not in STILL_LONG
+    }
+    assert not too_long, (
+        f"module docstrings over {MAX_LINES} lines: {too_long}; say what the module is for in a few lines and link "
+        "the docs page for the rest"
+    )
+
+
+def test_still_long_list_is_current() -> None:
+    lines = _docstring_lines()
+    stale = sorted(path for path in STILL_LONG if lines.get(path, 0) <= MAX_LINES)
+    assert not stale, f"remove from STILL_LONG (trimmed, moved or gone): {stale}"
