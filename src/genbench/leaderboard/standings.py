@@ -1,27 +1,9 @@
 """The ranking: one headline score per task, each model's mean over tasks, its rank, and means per taxonomy value.
 
-<<<<<<< HEAD
-Every mean over tasks gets a confidence interval from a bootstrap over the tasks' per-sample scores: in each of
-``resamples`` rounds, each (model, task, seed) has its per-sample scores resampled with replacement and averaged,
-seeds are averaged, and the tasks' averages are averaged; the interval is the percentiles of those means. So the
-interval of a mean over tasks reflects each task's own sampling noise, which averaging the tasks' interval ends
-would not (that overstates it). A headline that is not the mean of per-sample scores (a corpus F1, a merged score
-of a task with subtasks) enters through a normal approximation of its recorded interval instead; one with no
-interval enters as a constant. ``ci_source`` in ``leaderboard.json`` says which.
-
-Ranking rule: only models that cover every ranked task get a rank. A mean over fewer tasks is a mean over other
-tasks, not a comparable number (an easy subset inflates it), so a model missing a task is listed after the ranked
-ones, sorted by coverage and then mean, marked with how many tasks it covers. Baselines (``baseline:`` specs) are
-never ranked: they form their own block.
-
-Means and ranks are of raw headline scores, or (``aggregation="chance-normalised"``) of scores normalised to each
-task's chance level (:mod:`genbench.leaderboard.aggregation`); each ranked model's rank carries an interval
-(:mod:`genbench.leaderboard.rank_intervals`).
-=======
 Means over tasks get a bootstrap interval over the tasks' per-sample scores (``ci_source`` says how each headline
-entered); only models that cover every ranked task get a rank, and baselines are never ranked. See
-docs/leaderboard.md.
->>>>>>> prose2
+entered); only models that cover every ranked task get a rank, and baselines are never ranked. Means and ranks are of
+raw headline scores or of chance-normalised ones (:mod:`genbench.leaderboard.aggregation`); each rank carries an
+interval (:mod:`genbench.leaderboard.rank_intervals`). See docs/leaderboard.md.
 """
 
 from __future__ import annotations
@@ -352,15 +334,10 @@ def rank_models(
     aggregation: Aggregation = "raw",
     seed: int = 42,
 ) -> Standings:
-<<<<<<< HEAD
-    """Rank the board's models (see the module's docstring for the rule and the intervals); the per-sample scores
+    """Rank the board's models (docs/leaderboard.md gives the rule and the intervals); the per-sample scores
     come from ``logs`` (default: the board's own, read by :func:`~genbench.leaderboard.collect.collect`).
     ``aggregation``: the mean ranked by (``raw`` or ``chance-normalised``); ``seed``: of the rank intervals'
     bootstrap."""
-=======
-    """Rank the board's models (docs/leaderboard.md gives the rule and the intervals); the per-sample scores
-    come from ``logs`` (default: the board's own, read by :func:`~genbench.leaderboard.collect.collect`)."""
->>>>>>> prose2
     logs = logs or board.logs
     columns, detail = headline_tasks(board)
     headlines = {task.task_id: choose_headline(board, task, preferred_shots) for task in columns}
