@@ -1,18 +1,8 @@
 """Each ranked model's rank interval: the ranks it could have had under the test examples' sampling noise.
 
-Paired bootstrap (on each task where every ranked model has a per-sample log): every ranked model answered
-the same examples of each task, so one draw of each task's examples (with replacement, the same draw for every
-model, examples matched by ``_genbench_idx``; several seeds averaged per example) gives every model a mean over tasks
-in that round; the models are ranked in each round (rank = 1 + the number of models with a strictly higher mean), and
-a model's interval is the 2.5th (rounded down) to 97.5th (rounded up) percentile of its ranks, widened to include the
-rank shown. Rounds are seeded by the task's id and ``seed``: the same results give the same intervals.
-
-Fallback, task by task (a ranked model has no per-sample log for the task, its headline is not a mean of per-sample
-scores, or the models answered different examples): the task enters each round with each model's own draw of its
-score, the replicates behind the means' intervals (:func:`genbench.leaderboard.standings.cell_score`: its own
-per-sample bootstrap where it has a log, else a normal draw with the spread of the results file's per-task
-bootstrap interval), unpaired. The pages say which rule each board used and, for the fallback, which model and task
-lacked what. See docs/leaderboard.md.
+A paired bootstrap over each task's examples (the same draw for every model) ranks the models in each round; a
+model's interval runs from the 2.5th to the 97.5th percentile of its ranks. A task that cannot be paired enters each
+round with each model's own draw of its score. See docs/leaderboard.md#rank-intervals.
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
 """Compare two results files of the same task: a paired test per metric on the examples both scored.
 
-Two merged results of a task with subtasks are compared on the TaskDict's own merged metrics (``negation_gap__*``
-included), see :mod:`genbench.runs.merged_compare`. Results of two different tasks are refused as such.
-
-For each setting (number of shots) present in both files and each metric with per-sample values in both
-per-sample logs, the examples are paired by ``_genbench_idx``; :func:`genbench.core.bootstrap.paired_difference`
-gives the difference of means (A - B), its paired bootstrap interval and a paired permutation test's p-value.
-Metrics that are not means of per-sample values (corpus F1, seqeval) are compared by the same test on their
-per-sample values, which is then a comparison of those per-sample values, said so in ``note``.
-
-``subset="clean"`` compares two runs with the same shift report's clean subsets (``run --shift-report``): only the
-examples neither run's report flags as contained (each per-sample record's ``contained``); see docs/shift.md.
+Examples are paired by ``_genbench_idx``; a TaskDict's merged results are compared on its merged metrics
+(:mod:`genbench.runs.merged_compare`); ``subset="clean"`` compares the clean subsets of two runs with shift reports.
+See docs/running_models.md and docs/shift.md.
 """
 
 from __future__ import annotations
