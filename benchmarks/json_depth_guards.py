@@ -23,7 +23,7 @@ from typing import Any
 
 from genbench.core.errors import DamagedFileError
 from genbench.core.json_files import loads_strict
-from genbench.data.json_nesting import max_nesting, nests_deeper_than
+from genbench.data.json_nesting import a_line_nests_deeper_than, max_nesting
 
 try:
     from genbench.core.json_depth import nests_deeper_than as reader_guard
@@ -68,9 +68,9 @@ def main() -> None:
         ("reader guard: 30,000 chains 151 deep, 8 MB", lambda: reader_guard(chains, 200)),
         ("loads_strict: results file", lambda: refused(results)),
         ("loads_strict: nested 100,000 deep", lambda: refused(deep)),
-        ("arrow guard: 63 MB of chat rows", lambda: nests_deeper_than(chat)),
-        ("arrow guard: 200 lines of 5,000 [[i]], 7 MB", lambda: nests_deeper_than(lists)),
-        ("arrow guard: a 15 MB line of 2,000 chains 4,001 deep", lambda: nests_deeper_than(line_chains)),
+        ("arrow guard: 63 MB of chat rows", lambda: a_line_nests_deeper_than(chat)),
+        ("arrow guard: 200 lines of 5,000 [[i]], 7 MB", lambda: a_line_nests_deeper_than(lists)),
+        ("arrow guard: a 15 MB line of 2,000 chains 4,001 deep", lambda: a_line_nests_deeper_than(line_chains)),
         ("max_nesting: the same line", lambda: max_nesting(line_chains)),
     ]
     wanted = sys.argv[1:]

@@ -15,7 +15,7 @@ import pytest
 from genbench.contamination import TestSet, build_index, search
 from genbench.contamination.oneshot import scan
 from genbench.core.errors import GenBenchError
-from genbench.data.json_nesting import ARROW_NESTING_LIMIT, max_nesting, nests_deeper_than
+from genbench.data.json_nesting import ARROW_NESTING_LIMIT, a_line_nests_deeper_than, max_nesting
 
 QUESTION = "what is one plus one"
 
@@ -88,9 +88,9 @@ def test_nesting_is_counted_outside_strings_line_by_line():
     assert max_nesting(b'{"a": "[[[\\"[[", "b": [{}]}') == 3
     assert max_nesting(b'{"a": "\\\\", "b": [[]]}') == 3  # an escaped backslash does not escape the quote
     assert max_nesting(b'{"a": "unclosed [[[[\n{"b": [1]}') == 2  # a line's open string ends with it
-    assert not nests_deeper_than(b'{"a": "' + b"[" * (ARROW_NESTING_LIMIT + 5) + b'"}\n')
-    assert nests_deeper_than(b"{}\n" + b'{"a": ' + _deep(ARROW_NESTING_LIMIT + 1) + b"}\n")
-    assert not nests_deeper_than(b'{"a": ' + _deep(ARROW_NESTING_LIMIT - 1) + b"}\n")
+    assert not a_line_nests_deeper_than(b'{"a": "' + b"[" * (ARROW_NESTING_LIMIT + 5) + b'"}\n')
+    assert a_line_nests_deeper_than(b"{}\n" + b'{"a": ' + _deep(ARROW_NESTING_LIMIT + 1) + b"}\n")
+    assert not a_line_nests_deeper_than(b'{"a": ' + _deep(ARROW_NESTING_LIMIT - 1) + b"}\n")
 
 
 @pytest.mark.parametrize("blank_line", [b"", b"\n"])

@@ -25,14 +25,14 @@ def max_nesting(data: bytes) -> int:
     return max((json_depth.max_depth(line) for line in data.split(b"\n")), default=0)
 
 
-def nests_deeper_than(data: bytes, limit: int = ARROW_NESTING_LIMIT) -> bool:
+def a_line_nests_deeper_than(data: bytes, limit: int = ARROW_NESTING_LIMIT) -> bool:
     """Whether a line of ``data`` nests its values deeper than ``limit``; cheap on ordinary text.
 
     Only a line with more than ``limit`` opening brackets can, so only such lines are counted.
 
-    >>> nests_deeper_than(b'{"a": 1}\\n' + b'{"b": ' + b"[" * 50 + b"]" * 50 + b"}", 40)
+    >>> a_line_nests_deeper_than(b'{"a": 1}\\n' + b'{"b": ' + b"[" * 50 + b"]" * 50 + b"}", 40)
     True
-    >>> nests_deeper_than(b'{"a": "' + b"[" * 50 + b'"}', 40)
+    >>> a_line_nests_deeper_than(b'{"a": "' + b"[" * 50 + b'"}', 40)
     False
     """
     if len(data) <= limit:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from genbench.core.errors import DataLoadError, DataNotFoundError
 from genbench.core.json_files import DuplicateKeyError, unique_keys
-from genbench.data.json_nesting import nests_deeper_than
+from genbench.data.json_nesting import a_line_nests_deeper_than
 
 if TYPE_CHECKING:
     import datasets
@@ -259,7 +259,7 @@ def parse_object_lines(
     import pyarrow as pa
     import pyarrow.json as paj
 
-    if nests_deeper_than(data):  # pyarrow's reader would crash the process (see genbench.data.json_nesting)
+    if a_line_nests_deeper_than(data):  # pyarrow's reader would crash the process (see genbench.data.json_nesting)
         return None
     while True:
         try:
