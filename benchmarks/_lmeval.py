@@ -82,10 +82,10 @@ def write_lmeval_tasks(
     test examples of each), the generation cut at the task's stop string after at most ``max_new_tokens`` tokens.
     Returns the prompts of each lm-evaluation-harness task, in document order.
     """
-    from genbench.core.errors import TaskDefinitionError
-    from genbench.runs.execute import prompt_settings
-    from genbench.task.factory import load_task
-    from genbench.task.task import Task
+    from genbench._core.errors import TaskDefinitionError
+    from genbench.runs._execute import prompt_settings
+    from genbench.task._factory import load_task
+    from genbench.task._task import Task
 
     mc_task, gen_task = load_task(MC_TASK), load_task(GEN_TASK)
     if not isinstance(mc_task, Task) or not isinstance(gen_task, Task):
@@ -127,11 +127,11 @@ def write_lmeval_chat_tasks(
     ``description``, which goes to the system message) and the shots (lm-eval's few-shot examples, through a
     sampler that returns each document's own).
 
-    Returns each task's prompt turns (genbench's :class:`~genbench.prompting.turns.PromptTurns`), in document order.
+    Returns each task's prompt turns (genbench's :class:`~genbench.prompting._turns.PromptTurns`), in document order.
     """
-    from genbench.runs.chat import task_prompt_turns
-    from genbench.runs.execute import prompt_settings
-    from genbench.task.factory import load_task
+    from genbench.runs._chat import task_prompt_turns
+    from genbench.runs._execute import prompt_settings
+    from genbench.task._factory import load_task
 
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "gb_own_shots.py").write_text(OWN_SHOTS_SAMPLER, encoding="utf-8")

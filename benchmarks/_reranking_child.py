@@ -42,7 +42,7 @@ def main() -> None:
     samples = data["samples"]
     model = StandInModel()
     if side == "genbench":
-        from genbench.reranking.evaluation import CrossEncoderRerankingEvaluator
+        from genbench.reranking._evaluation import CrossEncoderRerankingEvaluator
     else:
         from sentence_transformers.cross_encoder.evaluation import CrossEncoderRerankingEvaluator
     start = time.perf_counter()

@@ -2,7 +2,7 @@
 
 The one builder of such a document: ``results_reading.py`` times reading one, and the damage tests
 (``tests/runs/results_pairs.py``, importing this file by path through ``tests/benchmark_modules.py``) write and break
-one. Its fields are those ``genbench.runs.results.write_results`` checks: one model, one evaluation of one metric.
+one. Its fields are those ``genbench.runs._results.write_results`` checks: one model, one evaluation of one metric.
 """
 
 from __future__ import annotations

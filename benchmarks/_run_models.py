@@ -2,7 +2,7 @@
 
 Models are GPT-2s initialised at random with a fixed seed, with a word-level tokenizer, saved with
 ``save_pretrained`` so that genbench (``hf:PATH``) and lm-evaluation-harness (``--model hf --model_args
-pretrained=PATH``) load the very same files. Their one definition is :mod:`genbench.runs.tiny_model` (shapes
+pretrained=PATH``) load the very same files. Their one definition is :mod:`genbench.runs._tiny_model` (shapes
 ``tiny``, ``tiny-bos``, ``tiny-chat``, ``gpt2-small``; ``genbench-cli models make-tiny``), re-exported here for the
 benchmarks and the tests' ``tiny_gpt2`` fixture (``tests/runs/conftest.py``), and imported only when a model is built.
 
@@ -21,14 +21,14 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 def build_model(name: str, path: Path, seed: int = 0) -> Path:
     """Write the model ``name`` (``tiny``, ``tiny-bos``, ``gpt2-small``) to ``path``: the package's builder
-    (:func:`genbench.runs.tiny_model.build_model`), imported only when called, from the ``src/`` beside this folder
+    (:func:`genbench.runs._tiny_model.build_model`), imported only when called, from the ``src/`` beside this folder
     when genbench is not importable (the device check runs its lm-evaluation-harness side without genbench on the
     path)."""
     try:
-        from genbench.runs.tiny_model import build_model as build
+        from genbench.runs._tiny_model import build_model as build
     except ImportError:
         sys.path.append(str(SRC))
-        from genbench.runs.tiny_model import build_model as build
+        from genbench.runs._tiny_model import build_model as build
     return build(name, path, seed=seed)
 
 
@@ -42,8 +42,8 @@ def task_requests(
     """genbench's requests: ``pairs`` (context, option) of the multiple-choice task over ``shots`` (the first
     ``limit`` questions of each) and ``prompts`` (with their ``stop``) of the generation task over ``gen_shots``
     (default ``shots``; the first ``gen_limit`` of each, default ``limit``)."""
-    from genbench.runs.execute import prompt_settings
-    from genbench.task.factory import load_task
+    from genbench.runs._execute import prompt_settings
+    from genbench.task._factory import load_task
 
     mc, gen = load_task("category_membership"), load_task("arithmetic_length")
     pairs = [

@@ -71,7 +71,7 @@ def main() -> None:
     import _jsonnet
 
     from genbench.config import evaluate_jsonnet, load_task_config
-    from genbench.config.jsonnet import stop_worker
+    from genbench.config._jsonnet import stop_worker
 
     with tempfile.TemporaryDirectory() as tmp:
         paths = []

@@ -124,7 +124,7 @@ def generate(directory: Path, user_tokens: int, tests: int, seed: int = 0) -> di
 
 def write_subset(directory: Path, tokens: int) -> None:
     """``subset.jsonl``: the first conversations of ``train.jsonl`` holding about ``tokens`` user tokens."""
-    from genbench.contamination.analysis import tokenize
+    from genbench.contamination._analysis import tokenize
 
     kept, total = [], 0
     with open(directory / "train.jsonl", encoding="utf-8") as handle:
@@ -227,7 +227,7 @@ def phase_search_many(directory: Path, train: str, index_dir: str, n: int, tests
 
 def baseline_scores(train_path: Path, texts: list[str], n: int) -> list[tuple[float, int]]:
     """Best (score, unit) per test text: a dict of the test n-grams, the training units streamed past it."""
-    from genbench.contamination.analysis import tokenize
+    from genbench.contamination._analysis import tokenize
 
     test_tokens = [tokenize(text) for text in texts]
     where: dict[tuple[str, ...], list[tuple[int, int]]] = {}

@@ -52,8 +52,8 @@ def _timed(function: Any, runs: int) -> tuple[dict[str, Any], Any]:
 
 
 def _genbench_answerer(path: str, device: str, dtype: str, batch_size: int) -> Any:
-    from genbench.runs.execute import Requester
-    from genbench.runs.hf import HFCausalLMRunner
+    from genbench.runs._execute import Requester
+    from genbench.runs._hf import HFCausalLMRunner
     from genbench.runs.specs import parse_model_spec
 
     spec = parse_model_spec(f"hf:{path}", f"device={device},dtype={dtype},batch_size={batch_size}")

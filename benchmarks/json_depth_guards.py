@@ -4,9 +4,9 @@ Usage::
 
     PYTHONPATH=<checkout>/src python benchmarks/json_depth_guards.py [label ...]
 
-The strict reader's guard (``genbench.core.json_files``: whole documents, 200 levels) and pyarrow's
-(``genbench.data.json_nesting``: each line, 4096 levels) are timed through the names every checkout has: before
-``genbench.core.json_depth`` existed the reader's guard was ``json_files._too_deep`` (regular-expression passes,
+The strict reader's guard (``genbench._core.json_files``: whole documents, 200 levels) and pyarrow's
+(``genbench.data._json_nesting``: each line, 4096 levels) are timed through the names every checkout has: before
+``genbench._core.json_depth`` existed the reader's guard was ``json_files._too_deep`` (regular-expression passes,
 one per level). Run it with two checkouts' ``src`` one after the other on a quiet machine and compare the medians;
 labels given on the command line select the cases whose name contains one of them. Prints min and median of 5 runs
 (3 for the slowest case); writes no results file (there is no anchor to run in the same process).
@@ -21,14 +21,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from genbench.core.errors import DamagedFileError
-from genbench.core.json_files import loads_strict
-from genbench.data.json_nesting import a_line_nests_deeper_than, max_nesting
+from genbench._core.errors import DamagedFileError
+from genbench._core.json_files import loads_strict
+from genbench.data._json_nesting import a_line_nests_deeper_than, max_nesting
 
 try:
-    from genbench.core.json_depth import nests_deeper_than as reader_guard
+    from genbench._core.json_depth import nests_deeper_than as reader_guard
 except ImportError:  # a checkout from before the one counter
-    from genbench.core.json_files import _too_deep  # type: ignore[attr-defined]
+    from genbench._core.json_files import _too_deep  # type: ignore[attr-defined]
 
     def reader_guard(text: str, limit: int) -> bool:
         return text.count("[") + text.count("{") > limit and _too_deep(text, limit)

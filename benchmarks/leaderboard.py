@@ -4,9 +4,9 @@ Usage::
 
     python benchmarks/leaderboard.py [--models 10] [--tasks 10] [--rows 500] [--runs 5] [--src DIR ...] [--no-write]
 
-Writes ``--models`` x ``--tasks`` results files (through ``genbench.runs.results.write_results``, so each records
+Writes ``--models`` x ``--tasks`` results files (through ``genbench.runs._results.write_results``, so each records
 its log's SHA-256) with ``--rows``-line per-sample logs shaped like a multiple-choice task's, into a temporary
-directory, then times :func:`genbench.leaderboard.build_leaderboard` on them (reading and checking every file and
+directory, then times :func:`genbench._leaderboard.build_leaderboard` on them (reading and checking every file and
 log, ranking with 1000 bootstrap rounds, writing every page).
 
 Each timed build runs in a child process that has already imported genbench (only the build is timed). With several
@@ -36,7 +36,7 @@ METRIC = "hf_accuracy__accuracy"
 CHILD = """
 import hashlib, json, sys, time
 from pathlib import Path
-from genbench.leaderboard import build_leaderboard
+from genbench._leaderboard import build_leaderboard
 results, site = Path(sys.argv[1]), Path(sys.argv[2])
 start = time.perf_counter()
 built = build_leaderboard([results], site)
@@ -51,8 +51,8 @@ print(seconds, hashlib.sha256(ranking).hexdigest(), len(built.standings.models))
 
 def document(task: int, model: int, rows: int, scores: list[float]) -> dict[str, Any]:
     """A results document of model ``model`` on task ``task`` (one 0-shot evaluation, accuracy)."""
-    from genbench.core.bootstrap import bootstrap_mean_interval
-    from genbench.runs.results import canonical_sha256
+    from genbench._core.bootstrap import bootstrap_mean_interval
+    from genbench.runs._results import canonical_sha256
 
     low, high = bootstrap_mean_interval(scores, resamples=200, seed=42)
     task_id = f"bench_task_{task}"
@@ -108,7 +108,7 @@ def samples(rows: int, scores: list[float]) -> list[dict[str, Any]]:
 def write_board(root: Path, models: int, tasks: int, rows: int) -> None:
     import numpy as np
 
-    from genbench.runs.results import write_results as write_results_file
+    from genbench.runs._results import write_results as write_results_file
 
     rng = np.random.default_rng(0)
     for model in range(models):

@@ -12,8 +12,8 @@ each config importing a small ``.libsonnet`` like real tasks do, each task with 
   config is evaluated and validated) and *warm* (the registry metadata cache filled by a previous run);
   ``genbench-cli show-task -t <task> --shots 0`` (loads the task's data and builds its 0-shot prompt) and
   ``genbench-cli show-task -t <task>`` (the default: 0-shot and 3-shot prompts);
-- in process: :func:`genbench.registry.listing.task_records` in a process that already imported genbench, cold (a fresh
-  cache directory per run) and warm.
+- in process: :func:`genbench._registry.listing.task_records` in a process that already imported genbench, cold
+  (a fresh cache directory per run) and warm.
 
 Every run's listing is checked to hold every generated task, none broken, and warm output equals cold output.
 Every ``show-task`` run's output is checked to hold the first test example's prompts and target.
@@ -162,7 +162,7 @@ def main() -> None:
         assert all(first_example in output and "Q: 0 + 0\nA: \n--- target ---\n0\n" in output for output in shown)
         assert all(("--- 3-shot prompt" in output) == (i >= options.repeats) for i, output in enumerate(shown))
 
-        from genbench.registry.listing import task_records
+        from genbench._registry.listing import task_records
 
         counter = iter(range(10**6))
 

@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import row, summary, time_calls, versions, write_results  # noqa: E402
 
-from genbench.runs.request_cache import CACHE_FILE, RequestCache  # noqa: E402
+from genbench.runs._request_cache import CACHE_FILE, RequestCache  # noqa: E402
 
 VALUE_CHARS = 1500
 CHUNK = 2000

@@ -4,7 +4,7 @@ Usage::
 
     python benchmarks/results_reading.py [--rows 50000] [--runs 5]
 
-Writes one results file with a ``--rows``-line per-sample log (through ``genbench.runs.results.write_results``) into
+Writes one results file with a ``--rows``-line per-sample log (through ``genbench.runs._results.write_results``) into
 a temporary directory, then times ``read_results`` on it, alternating in the same run:
 
 - ``jsonschema``: every line checked by jsonschema's ``Draft202012Validator`` alone (how it was read before: the
@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import row, summary, versions, write_results  # noqa: E402
 from _results_document import results_document  # noqa: E402
 
-import genbench.runs.results as results  # noqa: E402
+import genbench.runs._results as results  # noqa: E402
 
 
 def samples(count: int) -> list[dict[str, object]]:

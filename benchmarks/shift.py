@@ -87,9 +87,9 @@ def examples_from(documents: list[str], count: int, rng: np.random.Generator, wo
 
 def task_child(index: str, examples_file: str) -> None:
     """Run in a child: measure the examples against the index, print seconds and peak RSS as JSON."""
+    from genbench.contamination._testsets import TestSet
     from genbench.contamination.shift import open_corpus
-    from genbench.contamination.shift.measure import measure_test_set
-    from genbench.contamination.testsets import TestSet
+    from genbench.contamination.shift._measure import measure_test_set
 
     texts = json.loads(Path(examples_file).read_text(encoding="utf-8"))
     start = time.perf_counter()
@@ -113,12 +113,12 @@ def main() -> None:
         task_child(*args.child)
         return
 
-    from genbench.contamination.embedded import EmbeddedBackend
+    from genbench.contamination._embedded import EmbeddedBackend
+    from genbench.contamination._testsets import TestSet
+    from genbench.contamination._training_data import UnitSpec, load_training_dataset
     from genbench.contamination.shift import open_corpus
-    from genbench.contamination.shift.infinigram import build_infinigram_index
-    from genbench.contamination.shift.measure import measure_test_set
-    from genbench.contamination.testsets import TestSet
-    from genbench.contamination.training_data import UnitSpec, load_training_dataset
+    from genbench.contamination.shift._infinigram import build_infinigram_index
+    from genbench.contamination.shift._measure import measure_test_set
 
     rng = np.random.default_rng(SEED)
     words = shipped_words()
@@ -168,8 +168,8 @@ def main() -> None:
             sys.path.insert(0, str(REPO_ROOT))
             from tests.contamination.es_support import osmem_client
 
-            from genbench.contamination.es import ElasticsearchBackend
-            from genbench.contamination.shift.elasticsearch import ElasticsearchCorpus
+            from genbench.contamination._es import ElasticsearchBackend
+            from genbench.contamination.shift._elasticsearch import ElasticsearchCorpus
 
             server = OsmemServer.start(japanese=False).__enter__()
             start = time.perf_counter()

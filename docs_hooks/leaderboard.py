@@ -1,7 +1,7 @@
 """mkdocs hook: the docs site carries the leaderboard of the shipped tasks' baselines, built at docs-build time.
 
 The demo's baselines run on every registry task (offline, about half a minute), their results files become a
-leaderboard (``genbench.leaderboard``), and its pages are added to the site under ``baselines/``. Building it here,
+leaderboard (``genbench._leaderboard``), and its pages are added to the site under ``baselines/``. Building it here,
 rather than committing generated pages, keeps it from going stale when a task changes.
 """
 
@@ -20,9 +20,9 @@ def on_files(files: Any, config: Any) -> Any:
 
     for variable in OFFLINE:
         os.environ.setdefault(variable, "1")
-    from genbench.runs.demo import run_demo
+    from genbench._leaderboard import build_leaderboard
     from genbench.display import progress_bars
-    from genbench.leaderboard import build_leaderboard
+    from genbench.runs._demo import run_demo
 
     with tempfile.TemporaryDirectory(prefix="genbench-docs-leaderboard-") as tmp, progress_bars(False):
         root = Path(tmp)

@@ -39,7 +39,7 @@ from tests.task_roots import PACKAGE_TASKS_DIR, TaskRoots, registered_task_roots
 def _registry_put_back() -> Iterator[None]:
     """After every test: no extra task root left set, the package's own tasks registered again."""
     yield
-    from genbench.registry import roots
+    from genbench._registry import roots
 
     assert "GENBENCH_TASKS_PATH" not in os.environ, "a test left GENBENCH_TASKS_PATH set"
     assert roots.PACKAGE_TASKS_DIR == PACKAGE_TASKS_DIR, "a test left the package's tasks hidden"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import subprocess
 
-from genbench.registry.directories import ID_PATTERN
+from genbench._registry.directories import ID_PATTERN
 from tests.task_roots import PACKAGE_TASKS_DIR  # the real one, whatever a test hides
 
 

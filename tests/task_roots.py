@@ -37,9 +37,9 @@ from typing import Literal
 
 import pytest
 
-from genbench.registry import roots as registry_roots
-from genbench.registry.roots import TASKS_PATH_ENV
-from genbench.registry.task_modules import TASKS_PACKAGE, tasks_package
+from genbench._registry import roots as registry_roots
+from genbench._registry.roots import TASKS_PATH_ENV
+from genbench._registry.task_modules import TASKS_PACKAGE, tasks_package
 
 PACKAGE_TASKS_DIR = registry_roots.PACKAGE_TASKS_DIR
 """The package's real ``tasks/`` directory, read before any test hides it."""
@@ -99,7 +99,7 @@ class TaskRoots:
         return stand_in
 
     def _set_package_dir(self, path: Path) -> None:
-        # Every module that imported the constant by name (``from genbench.registry.roots import ...``) as well.
+        # Every module that imported the constant by name (``from genbench._registry.roots import ...``) as well.
         for module in list(sys.modules.values()):
             if getattr(module, "__name__", "").startswith("genbench.") and _is_package_dir(
                 getattr(module, "PACKAGE_TASKS_DIR", None)

@@ -19,12 +19,12 @@ import genbench
 SRC = Path(genbench.__file__).resolve().parent
 BENCHMARKS = SRC.parents[1] / "benchmarks"
 USED_OUTSIDE_THE_CODE = {
-    "contamination/analysis.py:longest_run": "the definition of a match that every backend is tested against",
-    "contamination/analysis.py:best_match": "the definition of a match that every backend is tested against",
-    "display/statistics.py:lengths_in_tokens": "the task viewer notebook's statistics (docs/task_viewer.md)",
-    "display/statistics.py:label_counts": "the task viewer notebook's statistics (docs/task_viewer.md)",
-    "display/statistics.py:ngram_overlap": "the task viewer notebook's statistics (docs/task_viewer.md)",
-    "display/html.py:visible_whitespace": "the task viewer notebook's prompt cells (docs/task_viewer.md)",
+    "contamination/_analysis.py:longest_run": "the definition of a match that every backend is tested against",
+    "contamination/_analysis.py:best_match": "the definition of a match that every backend is tested against",
+    "display/_statistics.py:lengths_in_tokens": "the task viewer notebook's statistics (docs/task_viewer.md)",
+    "display/_statistics.py:label_counts": "the task viewer notebook's statistics (docs/task_viewer.md)",
+    "display/_statistics.py:ngram_overlap": "the task viewer notebook's statistics (docs/task_viewer.md)",
+    "display/_html.py:visible_whitespace": "the task viewer notebook's prompt cells (docs/task_viewer.md)",
 }
 _TARGET = re.compile(r"^genbench(?:\.\w+)+:(\w+)$")
 

@@ -2,8 +2,8 @@
 
 The graph (:func:`import_graph`) counts every import of a genbench module in ``src/genbench`` (task code excluded):
 at module level and inside functions alike, the parent packages that an import runs (importing
-``genbench.contamination.backends`` runs ``genbench/contamination/__init__.py`` first), and module names written as
-strings (``importlib.import_module("genbench.x")``, ``"genbench.x:attr"`` targets). Only imports under
+``genbench.contamination._backend_registry`` runs ``genbench/contamination/__init__.py`` first), and module names
+written as strings (``importlib.import_module("genbench.x")``, ``"genbench.x:attr"`` targets). Only imports under
 ``if TYPE_CHECKING:`` are left out, as they never run. docs/architecture.md draws the layers.
 """
 
@@ -26,10 +26,11 @@ REPO_ROOT = PACKAGE_DIR.parents[1]
 # The top of src/genbench: the package root and the original framework's own module paths, nothing else.
 TOP_LEVEL_MODULES = {"__init__.py", "api.py", "loading.py", "task_config.py", "task_dict.py"}
 ORIGINAL_PATHS = {"genbench.api", "genbench.loading", "genbench.task_config", "genbench.task_dict", "genbench.utils"}
-# The one import of genbench.compat from inside genbench, serving the original framework's path (see genbench.compat).
+# The one import of genbench._compat from inside genbench, serving the original framework's path
+# (see genbench._compat).
 COMPAT_IMPORTS = {
-    ("genbench.task", "genbench.compat"),
-    ("genbench.task", "genbench.compat.task_helpers"),
+    ("genbench.task", "genbench._compat"),
+    ("genbench.task", "genbench._compat.task_helpers"),
 }
 
 
@@ -189,10 +190,10 @@ def test_the_graph_counts_parent_packages_function_level_imports_and_module_stri
 
 def test_the_graph_sees_the_real_layers() -> None:
     graph = import_graph()
-    assert "genbench.registry.directories" in graph["genbench.task.task"]
-    assert "genbench.core.features" in graph["genbench.task.task"]
+    assert "genbench._registry.directories" in graph["genbench.task._task"]
+    assert "genbench._core.features" in graph["genbench.task._task"]
     # Parent packages: the CLI's contamination command runs genbench/contamination/__init__.py.
-    assert "genbench.contamination" in graph["genbench.cli.contamination"]
+    assert "genbench.contamination" in graph["genbench.cli._contamination"]
 
 
 # -- the architecture ---------------------------------------------------------------------------------------------
@@ -214,8 +215,8 @@ def test_nothing_inside_genbench_imports_compat_or_the_original_paths() -> None:
     compat = {
         (importer, imported)
         for importer, imported, _ in import_edges()
-        if imported.startswith("genbench.compat")
-        and not importer.startswith("genbench.compat")
+        if imported.startswith("genbench._compat")
+        and not importer.startswith("genbench._compat")
         and not any(importer == p or importer.startswith(p + ".") for p in ORIGINAL_PATHS)
     }
     assert compat == COMPAT_IMPORTS
@@ -223,7 +224,7 @@ def test_nothing_inside_genbench_imports_compat_or_the_original_paths() -> None:
         (importer, imported)
         for importer, imported, _ in import_edges()
         if any(imported == p or imported.startswith(p + ".") for p in ORIGINAL_PATHS)
-        and not importer.startswith(("genbench.compat", *ORIGINAL_PATHS))
+        and not importer.startswith(("genbench._compat", *ORIGINAL_PATHS))
     }
     assert original == set()
 
@@ -239,7 +240,7 @@ def test_no_module_imports_another_modules_private_names() -> None:
     modules = module_names(PACKAGE_DIR)
     private = []
     for module, path in modules.items():
-        if module.startswith(("genbench.compat", *ORIGINAL_PATHS)):
+        if module.startswith(("genbench._compat", *ORIGINAL_PATHS)):
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("genbench"):
@@ -286,9 +287,9 @@ def test_import_linter_contracts_hold() -> None:
 @pytest.mark.parametrize(
     ("module", "line", "contract"),
     [
-        ("core/errors.py", "import genbench.cli\n", "Layers import downwards only"),
-        ("data/cache.py", "def f():\n    from genbench.task import factory\n", "Layers import downwards only"),
-        ("runs/results.py", "from genbench.compat import task_helpers\n", "Nothing inside genbench imports"),
+        ("_core/errors.py", "import genbench.cli\n", "Layers import downwards only"),
+        ("data/_cache.py", "def f():\n    from genbench.task import _factory\n", "Layers import downwards only"),
+        ("runs/_results.py", "from genbench._compat import task_helpers\n", "Nothing inside genbench imports"),
     ],
 )
 def test_a_broken_contract_fails(tmp_path: Path, module: str, line: str, contract: str) -> None:
@@ -317,7 +318,7 @@ def test_a_broken_contract_fails(tmp_path: Path, module: str, line: str, contrac
 # Of these, genbench imports three at module level, so they decide which genbench modules are heavy: numpy (the
 # numeric cores: prompting, metrics' and reranking's kernels, contamination, runs' scoring), pydantic (the config
 # package: pydantic itself plus building its ~240 model classes, `import genbench.config` 140-160 ms against ~20 ms for
-# genbench.core) and pytest (genbench.review.plugin, genbench.review.task_suite). The others are imported inside
+# genbench._core) and pytest (genbench.review._plugin, genbench.review._task_suite). The others are imported inside
 # functions only. What must stay free of them: `import genbench` (tests/registry/test_loading.py), `genbench-cli
 # --help` (below), and the registry's listing as far as it goes (benchmarks/registry.py: list-tasks warm < 0.2 s).
 HEAVY_LIBRARIES = frozenset(
@@ -358,49 +359,49 @@ HEAVY_LIBRARIES = frozenset(
 # Any other function-level import belongs at the top of its module; a cycle or a layer contract in the way is a
 # design problem to fix, not a reason to import lazily (the graph above counts function-level imports anyway).
 LAZY_IMPORTS: dict[str | tuple[str, str], str] = {
-    "genbench.config.documents": "pydantic",
-    "genbench.config.json_schema": "pydantic",
-    "genbench.config.jsonnet": "pydantic",
-    "genbench.config.locate": "pydantic",
-    "genbench.config.regex_guard": "pydantic",
-    "genbench.config.schema": "pydantic",
+    "genbench.config._documents": "pydantic",
+    "genbench.config._json_schema": "pydantic",
+    "genbench.config._jsonnet": "pydantic",
+    "genbench.config._locate": "pydantic",
+    "genbench.config._regex_guard": "pydantic",
+    "genbench.config._schema": "pydantic",
     "genbench.contamination": "numpy",
-    "genbench.contamination.backend": "numpy",
-    "genbench.contamination.oneshot": "numpy",
-    "genbench.contamination.shift.report": "numpy",
-    "genbench.contamination.es": "numpy",
+    "genbench.contamination._index_backend": "numpy",
+    "genbench.contamination._oneshot": "numpy",
+    "genbench.contamination.shift._report": "numpy",
+    "genbench.contamination._es": "numpy",
     "genbench.contamination.shift": "numpy",
-    "genbench.contamination.shift.elasticsearch": "numpy",
-    "genbench.contamination.shift.infinigram": "numpy",
-    "genbench.contamination.backends": "numpy",
-    "genbench.contamination.task_checks": "numpy",
-    "genbench.contamination.workflow": "numpy",
-    "genbench.data.arrow_values": "numpy",
-    "genbench.metrics.classification_metrics": "numpy",
-    "genbench.metrics.correlation_metrics": "numpy",
-    "genbench.metrics.reranking_samples": "numpy",
+    "genbench.contamination.shift._elasticsearch": "numpy",
+    "genbench.contamination.shift._infinigram": "numpy",
+    "genbench.contamination._backend_registry": "numpy",
+    "genbench.contamination._task_checks": "numpy",
+    "genbench.contamination._workflow": "numpy",
+    "genbench.data._arrow_values": "numpy",
+    "genbench.metrics._classification_metrics": "numpy",
+    "genbench.metrics._correlation_metrics": "numpy",
+    "genbench.metrics._reranking_samples": "numpy",
     "genbench.prompting": "numpy",
-    "genbench.prompting.builder": "numpy",
-    "genbench.prompting.prompt_lint": "numpy",
-    "genbench.registry.task_configs": "pydantic",
-    "genbench.registry.task_taxonomy": "pydantic",
-    "genbench.reranking.evaluation.evaluator_base": "numpy",
-    "genbench.reranking.task_evaluation": "numpy",
-    "genbench.runs.compare": "numpy",
-    "genbench.runs.chat": "numpy",
-    "genbench.runs.evaluation": "numpy",
-    "genbench.runs.execute": "numpy",
-    "genbench.runs.offline": "numpy",
-    "genbench.runs.results_model": "pydantic",
-    "genbench.runs.shard_merge": "numpy",
+    "genbench.prompting._builder": "numpy",
+    "genbench.prompting._prompt_lint": "numpy",
+    "genbench._registry.task_configs": "pydantic",
+    "genbench._registry.task_taxonomy": "pydantic",
+    "genbench.reranking._evaluation.evaluator_base": "numpy",
+    "genbench.reranking._task_evaluation": "numpy",
+    "genbench.runs._compare": "numpy",
+    "genbench.runs._chat": "numpy",
+    "genbench.runs._evaluation": "numpy",
+    "genbench.runs._execute": "numpy",
+    "genbench.runs._offline": "numpy",
+    "genbench.runs._results_model": "pydantic",
+    "genbench.runs._shard_merge": "numpy",
     "genbench.task": "pydantic",
-    "genbench.task.factory": "pydantic",
-    "genbench.task.task": "pydantic",
-    "genbench.task.task_dict": "pydantic",
+    "genbench.task._factory": "pydantic",
+    "genbench.task._task": "pydantic",
+    "genbench.task._task_dict": "pydantic",
     # `genbench-cli --help` imports no module of genbench.cli; a running command renders config warnings with it.
-    ("genbench.cli", "genbench.cli.warnings_output"): "genbench-cli --help imports no genbench.cli module",
-    # The package root fills genbench.core.features' slots on first use (the others defer numpy, listed above).
-    ("genbench", "genbench.display.card"): "import genbench imports no feature package; a card's slot is filled once",
+    ("genbench.cli", "genbench.cli._warnings_output"): "genbench-cli --help imports no genbench.cli module",
+    # The package root fills genbench._core.features' slots on first use (the others defer numpy, listed above).
+    ("genbench", "genbench.display._card"): "import genbench imports no feature package; a card's slot is filled once",
 }
 
 

@@ -59,7 +59,7 @@ def test_the_core_workflow_runs_without_the_extras(tmp_path: Path):
 import json
 from genbench import load_task
 from genbench.contamination import TestSet, build_index, search
-from genbench.core.extras import MissingDependencyError
+from genbench._core.extras import MissingDependencyError
 
 task = load_task("arithmetic_length")
 gold = task.get_datasets_raw()["test"]
@@ -72,7 +72,7 @@ build_index(train, index_dir="idx")
 report = search(train, test_sets=[TestSet.from_texts("t", ["what is 12 plus 30"])], ngram_size=2, index_dir="idx")
 assert report.results[0].score == 1.0
 
-from genbench.reranking.task_evaluation import BiEncoderScorer
+from genbench.reranking._task_evaluation import BiEncoderScorer
 try:
     BiEncoderScorer("some-model")
 except MissingDependencyError as exc:

@@ -1,4 +1,4 @@
-"""The public surface (docs/api.md, :mod:`genbench.core.public`): the docs' examples and the shipped tasks import
+"""The public surface (docs/api.md, :mod:`genbench._core.public`): the docs' examples and the shipped tasks import
 only public modules, and the page's list is generated from the table in code."""
 
 from __future__ import annotations
@@ -7,12 +7,13 @@ import ast
 import importlib
 import json
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from genbench.core.public import PublicModule, public_modules, update_public_modules_block
+from genbench._core.public import PublicModule, public_modules, update_public_modules_block
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
@@ -33,7 +34,7 @@ def is_public(module: str) -> bool:
 
 def test_is_public() -> None:
     assert is_public("genbench.runs") and is_public("numpy") and is_public("genbench.tasks.my_task.helpers")
-    assert not is_public("genbench.runs.execute") and not is_public("genbench.core.lazy")
+    assert not is_public("genbench.runs._execute") and not is_public("genbench._core.lazy")
 
 
 def _is_submodule_import(package: str, name: str) -> bool:
@@ -111,7 +112,7 @@ def test_docs_examples_and_shipped_tasks_import_only_public_modules() -> None:
     internal = [f"{where}: {module}" for where, module in found if not is_public(module)]
     assert not internal, (
         "These examples import internal modules; import from a public module listed in docs/api.md instead "
-        "(or add the module to src/genbench/core/public_modules.json, saying why in docs/api.md):\n"
+        "(or add the module to src/genbench/_core/public_modules.json, saying why in docs/api.md):\n"
         + "\n".join(internal)
     )
 
@@ -119,11 +120,11 @@ def test_docs_examples_and_shipped_tasks_import_only_public_modules() -> None:
 @pytest.mark.parametrize(
     "page",
     [
-        "```python\nfrom genbench.runs.execute import run\n```\n",
-        "Text.\n\n```python\nimport genbench.core.lazy\n```\n",
-        "```python\nfrom genbench.runs import execute\n```\n",
-        ">>> from genbench.display.html import card_css\n",
-        "```python\nfrom genbench.registry.listing import (\n    list_tasks,\n```\n",  # does not parse
+        "```python\nfrom genbench.runs._execute import run\n```\n",
+        "Text.\n\n```python\nimport genbench._core.lazy\n```\n",
+        "```python\nfrom genbench.runs import _execute\n```\n",
+        ">>> from genbench.display._html import card_css\n",
+        "```python\nfrom genbench._registry.listing import (\n    list_tasks,\n```\n",  # does not parse
     ],
 )
 def test_an_internal_import_in_a_docs_example_is_caught(page: str) -> None:
@@ -142,13 +143,13 @@ def test_public_imports_in_a_docs_example_pass() -> None:
 
 
 def test_the_line_of_an_internal_import_is_reported() -> None:
-    page = "# Title\n\n```python\nx = 1\nfrom genbench.core.lazy import lazy_exports\n```\n"
-    assert list(markdown_imports(page)) == [(5, "genbench.core.lazy")]
+    page = "# Title\n\n```python\nx = 1\nfrom genbench._core.lazy import lazy_exports\n```\n"
+    assert list(markdown_imports(page)) == [(5, "genbench._core.lazy")]
 
 
 def test_docs_api_page_lists_the_public_modules_from_code() -> None:
     text = (ROOT / "docs" / "api.md").read_text(encoding="utf-8")
-    assert update_public_modules_block(text) == text, "run: python -m genbench.core.public docs/api.md"
+    assert update_public_modules_block(text) == text, "run: python -m genbench._core.public docs/api.md"
     assert "](api.md" in (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
 
 
@@ -158,3 +159,41 @@ def test_every_public_module_and_its_import_line_work(entry: PublicModule) -> No
     assert (ROOT / "docs" / entry.page).is_file()
     if "..." not in entry.imports:
         exec(entry.imports, {})  # noqa: S102 - the documented import line, from the table in code
+
+
+def _module_names() -> Iterator[tuple[str, bool]]:
+    """Every module of genbench (its tasks aside): its dotted name, and whether it is a package."""
+    for path in sorted((SRC / "genbench").rglob("*.py")):
+        parts = path.relative_to(SRC).with_suffix("").parts
+        if parts[:2] == ("genbench", "tasks") or parts[-1] == "__main__":
+            continue
+        folders = [folder for folder in path.parents if folder.is_relative_to(SRC / "genbench")]
+        if not all((folder / "__init__.py").exists() for folder in folders):
+            continue  # a script among a package's data files, not an importable module
+        package = parts[-1] == "__init__"
+        yield ".".join(parts[:-1] if package else parts), package
+
+
+def test_every_module_not_listed_as_public_says_it_is_internal() -> None:
+    # docs/api.md's rule: a module is public when listed; every other one has an underscore in its own name or in
+    # a package above it (a package that holds public modules keeps its name)
+    public = {entry.name for entry in public_modules()}
+    named_public = [
+        name
+        for name, package in _module_names()
+        if not any(part.startswith("_") for part in name.split(".")[1:])
+        and name not in public
+        and not (package and any(p.startswith(name + ".") for p in public))
+    ]
+    assert named_public == []
+
+
+def test_the_rule_catches_an_internal_module_with_a_public_name(tmp_path: Path, monkeypatch) -> None:
+    fake = tmp_path / "genbench" / "runs"
+    fake.mkdir(parents=True)
+    (fake.parent / "__init__.py").write_text("")
+    (fake / "__init__.py").write_text("")
+    (fake / "helpers.py").write_text("")
+    monkeypatch.setattr(sys.modules[__name__], "SRC", tmp_path)
+    with pytest.raises(AssertionError, match="genbench.runs.helpers"):
+        test_every_module_not_listed_as_public_says_it_is_internal()

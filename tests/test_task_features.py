@@ -1,4 +1,4 @@
-"""Task's feature methods are typed one-line delegations to the features' own functions (genbench.core.features),
+"""Task's feature methods are typed one-line delegations to the features' own functions (genbench._core.features),
 not entry-point lookups: the slots hold the very functions, filled on first use without reading package metadata."""
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from pathlib import Path
 
 import tomllib
 
-from genbench.contamination.task_checks import evaluate_task_clean_and_all, task_contamination_scores
-from genbench.core import features
-from genbench.display.card import task_card_html, task_dict_card_html
-from genbench.reranking.task_evaluation import task_cross_encoder_scores
-from genbench.runs.execute import RunOptions, run_model_on_task
-from genbench.task.task import Task
-from genbench.task.task_dict import TaskDict
+from genbench._core import features
+from genbench.contamination._task_checks import evaluate_task_clean_and_all, task_contamination_scores
+from genbench.display._card import task_card_html, task_dict_card_html
+from genbench.reranking._task_evaluation import task_cross_encoder_scores
+from genbench.runs._execute import RunOptions, run_model_on_task
+from genbench.task._task import Task
+from genbench.task._task_dict import TaskDict
 
 ROOT = Path(__file__).resolve().parents[1]
 SLOTS = {
@@ -41,7 +41,7 @@ def test_slots_are_filled_without_package_metadata() -> None:
         "import importlib.metadata as m\n"
         "def refuse(*a, **k): raise AssertionError('entry points read')\n"
         "m.entry_points = refuse\n"
-        "from genbench.core import features\n"
+        "from genbench._core import features\n"
         "import genbench\n"
         "print(features.task_card().__qualname__, features.model_run().__qualname__)\n"
     )

@@ -1,4 +1,4 @@
 """The original framework's ``genbench.api``: task types, preparation strategies, splits, the task interface."""
 
-from genbench.core.vocabulary import *  # noqa: F403
-from genbench.core.vocabulary import __all__  # noqa: F401
+from genbench._core.vocabulary import *  # noqa: F403
+from genbench._core.vocabulary import __all__  # noqa: F401

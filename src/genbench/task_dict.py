@@ -1,5 +1,5 @@
 """The original framework's ``genbench.task_dict``."""
 
-from genbench.task.task_dict import TaskDict
+from genbench.task._task_dict import TaskDict
 
 __all__ = ["TaskDict"]

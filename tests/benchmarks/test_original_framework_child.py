@@ -1,5 +1,5 @@
 """The child process of benchmarks/prompt_preparation.py runs under the original framework too (its anchor): it may
-import only module paths that the original framework has (``make bench`` failed once on ``genbench.core``)."""
+import only module paths that the original framework has (``make bench`` failed once on ``genbench._core``)."""
 
 from __future__ import annotations
 
@@ -31,4 +31,4 @@ def test_the_prompt_child_imports_only_what_the_original_framework_has() -> None
 
 
 def test_the_check_sees_a_module_the_original_framework_lacks() -> None:
-    assert genbench_imports("def f():\n    from genbench.core.vocabulary import X\n") == {"genbench.core.vocabulary"}
+    assert genbench_imports("def f():\n    from genbench._core.vocabulary import X\n") == {"genbench._core.vocabulary"}

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from genbench.cli import cli
-from genbench.cli.reference import BEGIN_MARKER, END_MARKER, cli_reference_markdown, update_reference_block
+from genbench.cli._reference import BEGIN_MARKER, END_MARKER, cli_reference_markdown, update_reference_block
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MY_COMMANDS = ["create-task", "list-tasks", "show-task", "evaluate"]
@@ -62,7 +62,7 @@ def test_docs_cli_reference_is_up_to_date():
     doc = REPO_ROOT / "docs" / "cli.md"
     text = doc.read_text(encoding="utf-8")
     assert BEGIN_MARKER in text and END_MARKER in text
-    stale = "docs/cli.md is out of date: run python -m genbench.cli.reference docs/cli.md"
+    stale = "docs/cli.md is out of date: run python -m genbench.cli._reference docs/cli.md"
     assert update_reference_block(text) == text, stale
 
 

@@ -18,11 +18,11 @@ import pytest
 from click.testing import CliRunner
 
 from genbench import load_task
+from genbench._core.errors import GenBenchError, MetricError, OutputError, PredictionError
+from genbench._core.files import prepare_output_dir, write_text_atomic
 from genbench.cli import cli
 from genbench.contamination import build_index
-from genbench.contamination.errors import ContaminationError
-from genbench.core.errors import GenBenchError, MetricError, OutputError, PredictionError
-from genbench.core.files import prepare_output_dir, write_text_atomic
+from genbench.contamination._errors import ContaminationError
 from genbench.reranking import RerankingSamples, binary_classification_metrics, ranking_metrics
 
 
@@ -93,7 +93,7 @@ def test_evaluate_latin1_predictions_names_file_and_line(tmp_path):
 
 
 def test_evaluate_utf16_predictions_is_a_prediction_error(tmp_path):
-    from genbench.cli.evaluate import read_predictions
+    from genbench.cli._evaluate import read_predictions
 
     predictions = tmp_path / "utf16.jsonl"
     predictions.write_bytes('{"target": "1"}\n'.encode("utf-16"))
@@ -102,7 +102,7 @@ def test_evaluate_utf16_predictions_is_a_prediction_error(tmp_path):
 
 
 def test_predictions_with_a_utf8_byte_order_mark_still_load(tmp_path):
-    from genbench.cli.evaluate import read_predictions
+    from genbench.cli._evaluate import read_predictions
 
     predictions = tmp_path / "bom.jsonl"
     predictions.write_bytes('{"target": "café"}\n'.encode("utf-8-sig"))

@@ -1,4 +1,4 @@
-"""``genbench-cli create-task`` and ``genbench.authoring.scaffold``: a created task works as it is, refusals create
+"""``genbench-cli create-task`` and ``genbench.authoring._scaffold``: a created task works as it is, refusals create
 nothing."""
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from genbench import Task, TaskDict, load_task
-from genbench.authoring.scaffold import class_name_from_id, create_task, task_id_from_name, validate_task_id
+from genbench._core.errors import TaskDefinitionError
+from genbench._core.vocabulary import PreparationStrategy
+from genbench.authoring._scaffold import class_name_from_id, create_task, task_id_from_name, validate_task_id
 from genbench.cli import cli
-from genbench.config.documents import load_task_config, load_task_dict_config
-from genbench.core.errors import TaskDefinitionError
-from genbench.core.vocabulary import PreparationStrategy
+from genbench.config._documents import load_task_config, load_task_dict_config
 from genbench.metrics import best_score_reached
-from genbench.metrics.extraction import extract_free_form_answer
-from genbench.review.plan import run_checks
+from genbench.metrics._extraction import extract_free_form_answer
+from genbench.review._plan import run_checks
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DOC_MARKER = "<!-- genbench: replace this template text -->"
@@ -176,7 +176,7 @@ def test_default_tasks_dir_is_never_the_installed_package(tmp_path, monkeypatch)
     # Outside a checkout, with no GENBENCH_TASKS_PATH: the working directory, not the package's tasks/.
     package_tasks = tmp_path / "site-packages" / "genbench" / "tasks"
     package_tasks.mkdir(parents=True)
-    monkeypatch.setattr("genbench.registry.roots.PACKAGE_TASKS_DIR", package_tasks)
+    monkeypatch.setattr("genbench._registry.roots.PACKAGE_TASKS_DIR", package_tasks)
     work = tmp_path / "work"
     work.mkdir()
     monkeypatch.chdir(work)
@@ -216,7 +216,7 @@ def test_authors_not_asked_when_stdin_is_not_a_terminal(runner, task_root):
 
 
 def test_authors_asked_on_a_terminal(runner, task_root, monkeypatch):
-    monkeypatch.setattr("genbench.cli.create_task._stdin_is_interactive", lambda: True)
+    monkeypatch.setattr("genbench.cli._create_task._stdin_is_interactive", lambda: True)
     result = _create(runner, task_root, "-n", "Prompted", input="Ada Lovelace, Alan Turing\n")
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("Task authors (e.g John Doe). Split with ',': ")
@@ -225,7 +225,7 @@ def test_authors_asked_on_a_terminal(runner, task_root, monkeypatch):
 
 
 def test_authors_option_skips_the_prompt_on_a_terminal(runner, task_root, monkeypatch):
-    monkeypatch.setattr("genbench.cli.create_task._stdin_is_interactive", lambda: True)
+    monkeypatch.setattr("genbench.cli._create_task._stdin_is_interactive", lambda: True)
     result = _create(runner, task_root, "-n", "Given", "-a", "Grace Hopper")
     assert result.exit_code == 0, result.output
     assert "Task authors" not in result.output
@@ -267,7 +267,7 @@ def test_existing_registry_id_is_refused(runner, task_roots):
 
 def test_existing_id_is_refused_before_asking_for_authors(runner, task_roots, monkeypatch):
     task_root = task_roots.new(package_tasks="shipped")
-    monkeypatch.setattr("genbench.cli.create_task._stdin_is_interactive", lambda: True)
+    monkeypatch.setattr("genbench.cli._create_task._stdin_is_interactive", lambda: True)
     result = _create(runner, task_root, "-n", "Arithmetic", "-i", "arithmetic_length", input="Ada\n")
     assert result.exit_code == 1 and "Task authors" not in result.output
 
@@ -310,7 +310,7 @@ def test_library_refusals(task_root):
 
 
 def test_rendering_failure_leaves_nothing_behind(task_root, monkeypatch):
-    import genbench.authoring.scaffold as scaffold
+    import genbench.authoring._scaffold as scaffold
 
     original = scaffold.render_template
     calls = []
@@ -330,7 +330,7 @@ def test_rendering_failure_leaves_nothing_behind(task_root, monkeypatch):
 
 
 def test_rendering_failure_removes_a_tasks_dir_it_created(tmp_path, monkeypatch):
-    import genbench.authoring.scaffold as scaffold
+    import genbench.authoring._scaffold as scaffold
 
     def broken(template, values, output_dir):
         (Path(output_dir) / "partial").mkdir()
@@ -344,7 +344,7 @@ def test_rendering_failure_removes_a_tasks_dir_it_created(tmp_path, monkeypatch)
 
 
 def test_rendering_failure_through_the_cli_is_one_error_line(runner, task_root, monkeypatch):
-    import genbench.authoring.scaffold as scaffold
+    import genbench.authoring._scaffold as scaffold
 
     monkeypatch.setattr(scaffold, "render_template", lambda *args: (_ for _ in ()).throw(OSError("disk full")))
     result = _create(runner, task_root, "-n", "Broken", "-a", "Ada")

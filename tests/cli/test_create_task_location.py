@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from genbench.authoring.scaffold import default_tasks_dir, task_id_from_name, why_no_id_from_name
+from genbench.authoring._scaffold import default_tasks_dir, task_id_from_name, why_no_id_from_name
 from genbench.cli import cli
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

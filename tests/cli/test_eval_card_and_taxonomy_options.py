@@ -6,11 +6,11 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import genbench.display._eval_card as eval_card_module
 from genbench import load_task
 from genbench.cli import cli
-from genbench.cli.eval_card import FORMATS
-from genbench.config.documents import load_task_config
-from genbench.display import eval_card as eval_card_module
+from genbench.cli._eval_card import FORMATS
+from genbench.config._documents import load_task_config
 
 
 def test_the_cli_formats_are_the_renderers(runner):

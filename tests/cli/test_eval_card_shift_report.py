@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from genbench.cli import cli
-from genbench.display.eval_card import EvalCard, Experiment
-from genbench.display.measured_shift import MeasuredShift
+from genbench.display._eval_card import EvalCard, Experiment
+from genbench.display._measured_shift import MeasuredShift
 from tests.contamination.shift_support import arithmetic_length_report
 
 pytest.importorskip("infini_gram")

@@ -7,10 +7,10 @@ import json
 import pytest
 
 from genbench import load_task
-from genbench.authoring.scaffold import create_task
+from genbench._core.errors import PredictionError
+from genbench.authoring._scaffold import create_task
 from genbench.cli import cli
-from genbench.cli.evaluate import read_predictions
-from genbench.core.errors import PredictionError
+from genbench.cli._evaluate import read_predictions
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ import pytest
 from click.testing import CliRunner
 
 import genbench.contamination
+import genbench.reranking._task_evaluation as task_evaluation
 from genbench.cli import cli
-from genbench.reranking import task_evaluation
 
 
 class _NoLoading:
@@ -40,7 +40,7 @@ def test_searching_a_missing_index_loads_no_task(monkeypatch, tmp_path):
 
 
 def test_run_refuses_an_unknown_task_before_loading_the_model(monkeypatch, tmp_path):
-    from genbench.runs import execute
+    import genbench.runs._execute as execute
 
     def no_model(*args, **kwargs):
         raise AssertionError("the model was loaded")

@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from genbench.authoring.scaffold import create_task
+from genbench.authoring._scaffold import create_task
 from genbench.cli import cli
-from genbench.cli.list_tasks import declared_splits, task_listing
-from genbench.config.schema import TaskConfig
+from genbench.cli._list_tasks import declared_splits, task_listing
+from genbench.config._schema import TaskConfig
 
 BASE = {
     "name": "T",

@@ -13,6 +13,7 @@ import click
 import pytest
 
 import genbench.cli
+from genbench._core.plugins import PluginGroup
 from genbench.cli import COMMANDS, GLOBAL_FLAGS, cli
 from genbench.cli.params import (
     DEPRECATED_SPELLINGS,
@@ -23,7 +24,6 @@ from genbench.cli.params import (
     TaskIdType,
     global_setting,
 )
-from genbench.core.plugins import PluginGroup
 from tests.cli.documented_commands import walk_commands
 
 # Options that use a spelling of the vocabulary for another concept, with the reason (none at present: create-task's

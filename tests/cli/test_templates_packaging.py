@@ -92,7 +92,12 @@ def test_wheel_contains_the_templates_and_creates_tasks_outside_the_checkout(tmp
     for relative in TEMPLATE_FILES:
         assert f"genbench/authoring/templates/{relative}" in names, relative
     # The templates, style and script of the leaderboard and of the task cards (inlined into the pages).
-    pairs = [("leaderboard", "templates"), ("leaderboard", "static"), ("display", "templates"), ("display", "static")]
+    pairs = [
+        ("_leaderboard", "templates"),
+        ("_leaderboard", "static"),
+        ("display", "templates"),
+        ("display", "static"),
+    ]
     for package, folder in pairs:
         shipped = {p.name for p in (REPO_ROOT / "src" / "genbench" / package / folder).iterdir() if p.is_file()}
         assert shipped and {f"genbench/{package}/{folder}/{name}" for name in shipped} <= names, (package, folder)
@@ -103,7 +108,7 @@ def test_wheel_contains_the_templates_and_creates_tasks_outside_the_checkout(tmp
     work = tmp_path / "work"
     work.mkdir()
     script = (
-        "import genbench, genbench.authoring.scaffold as s, sys\n"
+        "import genbench, genbench.authoring._scaffold as s, sys\n"
         "assert genbench.__file__.startswith(sys.argv[1]), genbench.__file__\n"
         "print(s.create_task('From Wheel', authors=['Ada'], tasks_dir='tasks'))\n"
     )

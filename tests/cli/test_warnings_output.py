@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import re
 
+from genbench._core.errors import ConfigProblem, GenbenchConfigWarning, warning_record, warning_text
 from genbench.cli import cli
 from genbench.config import collect_config_warnings
-from genbench.core.errors import ConfigProblem, GenbenchConfigWarning, warning_record, warning_text
 from tests.conftest import TASK_PY
 
 TYPO = "preparation_strategies.prompt_based_testing.prompt_builder.input_prefx: unknown field, ignored"

@@ -36,8 +36,8 @@ SKIP_REASON = (
 
 def registry_task_ids() -> list[str]:
     """The shipped tasks of a type the original knows, a TaskDict as its subtasks (``id:sub``)."""
+    from genbench._registry.listing import task_records
     from genbench.loading import load_config
-    from genbench.registry.listing import task_records
     from tests.shipped_tasks import shipped_task_ids
 
     shipped = set(shipped_task_ids())

@@ -8,9 +8,9 @@ import time
 
 import pytest
 
+from genbench._core.errors import ConfigError
 from genbench.config import evaluate_jsonnet, load_task_config
-from genbench.config.jsonnet import sandbox_available
-from genbench.core.errors import ConfigError
+from genbench.config._jsonnet import sandbox_available
 
 GOOD = """{
   name: 'x', description: 'y', keywords: ['k'], authors: ['a'],

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from genbench.config import jsonnet
-from genbench.config.jsonnet import ConfigEvaluation, engine, evaluate_config_files, evaluate_jsonnet
-from genbench.core.errors import ConfigError
+import genbench.config._jsonnet as jsonnet
+from genbench._core.errors import ConfigError
+from genbench.config._jsonnet import ConfigEvaluation, engine, evaluate_config_files, evaluate_jsonnet
 
 needs_worker = pytest.mark.skipif(not jsonnet.sandbox_available(), reason="the jsonnet worker needs POSIX")
 
@@ -121,7 +121,7 @@ def test_a_bad_limit_setting_leaves_every_config_of_a_batch_to_the_caller(config
 
 
 def test_without_the_worker_a_batch_is_evaluated_in_process(configs, monkeypatch):
-    from genbench.config.jsonnet import batch
+    from genbench.config._jsonnet import batch
 
     monkeypatch.setattr(batch, "sandbox_available", lambda: False)
     monkeypatch.setattr(batch, "take_worker", None)  # never called

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from genbench import TaskConfig
+from genbench._core.errors import ConfigError, GenbenchConfigWarning
 from genbench.config import collect_config_warnings, load_task_config, load_task_dict_config
-from genbench.config.schema import EvaluationMetricConfig
-from genbench.core.errors import ConfigError, GenbenchConfigWarning
+from genbench.config._schema import EvaluationMetricConfig
 
 BASE = {
     "name": "Lenient",

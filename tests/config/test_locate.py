@@ -8,11 +8,11 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from genbench.authoring.scaffold import create_task
+from genbench._core.errors import ConfigError
+from genbench.authoring._scaffold import create_task
 from genbench.cli import cli
-from genbench.config.documents import load_task_config
-from genbench.config.locate import locate
-from genbench.core.errors import ConfigError
+from genbench.config._documents import load_task_config
+from genbench.config._locate import locate
 
 COMMENTED = """\
 // has_train_set: true (a line comment)

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from genbench._core.errors import ConfigError
+from genbench._core.metric_direction import declared_direction
 from genbench.config import task_config_from_dict, task_config_json_schema
-from genbench.config.documents import load_task_config
-from genbench.config.schema import TaskDictConfig
-from genbench.core.errors import ConfigError
-from genbench.core.metric_direction import declared_direction
+from genbench.config._documents import load_task_config
+from genbench.config._schema import TaskDictConfig
 
 
 def test_a_mapping_of_keys_and_patterns_to_higher_lower_or_zero_loads(task_config) -> None:

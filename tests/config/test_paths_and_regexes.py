@@ -6,10 +6,10 @@ import time
 
 import pytest
 
+from genbench._core.errors import ConfigError
 from genbench.config import load_task_config
-from genbench.core.errors import ConfigError
-from genbench.data.splits import load_split_file
-from genbench.metrics.extraction import extract_free_form_answer
+from genbench.data._splits import load_split_file
+from genbench.metrics._extraction import extract_free_form_answer
 
 CONFIG = """{{
   name: 'x', description: 'y', keywords: ['k'], authors: ['a'],

@@ -9,10 +9,10 @@ import warnings
 import pytest
 
 from genbench import TaskConfig
+from genbench._core.errors import ConfigError, GenbenchConfigWarning
+from genbench._core.vocabulary import TaskType
 from genbench.config import load_task_config, task_config_from_dict, task_config_json_schema
-from genbench.config.documents import check_task_config
-from genbench.core.errors import ConfigError, GenbenchConfigWarning
-from genbench.core.vocabulary import TaskType
+from genbench.config._documents import check_task_config
 
 VALID = {
     "name": "My Awesome Task",
@@ -273,11 +273,11 @@ def test_to_json_round_trips(tmp_path):
 def test_docs_config_reference_is_generated_from_the_schema():
     from pathlib import Path
 
-    from genbench.config.reference import update_reference_block
+    from genbench.config._reference import update_reference_block
 
     docs = Path(__file__).resolve().parents[2] / "docs" / "config.md"
     text = docs.read_text()
-    assert update_reference_block(text) == text, "run: python -m genbench.config.reference docs/config.md"
+    assert update_reference_block(text) == text, "run: python -m genbench.config._reference docs/config.md"
 
 
 def test_schema_command_prints_and_writes_the_schema(tmp_path):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from genbench._core.errors import ConfigError
+from genbench._core.taxonomy import AXES, check_value, mentions_generalisation, suggest_from_keywords
 from genbench.config import task_config_from_dict
-from genbench.config.json_schema import task_config_json_schema
-from genbench.config.taxonomy_block import TaxonomyConfig
-from genbench.core.errors import ConfigError
-from genbench.core.taxonomy import AXES, check_value, mentions_generalisation, suggest_from_keywords
+from genbench.config._json_schema import task_config_json_schema
+from genbench.config._taxonomy_block import TaxonomyConfig
 
 # genbench.org's evaluation card generator (GenBench/GenBench.github.io, eval_cards.html, `attrValues`), verbatim.
 PUBLISHED = {

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from genbench.contamination import SearchMode, TestSet
-from genbench.contamination.backend import IndexBackend, SearchResult
-from genbench.contamination.embedded import EmbeddedBackend
-from genbench.contamination.training_data import UnitSpec, load_training_dataset
+from genbench.contamination._embedded import EmbeddedBackend
+from genbench.contamination._index_backend import IndexBackend, SearchResult
+from genbench.contamination._training_data import UnitSpec, load_training_dataset
 
 ES_URL_ENV = "GENBENCH_ES_URL"
 BACKENDS = [
@@ -54,7 +54,7 @@ def make_backend(backend_kind: str, tmp_path: Path, request: pytest.FixtureReque
         if backend_kind == "embedded":
             embedded_options = {k: v for k, v in options.items() if k == "shard_rows"}
             return EmbeddedBackend(tmp_path / f"indexes{next(counter)}", **embedded_options)
-        from genbench.contamination.es import ElasticsearchBackend
+        from genbench.contamination._es import ElasticsearchBackend
 
         if backend_kind == "osmem":
             from tests.contamination.es_support import osmem_client

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from genbench.contamination.shift.tokenizers import tokenizer_named
+from genbench.contamination.shift._tokenizers import tokenizer_named
 
 ALPHABET = ["a", "b", "c", " ", "é", "東", "✓", "ö", ".", "B"]
 
@@ -139,7 +139,7 @@ def arithmetic_length_report(folder: Path, contained: Sequence[int]) -> Path:
 
     from genbench.cli import cli
     from genbench.task import Task
-    from genbench.task.factory import load_task
+    from genbench.task._factory import load_task
 
     task = load_task("arithmetic_length")
     assert isinstance(task, Task)

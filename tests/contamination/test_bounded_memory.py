@@ -18,10 +18,11 @@ import pyarrow.json as paj
 import pyarrow.parquet as pq
 import pytest
 
-from genbench.contamination import TestSet, build_index, search, training_data
-from genbench.contamination.embedded import EmbeddedBackend, ngram_table, npy_file, text_index
-from genbench.contamination.training_data import LoadedDataset, UnitSpec, iter_unit_batches, load_training_dataset
-from genbench.core.errors import GenBenchError
+import genbench.contamination._training_data as training_data
+from genbench._core.errors import GenBenchError
+from genbench.contamination import TestSet, build_index, search
+from genbench.contamination._embedded import EmbeddedBackend, ngram_table, npy_file, text_index
+from genbench.contamination._training_data import LoadedDataset, UnitSpec, iter_unit_batches, load_training_dataset
 
 from .test_differential import _check_against_definition, _random_data
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from genbench.contamination import ANALYZER_VERSION, TestSet, build_index, search
-from genbench.contamination.embedded import EmbeddedBackend, store, text_index
-from genbench.contamination.training_data import UnitSpec, load_training_dataset
+from genbench.contamination._embedded import EmbeddedBackend, store, text_index
+from genbench.contamination._training_data import UnitSpec, load_training_dataset
 
 
 @pytest.fixture

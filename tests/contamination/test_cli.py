@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from genbench import cli as cli_module
-from genbench.cli.contamination import contamination
+from genbench.cli._contamination import contamination
 
 CREATED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00")
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from genbench.cli.contamination import contamination
+from genbench.cli._contamination import contamination
 
 
 def _run(*args: str) -> str:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from genbench.contamination import ContaminationError, TestSet, analysis, build_index, decontaminate, search
+import genbench.contamination._analysis as analysis
+from genbench.contamination import ContaminationError, TestSet, build_index, decontaminate, search
 
 
 @pytest.fixture

@@ -12,10 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from genbench.contamination import SearchMode, TestSet, analysis
-from genbench.contamination.embedded import EmbeddedBackend, text_index, token_scan
-from genbench.contamination.embedded.tokens import Vocabulary
-from genbench.contamination.training_data import UnitSpec, load_training_dataset
+import genbench.contamination._analysis as analysis
+from genbench.contamination import SearchMode, TestSet
+from genbench.contamination._embedded import EmbeddedBackend, text_index, token_scan
+from genbench.contamination._embedded.tokens import Vocabulary
+from genbench.contamination._training_data import UnitSpec, load_training_dataset
 
 VOCABULARY = ["a", "b", "c", "É", "東京"]
 
@@ -63,7 +64,7 @@ def test_every_backend_matches_the_definition(tmp_path: Path, monkeypatch, write
 
     Elasticsearch pages of 3 hits and msearch batches of 4 searches make every query page with search_after.
     """
-    from genbench.contamination.es import text_index as es_text_index
+    from genbench.contamination._es import text_index as es_text_index
 
     monkeypatch.setattr(es_text_index, "INSTANCES_PER_BATCH", 8)
     units, rows = _random_data(seed)

@@ -18,12 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from genbench.contamination import ContaminationError, SearchMode, TestSet, analysis, build_index, search
-from genbench.contamination.backends import create_backend
-from genbench.contamination.es import ElasticsearchBackend, mappings
-from genbench.contamination.es.connection import connect
-from genbench.contamination.training_data import UnitSpec, load_training_dataset
-from genbench.core.plugins import CONTAMINATION_BACKENDS
+import genbench.contamination._analysis as analysis
+from genbench._core.plugins import CONTAMINATION_BACKENDS
+from genbench.contamination import ContaminationError, SearchMode, TestSet, build_index, search
+from genbench.contamination._backend_registry import create_backend
+from genbench.contamination._es import ElasticsearchBackend, mappings
+from genbench.contamination._es.connection import connect
+from genbench.contamination._training_data import UnitSpec, load_training_dataset
 from tests.contamination.conftest import BACKENDS
 from tests.contamination.es_recorder import RecorderServer
 from tests.contamination.test_differential import _random_text
@@ -171,7 +172,7 @@ def test_search_size_caps_hits_and_flags_truncated_instances(make_backend, tmp_p
 
 def test_task_checks_run_on_the_elasticsearch_backend(make_backend, tmp_path, write_jsonl, monkeypatch):
     from genbench.config import task_config_from_dict
-    from genbench.contamination.task_checks import check_task_contamination
+    from genbench.contamination._task_checks import check_task_contamination
     from tests.contamination.test_task_integration import TEST_ROWS, TRAIN_CORPUS, config
 
     backend = make_backend()
@@ -200,8 +201,8 @@ def test_task_checks_run_on_the_elasticsearch_backend(make_backend, tmp_path, wr
 
 
 def test_backend_registry_and_config_field():
+    from genbench._core.errors import ConfigError
     from genbench.config import task_config_from_dict
-    from genbench.core.errors import ConfigError
     from tests.contamination.test_task_integration import config
 
     assert CONTAMINATION_BACKENDS.names()[:2] == ["embedded", "elasticsearch"]

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from genbench._core.errors import DataLoadError, GenBenchError
 from genbench.contamination import ContaminationError, TestSet, build_index, dataset_test_set, search
-from genbench.contamination.backend import SearchMode
-from genbench.core.errors import DataLoadError, GenBenchError
+from genbench.contamination._index_backend import SearchMode
 
 
 def test_missing_messages_field_names_the_fields(tmp_path: Path, write_jsonl):
@@ -39,7 +39,7 @@ def test_role_filter_matching_nothing_lists_the_roles(tmp_path: Path, write_json
 
 
 def test_malformed_query_filter():
-    from genbench.contamination.training_data import UnitSpec
+    from genbench.contamination._training_data import UnitSpec
 
     with pytest.raises(ContaminationError, match="key:value"):
         UnitSpec(query_filter="user")
@@ -110,12 +110,12 @@ def test_every_error_is_a_genbench_value_error():
 @pytest.mark.parametrize("ending", [b"\xc3", b"\xc3\xa9"], ids=["cut-sequence", "whole-sequence"])
 def test_utf8_is_checked_across_read_blocks_followed_by_ascii(tmp_path: Path, monkeypatch, ending: bytes):
     """A block of pure ASCII skips the decoder only when no sequence is left open by the block before."""
-    from genbench.contamination.training_data import load_training_dataset
+    from genbench.contamination._training_data import load_training_dataset
 
     first = b'{"text": "caf' + ending
     path = tmp_path / "train.jsonl"
     path.write_bytes(first + b'"}\n' + b'{"text": "plain ascii"}\n' * 3)
-    monkeypatch.setattr("genbench.contamination.training_data._READ_BLOCK", len(first))
+    monkeypatch.setattr("genbench.contamination._training_data._READ_BLOCK", len(first))
     if ending == b"\xc3":
         with pytest.raises(DataLoadError, match="line 1: not valid UTF-8"):
             load_training_dataset(str(path))

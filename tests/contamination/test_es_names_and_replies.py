@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from genbench.contamination import ContaminationError
-from genbench.contamination.es import ElasticsearchBackend
-from genbench.contamination.es.connection import connect
-from genbench.contamination.es.mappings import index_name
-from genbench.contamination.training_data import UnitSpec, load_training_dataset
+from genbench.contamination._es import ElasticsearchBackend
+from genbench.contamination._es.connection import connect
+from genbench.contamination._es.mappings import index_name
+from genbench.contamination._training_data import UnitSpec, load_training_dataset
 
 from .es_recorder import RecorderServer
 
@@ -34,7 +34,7 @@ def test_names_the_seed_maps_to_one_index_get_two(osmem_backend, tmp_path: Path,
     (tmp_path / "probe_x").mkdir()
     write_jsonl(tmp_path / "probe" / "x_y.jsonl", [{"text": "alpha beta gamma delta"}])
     write_jsonl(tmp_path / "probe_x" / "y.jsonl", [{"text": "one two three four"}])
-    monkeypatch.setattr("genbench.contamination.es.mappings.is_local", lambda path: False)  # named as Hub ids are
+    monkeypatch.setattr("genbench.contamination._es.mappings.is_local", lambda path: False)  # named as Hub ids are
     assert index_name("probe/x_y.jsonl", "text") != index_name("probe_x/y.jsonl", "text")
     for name in ("probe/x_y.jsonl", "probe_x/y.jsonl"):
         loaded = load_training_dataset(str(tmp_path / name))

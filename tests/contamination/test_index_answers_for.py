@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import genbench.contamination._source_check as source_check
 from genbench.cli import cli
-from genbench.contamination import ContaminationError, TestSet, build_index, search, source_check
-from genbench.contamination.embedded import EmbeddedBackend
-from genbench.contamination.errors import ContaminationWarning
-from genbench.contamination.training_data import UnitSpec, load_training_dataset
+from genbench.contamination import ContaminationError, TestSet, build_index, search
+from genbench.contamination._embedded import EmbeddedBackend
+from genbench.contamination._errors import ContaminationWarning
+from genbench.contamination._training_data import UnitSpec, load_training_dataset
 
 QUESTION = "what is the capital city of france today"
 

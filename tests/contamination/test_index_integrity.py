@@ -12,10 +12,10 @@ from click.testing import CliRunner
 
 from genbench.cli import cli
 from genbench.contamination import ContaminationError, TestSet, build_index, search
-from genbench.contamination.checksums import file_digest
-from genbench.contamination.embedded import EmbeddedBackend
-from genbench.contamination.embedded.integrity import is_sealed
-from genbench.contamination.errors import DamagedIndexError
+from genbench.contamination._checksums import file_digest
+from genbench.contamination._embedded import EmbeddedBackend
+from genbench.contamination._embedded.integrity import is_sealed
+from genbench.contamination._errors import DamagedIndexError
 
 QUESTION = "what is the capital city of france today"
 
@@ -71,7 +71,7 @@ def test_damaged_file_is_an_error_naming_it_and_the_rebuild_command(tmp_path: Pa
 def test_first_search_of_a_size_checks_the_token_files_it_reads_whole(tmp_path: Path, write_jsonl, chat, monkeypatch):
     """The first search of an n-gram size reads tokens.npy and offsets.npy whole (no table yet): it checks their
     checksums on the way, without --verify, even where opening checks a large file's size only."""
-    monkeypatch.setattr("genbench.contamination.embedded.integrity.CHEAP_VERIFY_BYTES", 0)  # every file is "large"
+    monkeypatch.setattr("genbench.contamination._embedded.integrity.CHEAP_VERIFY_BYTES", 0)  # every file is "large"
     rows = [chat(f"filler question number {i} about nothing") for i in range(200)] + [chat(QUESTION)]
     train = write_jsonl(tmp_path / "train.jsonl", rows)
     (manifest,) = build_index(str(train), index_dir=tmp_path / "idx")
@@ -128,7 +128,7 @@ def test_damaged_or_missing_ngram_table_file_is_rebuilt(tmp_path: Path, write_js
 
 def test_verify_checks_the_checksums_of_large_files(tmp_path: Path, write_jsonl, chat, monkeypatch):
     train, folder, _ = _build(tmp_path, write_jsonl, chat)
-    monkeypatch.setattr("genbench.contamination.embedded.integrity.CHEAP_VERIFY_BYTES", 0)  # every file is "large"
+    monkeypatch.setattr("genbench.contamination._embedded.integrity.CHEAP_VERIFY_BYTES", 0)  # every file is "large"
     path = folder / "turns.npy"
     data = bytearray(path.read_bytes())
     data[-1] ^= 1  # a flip that keeps the size
@@ -171,7 +171,7 @@ def test_a_value_out_of_range_in_a_large_file_is_traced_to_it(tmp_path: Path, wr
     import numpy as np
 
     train, folder, _ = _build(tmp_path, write_jsonl, chat)
-    monkeypatch.setattr("genbench.contamination.embedded.integrity.CHEAP_VERIFY_BYTES", 0)
+    monkeypatch.setattr("genbench.contamination._embedded.integrity.CHEAP_VERIFY_BYTES", 0)
     offsets = np.load(folder / "offsets.npy")
     tokens = np.load(folder / "tokens.npy")
     tokens[offsets[-1] - 1] = 2**31 - 1  # the last token of the last unit (QUESTION's "today"): no such word

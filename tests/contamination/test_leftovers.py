@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from genbench.contamination import TestSet, build_index, search
-from genbench.contamination.embedded import EmbeddedBackend, leftovers
-from genbench.contamination.embedded.leftovers import (
+from genbench.contamination._embedded import EmbeddedBackend, leftovers
+from genbench.contamination._embedded.leftovers import (
     build_lock,
     remove_stale_index_leftovers,
     remove_stale_table_leftovers,
@@ -43,7 +43,7 @@ def _holding_lock(folder: Path, name: str, cwd: Path) -> subprocess.Popen:
         f"""
         import time
         from pathlib import Path
-        from genbench.contamination.embedded.leftovers import build_lock
+        from genbench.contamination._embedded.leftovers import build_lock
 
         with build_lock(Path({str(folder)!r}), {name!r}):
             print("locked", flush=True)
@@ -62,7 +62,7 @@ def test_a_build_killed_while_merging_leaves_staging_that_the_next_build_removes
         f"""
         import os, signal
         from genbench.contamination import build_index
-        from genbench.contamination.embedded import store
+        from genbench.contamination._embedded import store
 
         def killed(shards, staging):
             (staging / "half-written.npy").write_bytes(b"x")
@@ -122,7 +122,7 @@ def test_a_build_waits_for_a_concurrent_build_of_the_same_index(chat_file: Path,
         f"""
         import time
         from pathlib import Path
-        from genbench.contamination.embedded.leftovers import build_lock
+        from genbench.contamination._embedded.leftovers import build_lock
 
         with build_lock(Path({str(index_dir)!r}), {name!r}):
             print("locked", flush=True)
@@ -177,7 +177,7 @@ def test_stale_ngram_table_temporaries_are_removed_unless_a_live_build_holds_the
 KILL_TABLE_BUILD = """
 import os, signal
 from genbench.contamination import TestSet, search
-from genbench.contamination.embedded import ngram_table
+from genbench.contamination._embedded import ngram_table
 
 def killed(staging, *args):
     (staging / "run-0.npy").write_bytes(b"x")
@@ -220,7 +220,7 @@ def test_a_killed_table_build_is_swept_when_any_index_of_the_folder_is_opened_or
 KILL_BETWEEN_RENAMES = """
 import os, signal
 from genbench.contamination import build_index
-from genbench.contamination.embedded import store
+from genbench.contamination._embedded import store
 
 real_replace = os.replace
 

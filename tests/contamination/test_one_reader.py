@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from genbench._core.errors import GenBenchError
 from genbench.contamination import TestSet, build_index, search
-from genbench.contamination.oneshot import scan
-from genbench.core.errors import GenBenchError
-from genbench.data.json_nesting import ARROW_NESTING_LIMIT, a_line_nests_deeper_than, max_nesting
+from genbench.contamination._oneshot import scan
+from genbench.data._json_nesting import ARROW_NESTING_LIMIT, a_line_nests_deeper_than, max_nesting
 
 QUESTION = "what is one plus one"
 
@@ -96,8 +96,8 @@ def test_nesting_is_counted_outside_strings_line_by_line():
 @pytest.mark.parametrize("blank_line", [b"", b"\n"])
 def test_the_data_reader_refuses_deep_nesting_instead_of_crashing(tmp_path: Path, blank_line: bytes):
     """Task data goes through the same JSONL parser: 100,000 levels killed the process in pyarrow's reader."""
-    from genbench.core.errors import DataLoadError
-    from genbench.data.jsonl import read_jsonl_table
+    from genbench._core.errors import DataLoadError
+    from genbench.data._jsonl import read_jsonl_table
 
     data = tmp_path / "test.jsonl"
     data.write_bytes(b'{"input": "a"}\n' + blank_line + b'{"input": ' + _deep(100_000) + b"}\n")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from genbench.contamination import analysis
-from genbench.contamination.analysis import tokenize
+import genbench.contamination._analysis as analysis
+from genbench.contamination._analysis import tokenize
 
 
 def test_analyzer_lowercases_and_splits_on_non_word_characters():

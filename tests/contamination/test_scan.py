@@ -19,15 +19,15 @@ import pyarrow as pa
 import pyarrow.json as paj
 import pytest
 
+import genbench.contamination._oneshot as scan_module
+from genbench._core.errors import GenBenchError
 from genbench.contamination import ContaminationError, TestSet, build_index, decontaminate, search
-from genbench.contamination import oneshot as scan_module
-from genbench.contamination.analysis import tokenize
-from genbench.contamination.oneshot import scan
-from genbench.contamination.token_keys import keys_of_tokens, span_token_keys, string_spans
-from genbench.contamination.training_data import UnitSpec
-from genbench.contamination.units import unit_spans
-from genbench.core.errors import GenBenchError
-from genbench.data.jsonl import plain_object_lines
+from genbench.contamination._analysis import tokenize
+from genbench.contamination._oneshot import scan
+from genbench.contamination._token_keys import keys_of_tokens, span_token_keys, string_spans
+from genbench.contamination._training_data import UnitSpec
+from genbench.contamination._units import unit_spans
+from genbench.data._jsonl import plain_object_lines
 
 WORDS = ["the", "cat", "sat", "on", "mat", "Paris", "CAFÉ", "東京", "a_very_long_token_indeed", "x1", "ΟΔΟΣ"]
 
@@ -295,7 +295,7 @@ def test_scanning_and_indexing_keep_pandas_out(tmp_path):
 
 
 def test_the_heap_setting_is_scoped_and_optional(monkeypatch):
-    from genbench.contamination import allocator
+    import genbench.contamination._allocator as allocator
 
     calls = []
     monkeypatch.setattr(allocator, "_mallopt", lambda: lambda option, value: calls.append((option, value)) or 1)

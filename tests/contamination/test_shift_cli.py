@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from genbench.cli import cli
 from genbench.contamination.shift import open_corpus, read_shift_report
-from genbench.contamination.shift.manifest import MANIFEST
+from genbench.contamination.shift._manifest import MANIFEST
 
 pytest.importorskip("infini_gram")
 

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from genbench.contamination.errors import ContaminationError, DamagedIndexError
+from genbench.contamination._errors import ContaminationError, DamagedIndexError
+from genbench.contamination._testsets import TestSet
 from genbench.contamination.shift import measure_shift, open_corpus, read_shift_report
-from genbench.contamination.shift.infinigram import build_infinigram_index, register_infinigram_index
-from genbench.contamination.shift.manifest import MANIFEST
-from genbench.contamination.testsets import TestSet
+from genbench.contamination.shift._infinigram import build_infinigram_index, register_infinigram_index
+from genbench.contamination.shift._manifest import MANIFEST
 from tests.contamination.shift_support import write_corpus
 
 pytest.importorskip("infini_gram")
@@ -93,9 +93,9 @@ def test_a_corpus_name_that_is_not_the_index_is_an_error(tmp_path: Path) -> None
 
 
 def test_an_elasticsearch_index_with_other_documents_is_refused(tmp_path: Path, osmem: Any) -> None:
-    from genbench.contamination.es import ElasticsearchBackend
-    from genbench.contamination.shift.elasticsearch import ElasticsearchCorpus
-    from genbench.contamination.training_data import UnitSpec, load_training_dataset
+    from genbench.contamination._es import ElasticsearchBackend
+    from genbench.contamination._training_data import UnitSpec, load_training_dataset
+    from genbench.contamination.shift._elasticsearch import ElasticsearchCorpus
     from tests.contamination.es_support import osmem_client
 
     clone = osmem.clone()

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from genbench.contamination.embedded import EmbeddedBackend
-from genbench.contamination.es import ElasticsearchBackend
+from genbench.contamination._embedded import EmbeddedBackend
+from genbench.contamination._es import ElasticsearchBackend
+from genbench.contamination._testsets import TestSet
+from genbench.contamination._training_data import UnitSpec, load_training_dataset
 from genbench.contamination.shift import CorpusEngine, measure_shift, open_corpus
-from genbench.contamination.shift.elasticsearch import ElasticsearchCorpus
-from genbench.contamination.shift.infinigram import build_infinigram_index
-from genbench.contamination.testsets import TestSet
-from genbench.contamination.training_data import UnitSpec, load_training_dataset
+from genbench.contamination.shift._elasticsearch import ElasticsearchCorpus
+from genbench.contamination.shift._infinigram import build_infinigram_index
 from tests.contamination.es_support import osmem_client
 from tests.contamination.shift_support import (
     BruteForce,

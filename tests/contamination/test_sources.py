@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from genbench.contamination import ContaminationError, TestSet, task_test_sets
-from genbench.contamination.embedded import EmbeddedBackend
-from genbench.contamination.training_data import index_name, read_dataset_mixer
+from genbench.contamination._embedded import EmbeddedBackend
+from genbench.contamination._training_data import index_name, read_dataset_mixer
 
 
 def test_registry_test_sets_use_the_input_field():
@@ -54,8 +54,8 @@ def test_line_start_check_agrees_with_the_pattern() -> None:
     """The numpy check of line starts gives the regex's answer on every text, odd whitespace included."""
     import random
 
-    from genbench.contamination.training_data import _lines_start_objects
-    from genbench.data.jsonl import NON_OBJECT_LINE
+    from genbench.contamination._training_data import _lines_start_objects
+    from genbench.data._jsonl import NON_OBJECT_LINE
 
     rng = random.Random(0)
     alphabet = [b"{", b"}", b"\n", b" ", b"\t", b"\r", b"\x0b", b"\x0c", b"a", b"1", b"[", b'"']

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from genbench import load_task
+from genbench._core.errors import ConfigError, GenbenchConfigWarning
 from genbench.config import task_config_from_dict
 from genbench.contamination import ContaminationError, build_index
-from genbench.core.errors import ConfigError, GenbenchConfigWarning
-from genbench.review.base import TaskCheckWarning
+from genbench.review._base import TaskCheckWarning
 from genbench.review.checks import check_ngram_overlap
 
 TEST_ROWS = [
@@ -130,8 +130,8 @@ def test_test_task_warns_on_near_duplicate_train_examples(index_dir):
 
 def test_a_check_whose_ngrams_are_longer_than_the_test_inputs_says_so(index_dir):
     # every test input has at most 13 tokens: a 14-gram check can match none of them, so "clean" would mean nothing
-    from genbench.contamination.errors import ContaminationWarning
-    from genbench.contamination.task_checks import check_task_contamination
+    from genbench.contamination._errors import ContaminationWarning
+    from genbench.contamination._task_checks import check_task_contamination
 
     task = load_task("contaminated")
     check = task.config.contamination_checks[1].model_copy(update={"ngram_size": 14})
@@ -145,7 +145,7 @@ def test_a_check_whose_ngrams_are_longer_than_the_test_inputs_says_so(index_dir)
 
 
 def test_the_overlap_check_is_skipped_when_no_test_input_is_long_enough(index_dir):
-    from genbench.review.base import TaskCheckSkipped
+    from genbench.review._base import TaskCheckSkipped
 
     task_dir = Path(load_task("contaminated").task_dir)
     write_jsonl(task_dir / "test.jsonl", [{"input": "612 + 6", "target": "618"}, {"input": "9 + 40", "target": "49"}])

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from genbench.cli.contamination import contamination
+from genbench.cli._contamination import contamination
 
 
 def test_every_backend_marks_an_instance_too_short_for_the_ngram(text_search):

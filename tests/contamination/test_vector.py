@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from genbench.contamination import ContaminationError, TestSet, build_index, decontaminate, search
-from genbench.contamination.embedded.vector_index import DEFAULT_MODEL, embed, load_model, resolve_model
+from genbench.contamination._embedded.vector_index import DEFAULT_MODEL, embed, load_model, resolve_model
 
 UNITS = [
     "How do I bake sourdough bread at home?",
@@ -87,7 +87,7 @@ def test_the_index_model_must_match(indexed):
 
 
 def test_blocked_search_equals_the_full_matrix(indexed, monkeypatch):
-    from genbench.contamination.embedded import vector_index
+    from genbench.contamination._embedded import vector_index
 
     train, index_dir = indexed
     monkeypatch.setattr(vector_index, "SCORES_PER_BLOCK", 3)

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from genbench.cli.contamination import contamination
-from genbench.core.files import atomic_open, current_umask, follow_umask, write_json_atomic
-from genbench.data.staging import staged_directory, staged_file
+from genbench._core.files import atomic_open, current_umask, follow_umask, write_json_atomic
+from genbench.cli._contamination import contamination
+from genbench.data._staging import staged_directory, staged_file
 
 PREDICTOR = """
 def shortest_option(requests, task, **options):
@@ -104,7 +104,7 @@ def test_atomic_writes_and_the_data_cache_follow_the_umask(umask: int, tmp_path:
 
 
 def test_results_logs_and_leaderboard_pages_follow_the_umask(umask: int, tmp_path: Path) -> None:
-    from genbench.leaderboard import build_leaderboard
+    from genbench._leaderboard import build_leaderboard
     from genbench.runs import run
 
     (tmp_path / "predictor.py").write_text(PREDICTOR)

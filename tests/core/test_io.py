@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from genbench.core.files import atomic_open, write_json_atomic
+from genbench._core.files import atomic_open, write_json_atomic
 
 
 def test_write_json_atomic_leaves_no_temporary_file(tmp_path: Path):

@@ -1,4 +1,4 @@
-"""The one JSON depth counter (genbench.core.json_depth), behind the strict reader and pyarrow's guard."""
+"""The one JSON depth counter (genbench._core.json_depth), behind the strict reader and pyarrow's guard."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from genbench.core import json_depth
-from genbench.data.json_nesting import max_nesting
+from genbench._core import json_depth
+from genbench.data._json_nesting import max_nesting
 
 # Strings full of what the counter must see through: brackets, quotes, backslashes, non-ASCII.
 TEXT = st.text(alphabet='[]{}"\\ab\u00e9\u4e2d\n', max_size=8)

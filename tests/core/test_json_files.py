@@ -1,4 +1,4 @@
-"""The strict JSON reader (genbench.core.json_files): every refusal names the file (and line)."""
+"""The strict JSON reader (genbench._core.json_files): every refusal names the file (and line)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from genbench.core.errors import DamagedFileError
-from genbench.core.json_files import iter_json_lines, loads_strict, read_json_file
+from genbench._core.errors import DamagedFileError
+from genbench._core.json_files import iter_json_lines, loads_strict, read_json_file
 
 
 @pytest.mark.parametrize(
@@ -81,8 +81,8 @@ def test_json_lines_name_the_line_and_feed_the_digest(tmp_path: Path) -> None:
 @pytest.mark.parametrize("content", ["[" * 100_000 + "]" * 100_000, '{"format": NaN}', '{"format": '])
 def test_damaged_caches_json_is_rebuilt_not_a_raw_error(tmp_path: Path, monkeypatch, content: str) -> None:
     """The task metadata cache and a saved Hub dataset's record are read strictly: damaged means not used."""
-    from genbench.data.hub import RECORD_NAME, find_hub_export, hub_export_dir
-    from genbench.registry.metadata_cache import RegistryCache, cache_file
+    from genbench._registry.metadata_cache import RegistryCache, cache_file
+    from genbench.data._hub import RECORD_NAME, find_hub_export, hub_export_dir
 
     monkeypatch.setenv("GENBENCH_CACHE", str(tmp_path))
     cache_file().parent.mkdir(parents=True)

@@ -1,7 +1,7 @@
-"""The plugin seam (genbench.core.plugins) as each kind uses it: model runners, CLI commands, metrics; lazy exports.
+"""The plugin seam (genbench._core.plugins) as each kind uses it: model runners, CLI commands, metrics; lazy exports.
 
 A third-party plug-in is simulated by a module written to a temporary directory on ``sys.path`` and an entry point
-of its group, served by a stand-in for :func:`genbench.core.plugins._entry_points`.
+of its group, served by a stand-in for :func:`genbench._core.plugins._entry_points`.
 """
 
 from __future__ import annotations
@@ -15,16 +15,16 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from genbench._core import plugins
+from genbench._core.errors import MetricError, UnknownPluginError
 from genbench.cli import COMMANDS, cli
-from genbench.core import plugins
-from genbench.core.errors import MetricError, UnknownPluginError
 from genbench.metrics import compute_metric
-from genbench.metrics.builtin import BUILTIN_METRICS, METRICS, get_builtin_metric, local_metric_ids
+from genbench.metrics._builtin import BUILTIN_METRICS, METRICS, get_builtin_metric, local_metric_ids
 from genbench.runs import MODEL_RUNNERS
-from genbench.runs.errors import ModelSpecError
-from genbench.runs.execute import run
-from genbench.runs.runner_registry import load_runner
-from genbench.runs.scoring import BootstrapSettings
+from genbench.runs._errors import ModelSpecError
+from genbench.runs._execute import run
+from genbench.runs._runner_registry import load_runner
+from genbench.runs._scoring import BootstrapSettings
 from genbench.runs.specs import ModelSpec, parse_model_spec
 
 _names = itertools.count()
@@ -59,8 +59,8 @@ def test_genbench_s_own_names_are_found_without_reading_entry_points(monkeypatch
         raise AssertionError(f"entry points of {group} read")
 
     monkeypatch.setattr(plugins, "_entry_points", unread)
-    assert "list-tasks" in COMMANDS and COMMANDS.target("run") == "genbench.cli.run:run"
-    assert MODEL_RUNNERS.target("hf") == "genbench.runs.hf:HFCausalLMRunner"
+    assert "list-tasks" in COMMANDS and COMMANDS.target("run") == "genbench.cli._run:run"
+    assert MODEL_RUNNERS.target("hf") == "genbench.runs._hf:HFCausalLMRunner"
     assert get_builtin_metric("exact_match") is not None
 
 
@@ -90,7 +90,7 @@ class plugin(ModelRunner):
 
 def test_the_model_kinds_are_the_runner_groups_names() -> None:
     assert MODEL_RUNNERS.names() == ["hf", "openai", "cross-encoder", "sentence-transformers", "python"]
-    assert MODEL_RUNNERS.target("python") == "genbench.runs.python:PythonRunner"
+    assert MODEL_RUNNERS.target("python") == "genbench.runs._python:PythonRunner"
 
 
 def test_an_unknown_model_kind_names_the_close_match() -> None:
@@ -113,7 +113,7 @@ def test_a_third_party_model_runner_runs_from_the_cli_spec(plugin, tmp_path: Pat
 
 def test_a_plug_in_cannot_take_over_a_kind_of_genbench(plugin) -> None:
     plugin("genbench.model_runners", "hf", ECHO_RUNNER)
-    assert MODEL_RUNNERS.target("hf") == "genbench.runs.hf:HFCausalLMRunner"
+    assert MODEL_RUNNERS.target("hf") == "genbench.runs._hf:HFCausalLMRunner"
     assert MODEL_RUNNERS.names().count("hf") == 1
 
 
@@ -227,7 +227,7 @@ def test_lazy_exports_of_the_packages() -> None:
     assert {"Task", "TaskConfig", "load_task", "list_tasks"} <= set(dir(genbench))
     assert genbench.tasks.Task is genbench.Task is genbench.task.Task
     assert "run" in dir(genbench.runs) and genbench.runs.run is run
-    assert genbench.task.make_nshot_dataset.__module__ == "genbench.compat.task_helpers"
+    assert genbench.task.make_nshot_dataset.__module__ == "genbench._compat.task_helpers"
     for module in (genbench, genbench.runs, genbench.task, genbench.tasks):
         with pytest.raises(AttributeError, match=f"module '{module.__name__}' has no attribute 'nope'"):
             module.nope  # noqa: B018

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from genbench.core.files import atomic_open, write_text_atomic
-from genbench.core.temporaries import is_atomic_temporary, lock_exclusive, remove_stale_temporaries
+from genbench._core.files import atomic_open, write_text_atomic
+from genbench._core.temporaries import is_atomic_temporary, lock_exclusive, remove_stale_temporaries
 from tests.source_imports import importers
 
 WRITER = """
 import sys, time
-from genbench.core.files import atomic_open
+from genbench._core.files import atomic_open
 with atomic_open(sys.argv[1], "wb") as handle:
     handle.write(b"x" * 100000)
     handle.flush()
@@ -78,7 +78,7 @@ def test_a_users_own_hidden_tmp_files_are_not_touched(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="flock")
 def test_the_data_import_scratch_folder_of_a_killed_import_is_removed(tmp_path: Path, monkeypatch) -> None:
-    from genbench.data import cache as data_cache
+    import genbench.data._cache as data_cache
 
     root = tmp_path / "cache"
     monkeypatch.setenv("GENBENCH_CACHE", str(root))
@@ -105,7 +105,7 @@ def test_every_lock_in_genbench_is_filelocks() -> None:
 
 
 def test_a_locked_temporary_is_told_from_an_unlocked_one(tmp_path: Path) -> None:
-    from genbench.core.temporaries import is_unlocked
+    from genbench._core.temporaries import is_unlocked
 
     temporary = tmp_path / ".x.tmp"
     temporary.write_bytes(b"")

@@ -9,7 +9,7 @@ import tarfile
 from pathlib import Path
 from typing import Any
 
-from genbench.registry.data_bundle import BUNDLE_FORMAT, BUNDLE_VERSION, MANIFEST_NAME
+from genbench._registry.data_bundle import BUNDLE_FORMAT, BUNDLE_VERSION, MANIFEST_NAME
 
 REVISION = "0123456789abcdef0123456789abcdef01234567"
 BODY = b'{"input": "1+1", "target": "2"}\n{"input": "2+2", "target": "4"}\n'

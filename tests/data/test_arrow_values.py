@@ -1,4 +1,4 @@
-"""``genbench.data.arrow_values``: the arrays ``pa.array`` gives, without pyarrow importing pandas."""
+"""``genbench.data._arrow_values``: the arrays ``pa.array`` gives, without pyarrow importing pandas."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from genbench.data.arrow_values import integer_array, integers_to_numpy, string_array, string_scalar
+from genbench.data._arrow_values import integer_array, integers_to_numpy, string_array, string_scalar
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8])
@@ -55,7 +55,7 @@ def test_no_pandas_is_imported():
         "import sys\n"
         "import numpy as np\n"
         "import pyarrow.compute as pc\n"
-        "from genbench.data.arrow_values import integer_array, integers_to_numpy, string_array, string_scalar\n"
+        "from genbench.data._arrow_values import integer_array, integers_to_numpy, string_array, string_scalar\n"
         "words = string_array(['a', 'b'])\n"
         "joined = pc.binary_join_element_wise(string_scalar('<'), words, string_scalar(''))\n"
         "assert joined.take(integer_array(np.array([1, 0]))).to_pylist() == ['<b', '<a']\n"

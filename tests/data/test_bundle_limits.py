@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from genbench.core.errors import ChecksumMismatchError, DataLoadError, GenBenchError
-from genbench.data.cache import cached_entry
-from genbench.registry.data_bundle import import_bundle
+from genbench._core.errors import ChecksumMismatchError, DataLoadError, GenBenchError
+from genbench._registry.data_bundle import import_bundle
+from genbench.data._cache import cached_entry
 from tests.data.bundle_builder import BODY, REVISION, build_bundle, file_record, one_file_bundle
 
 URI = "https://example.org/data/test.jsonl"

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from genbench._core.errors import DataLoadError
+from genbench._registry.data_bundle import export_bundle
 from genbench.cli import cli
-from genbench.core.errors import DataLoadError
 from genbench.data import fetch
-from genbench.data.cache import EMPTY_SHA256, add_to_cache, cached_entry, cached_path
-from genbench.registry.data_bundle import export_bundle
+from genbench.data._cache import EMPTY_SHA256, add_to_cache, cached_entry, cached_path
 from tests.task_roots import registered_task_roots
 
 from .test_data_cache import BODY, BODY_SHA256
@@ -61,7 +61,7 @@ def test_a_download_without_length_is_unverified_and_downloaded_again_online(
     cut = BODY[: BODY.index(b"\n") + 1]
     url = http_server.serve("test.jsonl", cut)
     http_server.faults["/test.jsonl"] = "no-length"
-    with caplog.at_level(logging.WARNING, logger="genbench.data.cache"):
+    with caplog.at_level(logging.WARNING, logger="genbench.data._cache"):
         assert fetch(url, base_dir=tmp_path).read_bytes() == cut
     assert cached_entry(url).verified is False and "cached as unverified" in caplog.text
 
@@ -82,7 +82,7 @@ def test_an_unverified_copy_is_used_offline_with_a_warning(
     http_server.faults["/test.jsonl"] = "no-length"
     fetch(url, base_dir=tmp_path)
     http_server.stop()
-    with caplog.at_level(logging.WARNING, logger="genbench.data.cache"):
+    with caplog.at_level(logging.WARNING, logger="genbench.data._cache"):
         assert fetch(url, base_dir=tmp_path).read_bytes() == BODY
     assert "never verified complete" in caplog.text and f"data fetch --refresh {url}" in caplog.text
 

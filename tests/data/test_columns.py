@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from genbench.core.vocabulary import TaskType
-from genbench.data.columns import INDEX_COLUMN, apply_field_mapping, with_index_column
+from genbench._core.vocabulary import TaskType
+from genbench.data._columns import INDEX_COLUMN, apply_field_mapping, with_index_column
 
 
 def test_derived_datasets_get_deterministic_fingerprints_that_name_the_step():

@@ -1,4 +1,4 @@
-"""genbench.data.cache: downloads (once, atomically, verified) and local paths (confined, in place)."""
+"""genbench.data._cache: downloads (once, atomically, verified) and local paths (confined, in place)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from genbench.core.errors import ChecksumMismatchError, DataLoadError, DataNotFoundError
+from genbench._core.errors import ChecksumMismatchError, DataLoadError, DataNotFoundError
 from genbench.data import cache_dir, cached_path, fetch, file_sha256
 
 BODY = b'{"input": "1+1", "target": "2"}\n{"input": "2+2", "target": "4"}\n'
@@ -181,7 +181,7 @@ def test_distinct_uris_with_the_same_basename_do_not_collide(http_server, tmp_pa
 
 
 def test_progress_bar(http_server, tmp_path, capsys):
-    from genbench.core.progress import progress_bars
+    from genbench._core.progress import progress_bars
 
     url = http_server.serve("test.jsonl", BODY)
     with progress_bars(True):  # asked for: drawn on a captured stream too

@@ -1,4 +1,4 @@
-"""genbench.data.jsonl: fast JSONL reading with types kept and errors that name the line."""
+"""genbench.data._jsonl: fast JSONL reading with types kept and errors that name the line."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from genbench.core.errors import DataLoadError, DataNotFoundError
+from genbench._core.errors import DataLoadError, DataNotFoundError
 from genbench.data import read_jsonl
 
 
@@ -159,7 +159,7 @@ def test_twenty_thousand_rows_take_the_vectorised_path(tmp_path, monkeypatch):
     """
     import pyarrow.json as paj
 
-    from genbench.data import jsonl as jsonl_module
+    import genbench.data._jsonl as jsonl_module
 
     calls: dict[str, int] = {"read_json": 0, "json.loads": 0, "line_by_line": 0}
 

@@ -1,4 +1,4 @@
-"""genbench.data.sources: manual JSONL sources and Hugging Face sources (local folders, Hub ids offline)."""
+"""genbench.data._sources: manual JSONL sources and Hugging Face sources (local folders, Hub ids offline)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from genbench.config.schema import DataSourceConfig
-from genbench.core.errors import ChecksumMismatchError, DataLoadError, DataNotFoundError
+from genbench._core.errors import ChecksumMismatchError, DataLoadError, DataNotFoundError
+from genbench.config._schema import DataSourceConfig
 from genbench.data import load_data_source
-from genbench.data.sources import _hub_hint, order_splits
+from genbench.data._sources import _hub_hint, order_splits
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> Path:

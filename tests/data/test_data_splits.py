@@ -1,4 +1,4 @@
-"""genbench.data.splits: split.jsonnet parsing (every problem at once) and re-splitting by index."""
+"""genbench.data._splits: split.jsonnet parsing (every problem at once) and re-splitting by index."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from genbench.core.errors import ConfigError, DataLoadError
+from genbench._core.errors import ConfigError, DataLoadError
 from genbench.data import load_split_file, normalise_split_name, parse_split_spec, resplit
-from genbench.data.splits import MAX_REPORTED_PROBLEMS
+from genbench.data._splits import MAX_REPORTED_PROBLEMS
 
 
 def split_file(tmp_path: Path, text: str) -> Path:

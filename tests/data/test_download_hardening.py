@@ -7,11 +7,11 @@ import time
 
 import pytest
 
-from genbench.config.schema import DataSourceConfig
-from genbench.core.errors import DataLoadError, DataNotFoundError
+from genbench._core.errors import DataLoadError, DataNotFoundError
+from genbench.config._schema import DataSourceConfig
 from genbench.data import cached_path, fetch, load_data_source
-from genbench.data.cache import EMPTY_SHA256, cached_entry, remove_stale_downloads
-from genbench.data.staging import remove_stale_temporaries, staged_file
+from genbench.data._cache import EMPTY_SHA256, cached_entry, remove_stale_downloads
+from genbench.data._staging import remove_stale_temporaries, staged_file
 
 from .test_data_cache import BODY, BODY_SHA256, cache_files
 
@@ -322,7 +322,7 @@ def test_a_cached_file_whose_url_ends_in_tmp_is_not_taken_for_a_leftover(http_se
 
 
 def test_staging_folders_of_killed_runs_are_removed_and_live_ones_kept(tmp_path):
-    from genbench.data.staging import staged_directory
+    from genbench.data._staging import staged_directory
 
     dead = tmp_path / "org--data" / "default" / ".abc123.dead0001.tmp"
     (dead / "sub").mkdir(parents=True)

@@ -7,8 +7,8 @@ import socket
 
 import pytest
 
-from genbench.core.errors import DataLoadError
-from genbench.data.download import DownloadLimits, download
+from genbench._core.errors import DataLoadError
+from genbench.data._download import DownloadLimits, download
 
 
 def test_a_password_in_a_download_url_is_never_printed() -> None:

@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from genbench._core.errors import ChecksumMismatchError, DataLoadError
+from genbench._registry.data_bundle import MANIFEST_NAME, export_bundle, import_bundle
+from genbench._registry.task_data import HubDataset, fetch_one
 from genbench.cli import cli
-from genbench.config.schema import DataSourceConfig
-from genbench.core.errors import ChecksumMismatchError, DataLoadError
+from genbench.config._schema import DataSourceConfig
 from genbench.data import load_data_source
-from genbench.data.cache import cached_entry, cached_path, list_cache_entries
-from genbench.data.hub import find_hub_export, list_hub_exports
-from genbench.registry.data_bundle import MANIFEST_NAME, export_bundle, import_bundle
-from genbench.registry.task_data import HubDataset, fetch_one
+from genbench.data._cache import cached_entry, cached_path, list_cache_entries
+from genbench.data._hub import find_hub_export, list_hub_exports
 from tests.task_roots import registered_task_roots
 
 REMOTE_BODY = b'{"input": "1+1", "target": "2"}\n{"input": "2+2", "target": "4"}\n{"input": "3+3", "target": "6"}\n'
@@ -233,7 +233,7 @@ def good_bundle(tmp_path_factory) -> Path:
     """A bundle of one download and one Hub dataset, built once (the cache seeded without a server)."""
     import datasets
 
-    from genbench.data.cache import add_to_cache
+    from genbench.data._cache import add_to_cache
 
     folder = tmp_path_factory.mktemp("good-bundle")
     with pytest.MonkeyPatch.context() as patch, registered_task_roots(folder / "tasks"):

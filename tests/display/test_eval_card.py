@@ -9,8 +9,8 @@ from html.parser import HTMLParser
 import pytest
 
 from genbench import load_task
-from genbench.core.taxonomy import AXES
-from genbench.display.eval_card import FORMATS, EvalCard, Experiment, NoTaxonomyError, eval_card, tex_escape
+from genbench._core.taxonomy import AXES
+from genbench.display._eval_card import FORMATS, EvalCard, Experiment, NoTaxonomyError, eval_card, tex_escape
 from tests.shipped_tasks import shipped_task_ids
 
 NASTY = "A & B <script>alert(1)</script> 100% $x_1$ #2 {y} ~ ^ \\ \"q\" 'r'"
@@ -162,7 +162,7 @@ def test_each_sample_tasks_doc_holds_its_current_card(task_id: str) -> None:
     """doc.md's card is the one eval-card prints (regenerate it after changing the config's taxonomy)."""
     task = load_task(task_id)
     table = [line for line in eval_card(task).markdown().splitlines() if line.startswith("| ")]
-    from genbench.registry.directories import get_task_dir
+    from genbench._registry.directories import get_task_dir
 
     doc = (get_task_dir(task_id) / "doc.md").read_text(encoding="utf-8")
     assert all(line in doc for line in table), f"{task_id}/doc.md: paste `genbench-cli eval-card -t {task_id}`"

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from genbench import Task, TaskConfig, load_task
-from genbench.core.errors import ConfigError, PreparationError
-from genbench.display.summary import config_summary, example_prompts, light_splits, split_sizes
-from genbench.registry.listing import task_records
+from genbench._core.errors import ConfigError, PreparationError
+from genbench._registry.listing import task_records
+from genbench.display._summary import config_summary, example_prompts, light_splits, split_sizes
 from tests.shipped_tasks import shipped_task_ids
 
 
@@ -77,7 +77,7 @@ def test_light_path_gives_what_the_task_gives(task_id):
 
 
 def test_full_path_prompts_are_those_of_get_prepared_datasets():
-    from genbench.core.vocabulary import PreparationStrategy
+    from genbench._core.vocabulary import PreparationStrategy
 
     task = load_task("arithmetic_length")
     prompts = example_prompts(task, 3, 5, splits=None)

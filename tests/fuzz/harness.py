@@ -1,6 +1,6 @@
 """What the fuzz tests share: their hypothesis settings, the property, the case counter and the input strategies.
 
-The property: for any input, genbench either succeeds or raises a :class:`~genbench.core.errors.GenBenchError` with a
+The property: for any input, genbench either succeeds or raises a :class:`~genbench._core.errors.GenBenchError` with a
 message; any other exception (``TypeError``, ``UnicodeDecodeError``, ``KeyError``, a pyarrow error, ...) is a bug.
 
 Settings are bounded so that ``make test`` stays fast, and derandomized so that every run tries the same cases.
@@ -20,7 +20,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 
-from genbench.core.errors import GenBenchError
+from genbench._core.errors import GenBenchError
 
 CASES: Counter[str] = Counter()
 """Cases tried per fuzz test in this session."""

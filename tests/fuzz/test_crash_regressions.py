@@ -12,22 +12,22 @@ from pathlib import Path
 
 import pytest
 
-from genbench.core.errors import GenBenchError
-from genbench.data.jsonl import read_jsonl
+from genbench._core.errors import GenBenchError
+from genbench.data._jsonl import read_jsonl
 
 NULL_FIRST = b'null\n{"messages": [{"role": "user", "content": "hi"}]}\n'
 
 
 def test_a_first_line_null_is_an_error_not_a_segmentation_fault(tmp_path: Path):
-    """pyarrow's JSON reader (26.x) kills the process on it; genbench.data.jsonl and the contamination sources
+    """pyarrow's JSON reader (26.x) kills the process on it; genbench.data._jsonl and the contamination sources
     must not hand such a file to it."""
     path = tmp_path / "null_first.jsonl"
     path.write_bytes(NULL_FIRST)
     code = textwrap.dedent(
         f"""
-        from genbench.contamination.training_data import load_training_dataset
-        from genbench.data.jsonl import read_jsonl
-        from genbench.core.errors import GenBenchError
+        from genbench.contamination._training_data import load_training_dataset
+        from genbench.data._jsonl import read_jsonl
+        from genbench._core.errors import GenBenchError
 
         for load in (lambda: read_jsonl({str(path)!r}, split="train"), lambda: load_training_dataset({str(path)!r})):
             try:
@@ -59,8 +59,8 @@ def test_training_data_lines_are_checked_across_read_blocks(tmp_path: Path):
     path.write_bytes(b'{"messages": []}\n' + b" " * 6 + b"null\n" + b'{"messages": []}\n')
     code = textwrap.dedent(
         f"""
-        from genbench.contamination import training_data as sources
-        from genbench.core.errors import GenBenchError
+        from genbench.contamination import _training_data as sources
+        from genbench._core.errors import GenBenchError
 
         sources._READ_BLOCK = 20  # the first block ends inside the spaces before `null`
         try:
@@ -93,7 +93,7 @@ def test_a_list_of_strings_starting_with_null_gives_a_valid_table(tmp_path: Path
 )
 def test_reranking_gold_without_usable_candidates_is_a_prediction_error(options, message):
     """Were a ``TypeError: object of type 'NoneType' has no len()`` and a ``ValueError`` of the metric core."""
-    from genbench.core.errors import PredictionError
+    from genbench._core.errors import PredictionError
     from genbench.metrics import evaluate_predictions
 
     gold = [{"input": "q", "target": ["d1"], "target_options": options}]
@@ -116,7 +116,7 @@ def test_a_field_name_with_a_nul_character_is_a_data_load_error(tmp_path: Path):
 
 def test_a_data_path_longer_than_the_file_system_allows_is_a_data_load_error(tmp_path: Path):
     """Was ``OSError: [Errno 36] File name too long`` from the existence check of a manual data file."""
-    from genbench.data.cache import fetch
+    from genbench.data._cache import fetch
 
     with pytest.raises(GenBenchError, match="cannot be used: File name too long"):
         fetch("x" * 5000, base_dir=tmp_path)

@@ -21,9 +21,9 @@ from pathlib import Path
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from genbench.runs import request_cache
-from genbench.runs.request_cache import CACHE_FILE, CHECKED_SUFFIX, RequestCache
-from genbench.runs.results import read_results
+import genbench.runs._request_cache as request_cache
+from genbench.runs._request_cache import CACHE_FILE, CHECKED_SUFFIX, RequestCache
+from genbench.runs._results import read_results
 from tests.data.bundle_builder import BODY, build_bundle, file_record
 from tests.runs.results_pairs import write_pair
 
@@ -151,7 +151,7 @@ BUNDLES = {"tar": _bundle_bytes(""), "tar.gz": _bundle_bytes("gz")}
 @FUZZ
 @given(kind=st.sampled_from(sorted(BUNDLES)), data=st.data())
 def test_damaged_bundle(kind: str, data: st.DataObject) -> None:
-    from genbench.registry.data_bundle import import_bundle
+    from genbench._registry.data_bundle import import_bundle
 
     damaged_bundle = data.draw(damaged(BUNDLES[kind]), label="bundle")
     with tempfile.TemporaryDirectory() as folder:

@@ -2,7 +2,7 @@
 
 One small index (with its n-gram table) is built once; each case copies it, damages one of its files and searches
 it (n-gram match with a threshold, so that the matched training rows, which decontamination removes, are compared
-too). The property: a :class:`~genbench.core.errors.GenBenchError` (a damaged index names the file and the command
+too). The property: a :class:`~genbench._core.errors.GenBenchError` (a damaged index names the file and the command
 that rebuilds it), or exactly the answer of the undamaged index; never another answer, never a raw exception.
 
 Two ways of opening are fuzzed: the default (sizes always, checksums of files up to ``CHEAP_VERIFY_BYTES``: here
@@ -120,7 +120,7 @@ def test_damaged_index_gives_an_error_or_the_right_answer(damage):
 @given(damage=damages())
 def test_damaged_index_with_verify_of_large_files(damage):
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("genbench.contamination.embedded.integrity.CHEAP_VERIFY_BYTES", 0)  # every file is "large"
+        patch.setattr("genbench.contamination._embedded.integrity.CHEAP_VERIFY_BYTES", 0)  # every file is "large"
         _case(damage, verify=True)
 
 
@@ -141,7 +141,7 @@ def test_damaged_large_files_checked_by_size_only_never_crash(damage):
     train, index_dir, index, _ = _template()
     name, how, where, value = damage
     with pytest.MonkeyPatch.context() as patch, tempfile.TemporaryDirectory() as folder:
-        patch.setattr("genbench.contamination.embedded.integrity.CHEAP_VERIFY_BYTES", 0)
+        patch.setattr("genbench.contamination._embedded.integrity.CHEAP_VERIFY_BYTES", 0)
         copy = Path(folder) / "idx"
         shutil.copytree(index_dir, copy)
         _damage(copy / index.name / name, how, where, value)

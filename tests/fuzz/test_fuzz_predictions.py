@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from genbench import load_task
-from genbench.cli.evaluate import evaluate_file
+from genbench.cli._evaluate import evaluate_file
 
 from .harness import FUZZ, dumps, encoded, genbench_error_or_success, json_values, texts
 

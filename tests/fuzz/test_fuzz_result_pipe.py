@@ -3,8 +3,8 @@ parent never raises, keeps only well-typed results, and prints its report and ve
 
 Streams are made of hostile lines (records with mutated fields, deep nesting, huge numbers, ``NaN``, lone
 surrogates, invalid UTF-8, other encodings, lines longer than the record limit, raw bytes) cut into chunks of any
-size. They are parsed two ways: by :class:`~genbench.review.isolation.RecordStream` fed chunk by chunk, and through
-:func:`~genbench.review.isolation.run_child` from a real child process writing them (with junk on its stdout).
+size. They are parsed two ways: by :class:`~genbench.review._isolation.RecordStream` fed chunk by chunk, and through
+:func:`~genbench.review._isolation.run_child` from a real child process writing them (with junk on its stdout).
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
-from genbench.cli.test_task import print_report
-from genbench.review.check_report import OUTCOMES, CheckResult, TaskTestReport
-from genbench.review.isolation import MAX_RECORD_BYTES, ChildRun, RecordStream, run_child
+from genbench.cli._test_task import print_report
+from genbench.review._check_report import OUTCOMES, CheckResult, TaskTestReport
+from genbench.review._isolation import MAX_RECORD_BYTES, ChildRun, RecordStream, run_child
 
 from .harness import FUZZ, encoded, genbench_error_or_success, json_values, mutated, texts
 

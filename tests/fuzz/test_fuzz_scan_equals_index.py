@@ -11,9 +11,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from genbench._core.errors import GenBenchError
 from genbench.contamination import TestSet, build_index, search
-from genbench.contamination.oneshot import scan
-from genbench.core.errors import GenBenchError
+from genbench.contamination._oneshot import scan
 
 from .harness import CASES, FUZZ, OUTCOMES
 from .test_fuzz_contamination import ROWS

@@ -22,9 +22,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from genbench import load_task
-from genbench.runs.execute import run_model_on_task
-from genbench.runs.request_cache import CACHE_FILE
-from genbench.runs.scoring import BootstrapSettings
+from genbench.runs._execute import run_model_on_task
+from genbench.runs._request_cache import CACHE_FILE
+from genbench.runs._scoring import BootstrapSettings
 from genbench.runs.specs import parse_model_spec
 from tests.runs.fake_openai import FakeServer, fake_openai_server, fake_token_logprobs
 
@@ -118,7 +118,7 @@ def _cached(cache: Path) -> int:
 
 
 def _case(server: FakeServer, answer: dict[str, Any], task_id: str, api: str, name: str) -> None:
-    from genbench.runs.openai import OpenAIRunner
+    from genbench.runs._openai import OpenAIRunner
 
     body = answer["body"]
     server.mutate = lambda _: body

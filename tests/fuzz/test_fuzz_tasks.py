@@ -22,7 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from genbench import load_task
-from genbench.core.vocabulary import PreparationStrategy
+from genbench._core.vocabulary import PreparationStrategy
 from tests.task_roots import registered_task_roots
 
 from .harness import FUZZ, dumps, encoded, genbench_error_or_success, mutated, texts

@@ -18,8 +18,8 @@ def shortest_option(requests, task, **options):
 def results_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``demo --results-dir`` output (two tasks, 0 and 1 shots) and a runs-API run (one task, 0/1/2 shots)."""
     from genbench.runs import run
-    from genbench.runs.demo import run_demo
-    from genbench.runs.scoring import BootstrapSettings
+    from genbench.runs._demo import run_demo
+    from genbench.runs._scoring import BootstrapSettings
 
     root = tmp_path_factory.mktemp("leaderboard")
     results = run_demo(

@@ -28,10 +28,10 @@ def measure_example_shift(root: Path) -> Path:
     import json
 
     import genbench.tasks
+    from genbench.contamination._testsets import loaded_task_test_sets
     from genbench.contamination.shift import measure_shift
-    from genbench.contamination.shift.infinigram import build_infinigram_index
-    from genbench.contamination.testsets import loaded_task_test_sets
-    from genbench.task.factory import load_task
+    from genbench.contamination.shift._infinigram import build_infinigram_index
+    from genbench.task._factory import load_task
 
     task = load_task(MEASURED_TASK)
     [test_set] = loaded_task_test_sets(task)
@@ -51,9 +51,9 @@ def build_example_results(root: Path, tiny_model: Path, report: Path, *, limit: 
     """Write the example's results files under ``root / "results"`` (:data:`MEASURED_TASK` scored with shift
     ``report`` too) and return that folder."""
     from genbench.runs import run
-    from genbench.runs.clean_subset import shift_flags_by_task
-    from genbench.runs.demo import run_demo
-    from genbench.runs.scoring import BootstrapSettings
+    from genbench.runs._clean_subset import shift_flags_by_task
+    from genbench.runs._demo import run_demo
+    from genbench.runs._scoring import BootstrapSettings
 
     results = root / "results"
     outcomes = run_demo(root / "demo", shot_list=SHOTS, results_dir=results / "demo")
@@ -104,8 +104,8 @@ def screenshots(site: Path, directory: Path) -> list[Path]:
 
 
 def main(out: Path, screenshot_dir: Path | None = None) -> None:
-    from genbench.leaderboard import build_leaderboard
-    from genbench.leaderboard.model_info import ModelInfo
+    from genbench._leaderboard import build_leaderboard
+    from genbench._leaderboard.model_info import ModelInfo
     from tests.runs.conftest import tiny_gpt2
 
     class Factory:

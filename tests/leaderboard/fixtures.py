@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from genbench.core.bootstrap import bootstrap_mean_interval
-from genbench.runs.results import canonical_sha256, read_results, write_results
+from genbench._core.bootstrap import bootstrap_mean_interval
+from genbench.runs._results import canonical_sha256, read_results, write_results
 
 SAMPLE_TAXONOMY: dict[str, dict[str, list[str]]] = {
     "arithmetic_length": {

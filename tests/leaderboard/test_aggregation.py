@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from genbench._leaderboard import build_leaderboard
+from genbench._leaderboard.aggregation import AGGREGATION_DESCRIPTIONS, chance_level
 from genbench.cli import cli
-from genbench.leaderboard import build_leaderboard
-from genbench.leaderboard.aggregation import AGGREGATION_DESCRIPTIONS, chance_level
 from tests.leaderboard.fixtures import write_document
 
 N = 40

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-import genbench.runs.demo
-from genbench.leaderboard import build_leaderboard
+import genbench.runs._demo
+from genbench._leaderboard import build_leaderboard
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -48,12 +48,12 @@ def test_the_docs_hook_adds_the_baselines_leaderboard_pages(monkeypatch: pytest.
     from mkdocs.config import load_config
     from mkdocs.structure.files import Files
 
-    real_run_demo = genbench.runs.demo.run_demo
+    real_run_demo = genbench.runs._demo.run_demo
 
     def two_tasks(*args: object, **kwargs: object) -> object:  # the hook runs every task; two keep the test short
         return real_run_demo(*args, task_ids=["category_membership", "arithmetic_length"], **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(genbench.runs.demo, "run_demo", two_tasks)
+    monkeypatch.setattr(genbench.runs._demo, "run_demo", two_tasks)
     config = load_config(str(REPO / "mkdocs.yml"))  # registers docs_hooks/leaderboard.py, as `make docs` does
     files = config.plugins.on_files(Files([]), config=config)
     pages = {f.src_uri: f.content_string for f in files}

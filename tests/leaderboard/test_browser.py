@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from genbench.leaderboard import build_leaderboard
+from genbench._leaderboard import build_leaderboard
 from tests.leaderboard.browser import Browser
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")

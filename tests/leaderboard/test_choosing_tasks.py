@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from genbench._leaderboard import LeaderboardError, build_leaderboard
 from genbench.cli import cli
-from genbench.leaderboard import LeaderboardError, build_leaderboard
 from tests.leaderboard.fixtures import write_document
 
 

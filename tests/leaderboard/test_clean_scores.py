@@ -6,7 +6,7 @@ import json
 from html import unescape
 from pathlib import Path
 
-from genbench.leaderboard import build_leaderboard
+from genbench._leaderboard import build_leaderboard
 from tests.leaderboard.fixtures import write_document
 
 

@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from genbench._leaderboard import LeaderboardError, build_leaderboard
+from genbench._leaderboard.model_info import ModelInfo, read_model_info
 from genbench.cli import cli
+from genbench.contamination._testsets import TestSet
 from genbench.contamination.shift import measure_shift
-from genbench.contamination.shift.infinigram import build_infinigram_index
-from genbench.contamination.testsets import TestSet
-from genbench.leaderboard import LeaderboardError, build_leaderboard
-from genbench.leaderboard.model_info import ModelInfo, read_model_info
-from genbench.runs.clean_subset import read_shift_flags
+from genbench.contamination.shift._infinigram import build_infinigram_index
+from genbench.runs._clean_subset import read_shift_flags
 from tests.contamination.shift_support import write_corpus
 from tests.leaderboard.fixtures import write_document
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from genbench._leaderboard.collect import LeaderboardError, collect
 from genbench.cli import cli
-from genbench.leaderboard.collect import LeaderboardError, collect
-from genbench.runs.errors import ResultsFileError
+from genbench.runs._errors import ResultsFileError
 from tests.runs.results_pairs import results_document, write_pair
 
 
@@ -83,7 +83,7 @@ def test_a_metric_value_no_float_can_hold_or_given_twice_is_an_error_naming_the_
 
 
 def _identified(accuracy: float, created: str) -> dict:
-    from genbench.runs.results import run_identity
+    from genbench.runs._results import run_identity
 
     document = results_document("toy_task", accuracy=accuracy)
     document["created"] = created
@@ -96,11 +96,11 @@ def _identified(accuracy: float, created: str) -> dict:
 def test_two_files_of_one_run_with_different_metrics_are_a_warning_naming_both(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from genbench.runs.results import write_results
+    from genbench.runs._results import write_results
 
     old = write_results(_identified(0.1, "2026-01-01T00:00:00+00:00"), tmp_path / "r" / "a" / "toy_task.json", None)
     new = write_results(_identified(0.99, "2026-01-02T00:00:00+00:00"), tmp_path / "r" / "b" / "toy_task.json", None)
-    with caplog.at_level("WARNING", logger="genbench.leaderboard.collect"):
+    with caplog.at_level("WARNING", logger="genbench._leaderboard.collect"):
         board = collect([tmp_path / "r"])
     ((cell),) = board.cells.values()
     assert cell.evaluations[0]["metrics"]["exact_match"]["value"] == 0.99  # the newer, as before; now said
@@ -108,6 +108,6 @@ def test_two_files_of_one_run_with_different_metrics_are_a_warning_naming_both(
     assert "the leaderboard shows the newer" in caplog.text
     caplog.clear()
     write_results(_identified(0.99, "2026-01-03T00:00:00+00:00"), tmp_path / "r" / "a" / "toy_task.json", None)
-    with caplog.at_level("WARNING", logger="genbench.leaderboard.collect"):
+    with caplog.at_level("WARNING", logger="genbench._leaderboard.collect"):
         collect([tmp_path / "r"])  # two copies of one result: nothing to warn about
     assert "same run" not in caplog.text

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from genbench import load_task
-from genbench.core.taxonomy import suggest_from_keywords
-from genbench.leaderboard import build_leaderboard
-from genbench.runs.results import read_results
-from genbench.task.task_dict import TaskDict
+from genbench._core.taxonomy import suggest_from_keywords
+from genbench._leaderboard import build_leaderboard
+from genbench.runs._results import read_results
+from genbench.task._task_dict import TaskDict
 from tests.leaderboard.fixtures import rewrite, write_document
 from tests.shipped_tasks import shipped_task_ids
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from genbench.leaderboard.names import direction_note, metric_direction, metric_label
+from genbench._leaderboard.names import direction_note, metric_direction, metric_label
 
 # Answers every kind of request, so that each shipped task runs and gives all its keys: log-likelihoods (multiple
 # choice, with its length-normalised scores), generations and reranking scores.
@@ -26,7 +26,7 @@ def shipped_keys(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """The metric keys of the results files of a ``python:`` predictor run over every shipped task (the merged
     result of the task with subtasks included)."""
     from genbench.runs import run
-    from genbench.runs.scoring import BootstrapSettings
+    from genbench.runs._scoring import BootstrapSettings
 
     root = tmp_path_factory.mktemp("names")
     (root / "predictor.py").write_text(PREDICTOR)
@@ -100,7 +100,7 @@ def test_the_direction_notes_name_closer_to_zero() -> None:
 
 def test_every_rate_the_answer_checking_writes_is_guessed_lower_is_better(shipped_keys: list[str]) -> None:
     # the out-of-set and unmatched-answer rates count answers outside what the task allows: fewer is better
-    from genbench.runs.scoring import OUT_OF_SET_METRICS
+    from genbench.runs._scoring import OUT_OF_SET_METRICS
 
     rates = [key for key in shipped_keys if key.rsplit(".", 1)[-1] in OUT_OF_SET_METRICS.values()]
     assert len(rates) >= 5  # the three kinds, and the subtask keys of the merged negation result

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from markupsafe import escape
 
-from genbench.leaderboard import build_leaderboard
-from genbench.leaderboard.rank_intervals import MIXED, PAIRED, UNPAIRED, resample_rows
-from genbench.runs.results import read_results, write_results
+from genbench._leaderboard import build_leaderboard
+from genbench._leaderboard.rank_intervals import MIXED, PAIRED, UNPAIRED, resample_rows
+from genbench.runs._results import read_results, write_results
 from tests.leaderboard.fixtures import write_document
 
 RESAMPLES = 400

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-import genbench.runs.results
-from genbench.leaderboard import build_leaderboard, collect
-from genbench.leaderboard.sample_logs import SampleLog, SampleLogs
-from genbench.runs.errors import ResultsFileError
+import genbench.runs._results
+from genbench._leaderboard import build_leaderboard, collect
+from genbench._leaderboard.sample_logs import SampleLog, SampleLogs
+from genbench.runs._errors import ResultsFileError
 from tests.leaderboard.fixtures import write_document
 
 
@@ -95,4 +95,4 @@ def test_read_results_still_checks_the_pairing_with_and_without_samples(tmp_path
     path.with_name("t1.samples.jsonl").write_text("")
     for with_samples in (True, False):
         with pytest.raises(ResultsFileError, match="not from the same run"):
-            genbench.runs.results.read_results(path, with_samples=with_samples)
+            genbench.runs._results.read_results(path, with_samples=with_samples)

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from genbench._leaderboard import LeaderboardError, build_leaderboard, collect
 from genbench.cli import cli
-from genbench.leaderboard import LeaderboardError, build_leaderboard, collect
-from genbench.runs.results import read_results
+from genbench.runs._results import read_results
 
 
 class Page(HTMLParser):

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from genbench._leaderboard import LeaderboardError, build_leaderboard, collect
+from genbench._leaderboard.standings import NOT_DECLARED, rank_models
 from genbench.cli import cli
-from genbench.leaderboard import LeaderboardError, build_leaderboard, collect
-from genbench.leaderboard.standings import NOT_DECLARED, rank_models
-from genbench.runs.errors import ResultsFileError
-from genbench.runs.results import read_results, write_results
+from genbench.runs._errors import ResultsFileError
+from genbench.runs._results import read_results, write_results
 from tests.leaderboard.fixtures import write_document
 
 RNG = np.random.default_rng(7)
@@ -303,7 +303,7 @@ def test_a_broken_per_sample_log_is_named_with_its_line(tmp_path: Path) -> None:
 def test_task_pages_reuse_the_rankings_bootstrap_at_the_headline_setting(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import genbench.leaderboard.pages as pages
+    import genbench._leaderboard.pages as pages
 
     write_document(tmp_path / "results/a/t1.json", "t1", "hf:a", T1)
     write_document(tmp_path / "results/a/t1-5.json", "t1", "hf:a", T2, shots=5, created="2026-01-02T00:00:00+00:00")

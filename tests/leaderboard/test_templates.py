@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
+import genbench._leaderboard
 import genbench.display
-import genbench.leaderboard
-from genbench.display.html import card_css, templates
-from genbench.leaderboard.templating import render_page
+from genbench._leaderboard.templating import render_page
+from genbench.display._html import card_css, templates
 
-PACKAGES = [Path(genbench.leaderboard.__file__).parent, Path(genbench.display.__file__).parent]
+PACKAGES = [Path(genbench._leaderboard.__file__).parent, Path(genbench.display.__file__).parent]
 TAG = re.compile(r"</?[a-z][a-z0-9]*[\s>/]")
 
 
@@ -40,7 +40,7 @@ def test_no_html_is_assembled_in_f_strings(package: Path) -> None:
 
 
 def test_templates_autoescape_and_refuse_undefined_names() -> None:
-    environment = templates("genbench.leaderboard")
+    environment = templates("genbench._leaderboard")
     assert environment.from_string("{{ x }}").render(x='<b a="1">') == "&lt;b a=&#34;1&#34;&gt;"
     undefined = environment.from_string("{{ missing }}")
     try:
@@ -52,7 +52,7 @@ def test_templates_autoescape_and_refuse_undefined_names() -> None:
 
 
 def test_style_and_script_are_package_files_inlined_into_every_page() -> None:
-    static = importlib.resources.files("genbench.leaderboard") / "static"
+    static = importlib.resources.files("genbench._leaderboard") / "static"
     css, js = (static / "site.css").read_text(encoding="utf-8"), (static / "site.js").read_text(encoding="utf-8")
     page = render_page(
         "model.html.j2",

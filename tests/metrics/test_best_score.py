@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from genbench.metrics import best_score_reached
-from genbench.metrics.evaluation import main_score_key
+from genbench.metrics._evaluation import main_score_key
 
 
 def test_tolerance_not_float_equality():

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from genbench.metrics.builtin.classification import accuracy, f1, matthews_correlation, precision, recall
+from genbench.metrics._builtin.classification import accuracy, f1, matthews_correlation, precision, recall
 
 SEEDS = [0, 1, 2, 3, 4]
 

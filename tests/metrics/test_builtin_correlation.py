@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from genbench.metrics.builtin.correlation import pearsonr, spearmanr
+from genbench.metrics._builtin.correlation import pearsonr, spearmanr
 
 
 def _float32_data(seed: int, size: int = 50) -> tuple[list[float], list[float]]:

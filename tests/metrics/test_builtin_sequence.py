@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from seqeval.scheme import IOB2
 
-from genbench.core.errors import MetricError
-from genbench.metrics.builtin.sequence import seqeval
+from genbench._core.errors import MetricError
+from genbench.metrics._builtin.sequence import seqeval
 
 REFS = [["O", "O", "O", "B-MISC", "I-MISC", "I-MISC", "O"], ["B-PER", "I-PER", "O"]]
 PREDS = [["O", "O", "B-MISC", "I-MISC", "I-MISC", "I-MISC", "O"], ["B-PER", "I-PER", "O"]]

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from genbench.core.errors import MetricError
-from genbench.metrics.builtin.text import exact_match
+from genbench._core.errors import MetricError
+from genbench.metrics._builtin.text import exact_match
 
 REFS = ["the cat", "theater", "YELLING", "agent007"]
 PREDS = ["cat?", "theater", "yelling", "agent"]

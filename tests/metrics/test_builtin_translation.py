@@ -9,8 +9,8 @@ import pytest
 import sacrebleu as sacrebleu_lib
 from sacrebleu.metrics import CHRF
 
-from genbench.core.errors import MetricError
-from genbench.metrics.builtin.translation import bleu, chrf, sacrebleu, tokenize_13a
+from genbench._core.errors import MetricError
+from genbench.metrics._builtin.translation import bleu, chrf, sacrebleu, tokenize_13a
 
 VOCAB = ["the", "cat", "sat", "on", "mat", "a", "dog", ",", ".", "ran", "3.5", "it's", "(big)"]
 

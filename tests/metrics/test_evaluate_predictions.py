@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from genbench.config.schema import EvaluationMetricConfig, PromptBuilderConfig
-from genbench.core.errors import MetricError, PredictionError
-from genbench.core.vocabulary import TaskType
+from genbench._core.errors import MetricError, PredictionError
+from genbench._core.vocabulary import TaskType
+from genbench.config._schema import EvaluationMetricConfig, PromptBuilderConfig
 from genbench.metrics import evaluate_predictions
 
 ACCURACY = EvaluationMetricConfig(hf_id="accuracy")

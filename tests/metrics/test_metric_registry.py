@@ -8,15 +8,10 @@ import types
 
 import pytest
 
-from genbench.config.schema import EvaluationMetricConfig
-from genbench.core.errors import GenbenchConfigWarning, MetricError
-from genbench.metrics import (
-    BUILTIN_METRICS,
-    compute_metric,
-    configured_metrics,
-    evaluate_predictions,
-    metric_key_prefix,
-)
+import genbench.metrics._configured_metrics as configured_metrics
+from genbench._core.errors import GenbenchConfigWarning, MetricError
+from genbench.config._schema import EvaluationMetricConfig
+from genbench.metrics import BUILTIN_METRICS, compute_metric, evaluate_predictions, metric_key_prefix
 
 
 def test_builtin_ids():

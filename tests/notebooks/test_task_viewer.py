@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 
 from genbench import load_task
-from genbench.core.vocabulary import PreparationStrategy
+from genbench._core.vocabulary import PreparationStrategy
 from genbench.runs import baselines
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "task_viewer.ipynb"

@@ -7,10 +7,10 @@ import logging
 import numpy as np
 import pytest
 
-from genbench.core.errors import PreparationError
-from genbench.core.vocabulary import DatasetSplit
+from genbench._core.errors import PreparationError
+from genbench._core.vocabulary import DatasetSplit
 from genbench.prompting import few_shot_pool, sample_shot_ids
-from genbench.prompting.counter_rng import hash64, uniform_below
+from genbench.prompting._counter_rng import hash64, uniform_below
 
 
 class TestFewShotPool:

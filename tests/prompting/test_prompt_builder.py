@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pytest
 
-from genbench.config.schema import PromptBuilderConfig
-from genbench.core.errors import PreparationError
-from genbench.core.vocabulary import DatasetSplit, TaskType
+from genbench._core.errors import PreparationError
+from genbench._core.vocabulary import DatasetSplit, TaskType
+from genbench.config._schema import PromptBuilderConfig
 from genbench.prompting import build_prompt_datasets, sample_shot_ids
-from genbench.prompting.counter_rng import DOMAIN_PERMUTE_CHOICES, hash64
+from genbench.prompting._counter_rng import DOMAIN_PERMUTE_CHOICES, hash64
 
 if TYPE_CHECKING:
     from datasets import Dataset

@@ -8,9 +8,9 @@ import re
 import pyarrow as pa
 import pytest
 
-from genbench.config.schema import PromptBuilderConfig
-from genbench.core.errors import PreparationError
-from genbench.core.vocabulary import TaskType
+from genbench._core.errors import PreparationError
+from genbench._core.vocabulary import TaskType
+from genbench.config._schema import PromptBuilderConfig
 from genbench.prompting import format_examples
 
 DEFAULT = PromptBuilderConfig()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from genbench.config.schema import PromptBuilderConfig
-from genbench.core.vocabulary import TaskType
-from genbench.prompting.builder import build_prompts
-from genbench.prompting.prompt_lint import SAMPLE_INPUTS, SHOT_INPUTS, lint_prompt_builder, prompt_pieces, visible
+from genbench._core.vocabulary import TaskType
+from genbench.config._schema import PromptBuilderConfig
+from genbench.prompting._builder import build_prompts
+from genbench.prompting._prompt_lint import SAMPLE_INPUTS, SHOT_INPUTS, lint_prompt_builder, prompt_pieces, visible
 from tests.shipped_tasks import shipped_task_ids
 
 

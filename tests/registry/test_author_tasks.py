@@ -26,12 +26,12 @@ from pathlib import Path
 import pytest
 
 from genbench import list_tasks, load_task
-from genbench.authoring.scaffold import create_task
-from genbench.core.vocabulary import PreparationStrategy
-from genbench.registry import roots as registry_roots
-from genbench.review.plan import run_checks
-from genbench.runs.demo import run_demo
-from genbench.task.task_dict import TaskDict
+from genbench._core.vocabulary import PreparationStrategy
+from genbench._registry import roots as registry_roots
+from genbench.authoring._scaffold import create_task
+from genbench.review._plan import run_checks
+from genbench.runs._demo import run_demo
+from genbench.task._task_dict import TaskDict
 from tests.registry import test_sample_tasks as per_task
 from tests.shipped_tasks import shipped_task_ids
 from tests.task_roots import PACKAGE_TASKS_DIR, TaskRoots
@@ -94,7 +94,7 @@ def test_the_authored_tasks_are_listed_next_to_the_shipped_ones(authored_root):
 
 
 def test_the_registry_doctests_were_found():
-    expected = {"genbench.registry.listing", "genbench.registry.directories", "genbench.authoring.scaffold"}
+    expected = {"genbench._registry.listing", "genbench._registry.directories", "genbench.authoring._scaffold"}
     assert expected <= set(REGISTRY_DOCTEST_MODULES)
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from genbench import Task, TaskDict, list_tasks, load_config, load_task
-from genbench.core.errors import ConfigError, TaskDefinitionError, TaskNotFoundError
-from genbench.registry.directories import discover_tasks, get_task_dir
+from genbench._core.errors import ConfigError, TaskDefinitionError, TaskNotFoundError
+from genbench._registry.directories import discover_tasks, get_task_dir
 from tests.tiny_tasks import CONFIG, TASK_PY, write_task
 
 
@@ -168,7 +168,7 @@ def test_import_genbench_loads_no_heavy_library():
     code = textwrap.dedent(
         """
         import sys
-        import genbench, genbench.core.vocabulary, genbench.core.errors
+        import genbench, genbench._core.vocabulary, genbench._core.errors
         from genbench import TaskConfig, load_task, list_tasks, Task, TaskDict
         list_tasks()
         heavy = [m for m in ("datasets", "evaluate", "torch", "sentence_transformers", "elasticsearch", "sklearn",
@@ -182,10 +182,10 @@ def test_import_genbench_loads_no_heavy_library():
 
 # The original framework's genbench.loading names, and the module that defines each now.
 ORIGINAL_LOADING_NAMES = {
-    "load_config": "genbench.registry.task_configs:load_config",
-    "load_task": "genbench.task.factory:load_task",
-    "_load_task_class": "genbench.task.classes:load_task_class",
-    "_load_task_dict": "genbench.task.classes:load_task_dict",
+    "load_config": "genbench._registry.task_configs:load_config",
+    "load_task": "genbench.task._factory:load_task",
+    "_load_task_class": "genbench.task._classes:load_task_class",
+    "_load_task_dict": "genbench.task._classes:load_task_dict",
 }
 
 
@@ -201,8 +201,9 @@ def test_the_original_loading_path_keeps_its_names(name, home):
 
 def test_the_registry_modules_stay_small():
     """The split by concept that keeps each module of the registry and the task factory under 300 lines."""
-    from genbench.registry import directories, listing, roots, task_modules
-    from genbench.task import classes, factory
+    import genbench.task._classes as classes
+    import genbench.task._factory as factory
+    from genbench._registry import directories, listing, roots, task_modules
 
     for module in (factory, classes, directories, listing, roots, task_modules):
         assert len(Path(module.__file__).read_text(encoding="utf-8").splitlines()) < 300, module.__name__

@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from genbench import Task, TaskDict, load_task
+from genbench._core.errors import GenbenchConfigWarning, InvalidTaskIdError, TaskNotFoundError, warning_text
 from genbench.cli import cli
-from genbench.core.errors import GenbenchConfigWarning, InvalidTaskIdError, TaskNotFoundError, warning_text
 from tests.tiny_tasks import CONFIG, write_task
 
 DICT_CONFIG = {"name": "Family", "description": "Two subtasks.", "keywords": ["k"], "authors": ["A"]}
@@ -220,7 +220,7 @@ def test_show_task_of_a_broken_task_is_one_clear_error(task_root):
 def test_listing_records_the_stray_task_py_warning(task_root):
     family = write_task(task_root / "family", config={**DICT_CONFIG, "subtasks_order": ["a"]})
     write_task(family / "a")
-    from genbench.registry.listing import task_records
+    from genbench._registry.listing import task_records
 
     (record,) = [r for r in task_records() if r["id"] == "family"]
     assert record["type"] == "task_dict" and record["subtasks"] == ["a"] and record["error"] is None

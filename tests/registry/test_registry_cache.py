@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from genbench.config import documents as config_loading
-from genbench.config import jsonnet
-from genbench.registry import metadata_cache
-from genbench.registry.listing import task_records
+import genbench.config._documents as config_loading
+import genbench.config._jsonnet as jsonnet
+from genbench._registry import metadata_cache
+from genbench._registry.listing import task_records
 from tests.tiny_tasks import CONFIG
 
 

@@ -11,15 +11,15 @@ import pytest
 
 import genbench
 from genbench import load_task
-from genbench.config.schema import TaskConfig, TaskDictConfig
-from genbench.core.vocabulary import PreparationStrategy, TaskType
-from genbench.metrics.evaluation import best_score_reached, main_score_key
-from genbench.prompting.few_shot import few_shot_pool
-from genbench.registry.roots import PACKAGE_TASKS_DIR
-from genbench.registry.task_configs import load_config
+from genbench._core.vocabulary import PreparationStrategy, TaskType
+from genbench._registry.roots import PACKAGE_TASKS_DIR
+from genbench._registry.task_configs import load_config
+from genbench.config._schema import TaskConfig, TaskDictConfig
+from genbench.metrics._evaluation import best_score_reached, main_score_key
+from genbench.prompting._few_shot import few_shot_pool
 from genbench.runs.baselines import predict, training_pool
 from genbench.task import Task
-from genbench.task.task_dict import TaskDict
+from genbench.task._task_dict import TaskDict
 from tests.shipped_tasks import shipped_task_ids
 
 SHOTS = 3
@@ -167,7 +167,7 @@ def test_finetuning_datasets(task: Task):
         pytest.skip("the task does not support finetuning")
     splits = task.get_prepared_datasets(PreparationStrategy.FINETUNING)
     assert "train" in splits and "test" in splits
-    from genbench.review.preparation_checks import gold_predictions  # reranking: perfect scores, not texts
+    from genbench.review._preparation_checks import gold_predictions  # reranking: perfect scores, not texts
 
     result = task.evaluate_predictions(predictions=gold_predictions(splits["test"]), gold=splits["test"])
     assert best_score_reached(result, task.config.evaluation_metrics) == []

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from genbench.reranking.nano_beir_suite import demo_suite_path
+from genbench.reranking._nano_beir_suite import demo_suite_path
 
 WORDS = (
     "what how why is are the a of to and in for on with do does can which who when where should best time "

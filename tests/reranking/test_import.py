@@ -9,7 +9,7 @@ import sys
 
 def test_import_is_light():
     code = (
-        "import json, sys, genbench.reranking, genbench.reranking.evaluation;"
+        "import json, sys, genbench.reranking, genbench.reranking._evaluation;"
         "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
     )
     loaded = set(

@@ -9,9 +9,9 @@ import shutil
 import numpy as np
 import pytest
 
-from genbench.core.errors import DataLoadError, DataNotFoundError
+from genbench._core.errors import DataLoadError, DataNotFoundError
 from genbench.reranking import CrossEncoderNanoBEIREvaluator, CrossEncoderRerankingEvaluator, load_nanobeir_samples
-from genbench.reranking.nano_beir_suite import DEFAULT_DATASET_NAMES, default_dataset_names, demo_suite_path
+from genbench.reranking._nano_beir_suite import DEFAULT_DATASET_NAMES, default_dataset_names, demo_suite_path
 
 from .reranking_helpers import assert_same_results, run_both
 

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
-from genbench.metrics.correlation_metrics import ConstantInputWarning, rankdata_average
+from genbench.metrics._correlation_metrics import ConstantInputWarning, rankdata_average
 from genbench.reranking import (
     average_precision,
     binary_classification_metrics,

@@ -9,12 +9,12 @@ import pytest
 from click.testing import CliRunner
 
 from genbench import load_task
+from genbench._core.errors import ConfigError, GenbenchConfigWarning, PredictionError
 from genbench.cli import cli
-from genbench.config.schema import TaskConfig
-from genbench.core.errors import ConfigError, GenbenchConfigWarning, PredictionError
+from genbench.config._schema import TaskConfig
 from genbench.metrics import best_score_reached, evaluate_predictions
 from genbench.reranking import CrossEncoderRerankingEvaluator, ranking_metrics
-from genbench.reranking.task_evaluation import reranking_samples
+from genbench.reranking._task_evaluation import reranking_samples
 
 TASK_ID = "passage_reranking_shift"
 RERANK = {"type": "cross_encoder_reranking", "at_k": 10}

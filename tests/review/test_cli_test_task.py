@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from genbench.cli import cli
 from genbench.review import run_task_tests
+from genbench.review._runner import SUITE
 from genbench.review.checks import DOC_TEMPLATE_MARKER
-from genbench.review.runner import SUITE
 
 GENBENCH_CLI = Path(sys.executable).with_name("genbench-cli")
 
@@ -125,7 +125,7 @@ def test_run_task_tests_reports_progress_events(make_task):
 def test_the_suite_without_a_task_id_is_skipped(tmp_path):
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     process = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "genbench.review.plugin", "-c", str(tmp_path / "pytest.ini"),
+        [sys.executable, "-m", "pytest", "-p", "genbench.review._plugin", "-c", str(tmp_path / "pytest.ini"),
          "--rootdir", str(tmp_path), "-p", "no:cacheprovider", "-rs", str(SUITE)],
         capture_output=True, text=True, env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
     )  # fmt: skip
@@ -163,8 +163,8 @@ def test_a_run_past_its_timeout_is_stopped(make_task):
 
 
 def test_timeout_option_defaults_to_the_runners_and_is_range_checked():
-    from genbench.cli import test_task as command
-    from genbench.review.runner import DEFAULT_TIMEOUT
+    import genbench.cli._test_task as command
+    from genbench.review._runner import DEFAULT_TIMEOUT
 
     assert command.DEFAULT_TIMEOUT == DEFAULT_TIMEOUT
     help_text = invoke("test-task", "--help").output

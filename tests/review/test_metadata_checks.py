@@ -8,16 +8,16 @@ import warnings
 import pytest
 
 from genbench import load_task
-from genbench.review.base import TaskCheckFailure, TaskCheckSkipped, TaskCheckWarning
-from genbench.review.metadata_checks import (
+from genbench.review._base import TaskCheckFailure, TaskCheckSkipped, TaskCheckWarning
+from genbench.review._metadata_checks import (
     check_metric_directions,
     check_primary_metric,
     check_task_dict_metric_directions,
     check_task_dict_primary_metric,
     check_taxonomy,
 )
-from genbench.review.plan import run_checks
-from genbench.review.prompt_checks import check_prompt_lint
+from genbench.review._plan import run_checks
+from genbench.review._prompt_checks import check_prompt_lint
 
 
 def _warnings(check, *args, **kwargs) -> list[str]:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from genbench.core.errors import TaskNotFoundError
+from genbench._core.errors import TaskNotFoundError
 from genbench.review import TASK_CHECKS, TASK_DICT_CHECKS, CheckResult, TaskTestReport, plan_checks, run_checks
 from genbench.review.checks import DOC_TEMPLATE_MARKER
 

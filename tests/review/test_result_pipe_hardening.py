@@ -17,8 +17,8 @@ from click.testing import CliRunner
 
 from genbench.cli import cli
 from genbench.review import run_task_tests
-from genbench.review.isolation import OUTPUT_KEEP, run_child
-from genbench.review.sandbox import SandboxStatus
+from genbench.review._isolation import OUTPUT_KEEP, run_child
+from genbench.review._sandbox import SandboxStatus
 
 NO_SANDBOX = SandboxStatus("none", reason="turned off (GENBENCH_SANDBOX=none)")
 RECORD = """

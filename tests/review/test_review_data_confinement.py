@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from genbench._core.errors import DataLoadError
 from genbench.cli import cli
-from genbench.config.schema import DataSourceConfig
-from genbench.core.errors import DataLoadError
+from genbench.config._schema import DataSourceConfig
 from genbench.data import load_data_source
-from genbench.data.confinement import confined_data_paths
+from genbench.data._confinement import confined_data_paths
 from genbench.review import run_task_tests
-from genbench.review.sandbox import SandboxStatus, sandbox_status
+from genbench.review._sandbox import SandboxStatus, sandbox_status
 
 SECRET = "TOPSECRET-A"
 # Duplicated rows: the duplicates check quotes a duplicate's input into its message.

@@ -24,8 +24,8 @@ from click.testing import CliRunner
 
 from genbench.cli import cli
 from genbench.review import run_task_tests
-from genbench.review.inert_text import inert
-from genbench.review.sandbox import SandboxStatus, python_paths, sandbox_status
+from genbench.review._inert_text import inert
+from genbench.review._sandbox import SandboxStatus, python_paths, sandbox_status
 
 STATUS = sandbox_status()
 needs_sandbox = pytest.mark.skipif(not STATUS.available, reason=f"no sandbox on this machine: {STATUS.reason}")
@@ -299,7 +299,7 @@ def wait_until_no_process_has(marker: str, seconds: float = 10.0) -> bool:
 
 def run_sandboxed(task_dir: Path, *command: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "genbench.review.run_sandboxed", "--task-dir", str(task_dir), "--", *command],
+        [sys.executable, "-m", "genbench.review._run_sandboxed", "--task-dir", str(task_dir), "--", *command],
         env={**os.environ, **env}, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
 
@@ -385,7 +385,7 @@ class TinyTask(Task):
 @needs_sandbox
 def test_the_task_does_not_see_the_checkers_other_tasks(make_task):
     # genbench runs from a checkout here (an editable install): its src/ is on the import path, so bound inside.
-    from genbench.review.sandbox import CHECKER_TASKS_DIR
+    from genbench.review._sandbox import CHECKER_TASKS_DIR
 
     assert (CHECKER_TASKS_DIR / "arithmetic_length" / "config.jsonnet").is_file()
     make_task(task_py=LISTING_TASK_PY)

@@ -8,7 +8,7 @@ import warnings
 import pytest
 
 from genbench import load_task
-from genbench.core.errors import GenbenchConfigWarning
+from genbench._core.errors import GenbenchConfigWarning
 from genbench.review.checks import (
     DOC_TEMPLATE_MARKER,
     TaskCheckFailure,

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from genbench.cli import cli
 from genbench.review import plan_checks, run_task_tests
-from genbench.review.isolation import run_child
+from genbench.review._isolation import run_child
 
 GENBENCH_CLI = Path(sys.executable).with_name("genbench-cli")
 TASK_CODE_CHECKS = [

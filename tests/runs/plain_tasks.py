@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from genbench import load_task
-from genbench.task.task import Task
+from genbench.task._task import Task
 
 
 def plain_task(task_id: str) -> Task:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from genbench.runs.results import write_results
+from genbench.runs._results import write_results
 from tests.benchmark_modules import benchmark_module
 
 results_document = benchmark_module("_results_document").results_document

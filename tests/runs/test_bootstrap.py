@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from genbench.core.bootstrap import bootstrap_mean_interval, is_mean_of, paired_difference
+from genbench._core.bootstrap import bootstrap_mean_interval, is_mean_of, paired_difference
 
 
 def _direct_interval(scores: list[float], resamples: int, seed: int) -> tuple[float, float]:

@@ -17,11 +17,11 @@ from click.testing import CliRunner
 
 from genbench import load_task
 from genbench.cli import cli
-from genbench.runs.errors import ModelAnswerError, ModelRunError
-from genbench.runs.execute import run, run_model_on_task
+from genbench.runs._errors import ModelAnswerError, ModelRunError
+from genbench.runs._execute import run, run_model_on_task
+from genbench.runs._request_cache import RequestCache
+from genbench.runs._scoring import BootstrapSettings
 from genbench.runs.model_runner import ModelRunner
-from genbench.runs.request_cache import RequestCache
-from genbench.runs.scoring import BootstrapSettings
 from genbench.runs.specs import ModelSpec, parse_model_spec
 from tests.runs.fake_openai import fake_openai_server
 
@@ -204,7 +204,7 @@ def test_the_request_cache_round_trips_minus_inf_and_never_stores_nan(tmp_path: 
 def test_a_malformed_server_answer_is_a_genbench_error(
     mutate: object, message: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from genbench.runs.openai import OpenAIRunner
+    from genbench.runs._openai import OpenAIRunner
 
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     with fake_openai_server(mutate=mutate) as server:  # type: ignore[arg-type]

@@ -9,8 +9,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from genbench.cli import cli
-from genbench.runs.request_cache import CACHE_FILE, RequestCache
-from genbench.runs.results import read_results
+from genbench.runs._request_cache import CACHE_FILE, RequestCache
+from genbench.runs._results import read_results
 from tests.runs.fake_openai import fake_openai_server, kill_cli_after_requests
 
 N = 12  # examples; the runner commits answers in chunks of 4 (concurrency 1)

@@ -1,4 +1,4 @@
-"""``run --apply-chat-template``, ``--system-instruction``, ``--[no-]fewshot-as-multiturn`` (genbench.runs.chat):
+"""``run --apply-chat-template``, ``--system-instruction``, ``--[no-]fewshot-as-multiturn`` (genbench.runs._chat):
 recorded in the results, the request cache's key and the settings folder; refused where they cannot apply; the
 warning for a model whose template is left unused; ``openai: api=chat`` sends the same messages.
 
@@ -17,13 +17,13 @@ import pytest
 from click.testing import CliRunner
 
 from genbench.cli import cli
-from genbench.prompting.turns import PromptTurns
-from genbench.runs.chat import ChatSettings, messages
-from genbench.runs.errors import ModelSpecError
-from genbench.runs.execute import TaskRun, run, run_model_on_task
-from genbench.runs.openai import OpenAIRunner
-from genbench.runs.results import read_results
-from genbench.runs.scoring import BootstrapSettings
+from genbench.prompting._turns import PromptTurns
+from genbench.runs._chat import ChatSettings, messages
+from genbench.runs._errors import ModelSpecError
+from genbench.runs._execute import TaskRun, run, run_model_on_task
+from genbench.runs._openai import OpenAIRunner
+from genbench.runs._results import read_results
+from genbench.runs._scoring import BootstrapSettings
 from genbench.runs.specs import parse_model_spec
 from tests.runs.fake_openai import fake_openai_server
 from tests.runs.plain_tasks import plain_task
@@ -99,12 +99,12 @@ def test_a_tokenizer_without_a_template_asks_for_a_file(tiny_gpt2: Path, tmp_pat
 def test_a_model_with_an_unused_template_gets_one_warning(
     tiny_gpt2_chat: Path, tiny_gpt2: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.WARNING, logger="genbench.runs.execute"):
+    with caplog.at_level(logging.WARNING, logger="genbench.runs._execute"):
         _run(tiny_gpt2_chat, tmp_path, None)
     warned = [r.getMessage() for r in caplog.records if "chat template" in r.getMessage()]
     assert len(warned) == 1 and "--apply-chat-template" in warned[0] and "\n" not in warned[0]
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="genbench.runs.execute"):
+    with caplog.at_level(logging.WARNING, logger="genbench.runs._execute"):
         _run(tiny_gpt2_chat, tmp_path, ChatSettings("default"))
         _run(tiny_gpt2, tmp_path, None)  # no template of its own: nothing to say
     assert not [r for r in caplog.records if "chat template" in r.getMessage()]

@@ -12,11 +12,11 @@ import pytest
 from click.testing import CliRunner
 
 import genbench
+from genbench._leaderboard import build_leaderboard
 from genbench.cli import cli
-from genbench.contamination.errors import ContaminationError
-from genbench.leaderboard import build_leaderboard
+from genbench.contamination._errors import ContaminationError
 from genbench.task import Task
-from genbench.task.factory import load_task
+from genbench.task._factory import load_task
 from tests.contamination.shift_support import EVEN_SUMS_PREDICTOR, arithmetic_length_report
 
 pytest.importorskip("infini_gram")

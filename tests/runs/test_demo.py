@@ -1,4 +1,4 @@
-"""The demo job (``genbench.runs.demo.run_demo``) and its command (``genbench-cli demo``)."""
+"""The demo job (``genbench.runs._demo.run_demo``) and its command (``genbench-cli demo``)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 import genbench
 from genbench.cli import cli
-from genbench.runs.demo import config_fingerprint, run_demo
-from genbench.task.factory import load_task
+from genbench.runs._demo import config_fingerprint, run_demo
+from genbench.task._factory import load_task
 from tests.shipped_tasks import shipped_task_ids
 from tests.task_roots import TaskRoots
 

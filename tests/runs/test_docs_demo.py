@@ -10,8 +10,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from genbench.core.files import write_text_atomic
-from genbench.core.generated_docs import replace_generated_block
+from genbench._core.files import write_text_atomic
+from genbench._core.generated_docs import replace_generated_block
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 GETTING_STARTED = REPO_ROOT / "docs" / "getting_started.md"
@@ -61,7 +61,7 @@ def test_getting_started_demo_block_has_every_task_and_per_entity_rows():
 
 def test_the_decontaminated_file_name_is_the_documented_one(tmp_path):
     from genbench.contamination import build_index, dataset_test_set, decontaminate, search
-    from genbench.contamination.report import dataset_file_stem
+    from genbench.contamination._report import dataset_file_stem
 
     doc = (REPO_ROOT / "docs" / "contamination.md").read_text(encoding="utf-8")
     (pattern,) = set(re.findall(r"`(<dataset>[^`]*\.jsonl)`", doc))

@@ -17,8 +17,8 @@ from pydantic import ValidationError
 import genbench
 from genbench.cli import cli
 from genbench.runs import ResultsDocument, TaskResult
-from genbench.runs.results_model import Metric
-from genbench.runs.shards import ShardError
+from genbench.runs._results_model import Metric
+from genbench.runs._shards import ShardError
 
 PREDICTOR = """
 def predict(requests, task, **options):
@@ -103,7 +103,7 @@ def test_the_run_command_is_a_layer_over_evaluate(monkeypatch: pytest.MonkeyPatc
         calls.append(options)
         return []
 
-    monkeypatch.setattr("genbench.runs.evaluation.evaluate", recording_evaluate)
+    monkeypatch.setattr("genbench.runs._evaluation.evaluate", recording_evaluate)
     args = ["run", "-m", "python:x.py:f", "-t", "arithmetic_length", "--shots", "0,3", "--seed", "7", "-o", "out"]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output

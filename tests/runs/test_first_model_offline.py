@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from genbench.cli import cli
-from genbench.runs.errors import ModelRunError
-from genbench.runs.hf_hub import hub_load_mode
+from genbench.runs._errors import ModelRunError
+from genbench.runs._hf_hub import hub_load_mode
 from tests.runs.hub_cache import cache_hub_model
 
 GENBENCH_CLI = str(Path(sys.executable).parent / "genbench-cli")

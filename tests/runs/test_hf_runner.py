@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from genbench.runs.execute import TaskRun, run
-from genbench.runs.hf import HFCausalLMRunner, default_device
-from genbench.runs.results import read_results
-from genbench.runs.scoring import BootstrapSettings
+from genbench.runs._execute import TaskRun, run
+from genbench.runs._hf import HFCausalLMRunner, default_device
+from genbench.runs._results import read_results
+from genbench.runs._scoring import BootstrapSettings
 from genbench.runs.specs import parse_model_spec
 from tests.task_roots import registered_task_roots
 
@@ -142,7 +142,7 @@ def test_device_is_cuda_when_available_else_cpu(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_unknown_model_args_and_bad_dtype_are_refused(tiny_gpt2: Path) -> None:
-    from genbench.runs.errors import ModelSpecError
+    from genbench.runs._errors import ModelSpecError
 
     with pytest.raises(ModelSpecError, match="batchsize"):
         HFCausalLMRunner(parse_model_spec(f"hf:{tiny_gpt2}", "batchsize=4"))

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from genbench.runs.hf import HFCausalLMRunner, _stop_criterion
+from genbench.runs._hf import HFCausalLMRunner, _stop_criterion
 from genbench.runs.specs import parse_model_spec
 
 CONTEXT = "Q: which of these is a part of the body ?\nchoices :\n- elm\n- elbow\nA: "

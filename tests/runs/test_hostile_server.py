@@ -14,10 +14,10 @@ from click.testing import CliRunner
 
 from genbench import load_task
 from genbench.cli import cli
-from genbench.runs.errors import ModelAnswerError, ModelRunError
-from genbench.runs.execute import run_model_on_task
-from genbench.runs.request_cache import CACHE_FILE
-from genbench.runs.scoring import BootstrapSettings
+from genbench.runs._errors import ModelAnswerError, ModelRunError
+from genbench.runs._execute import run_model_on_task
+from genbench.runs._request_cache import CACHE_FILE
+from genbench.runs._scoring import BootstrapSettings
 from genbench.runs.specs import parse_model_spec
 from tests.runs.fake_openai import fake_openai_server
 
@@ -30,7 +30,7 @@ def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _runner(url: str, args: str = "max_retries=0") -> Any:
-    from genbench.runs.openai import OpenAIRunner
+    from genbench.runs._openai import OpenAIRunner
 
     return OpenAIRunner(parse_model_spec(f"openai:{url}", f"concurrency=1,{args}"))
 

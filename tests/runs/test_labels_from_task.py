@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from genbench.runs.execute import run
-from genbench.runs.results import read_results
-from genbench.runs.scoring import BootstrapSettings, out_of_set_entry
-from genbench.task.factory import load_task
+from genbench.runs._execute import run
+from genbench.runs._results import read_results
+from genbench.runs._scoring import BootstrapSettings, out_of_set_entry
+from genbench.task._factory import load_task
 
 PREDICTORS = """
 def junk_tags(requests, task, **options):
@@ -125,7 +125,7 @@ def test_the_out_of_set_rate_is_a_ratio_of_sums() -> None:
 
 
 def test_without_its_data_the_task_reads_labels_against_the_given_gold(monkeypatch: pytest.MonkeyPatch) -> None:
-    from genbench.core.errors import DataLoadError
+    from genbench._core.errors import DataLoadError
 
     task = load_task("ner_unseen_entities")
     gold = task.get_datasets_raw()["test"].select(range(4))

@@ -4,7 +4,7 @@ Three tiny random GPT-2s (2 layers, width 32): ``tiny`` and ``tiny-bos``, the wo
 without and with a BOS token, and ``tiny-bpe``, a byte-level BPE tokenizer as GPT-2's (a space is part of the next
 token, so where a prompt's trailing space goes matters; options are several tokens; no pad token).
 
-genbench side: :func:`genbench.runs.execute.run` (what ``genbench-cli run`` calls) over two shipped tasks,
+genbench side: :func:`genbench.runs._execute.run` (what ``genbench-cli run`` calls) over two shipped tasks,
 ``category_membership`` (multiple choice: a log-likelihood per option) and ``arithmetic_length`` (greedy generation
 up to ``\\n``), 0- and 2-shot; and its ``Requester`` on raw log-likelihood pairs that the tasks do not reach
 (continuations of several words, trailing spaces, an empty context, a context longer than the model's window) and raw
@@ -47,10 +47,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from genbench.runs.chat import ChatSettings, chat_requests, use_chat
-from genbench.runs.execute import Requester, prompt_settings, run
-from genbench.runs.hf import HFCausalLMRunner
-from genbench.runs.scoring import BootstrapSettings
+from genbench.runs._chat import ChatSettings, chat_requests, use_chat
+from genbench.runs._execute import Requester, prompt_settings, run
+from genbench.runs._hf import HFCausalLMRunner
+from genbench.runs._scoring import BootstrapSettings
 from genbench.runs.specs import parse_model_spec
 from tests.runs.lmeval_parity import LMEVAL_VERSION, SETUP, lmeval_answers, lmeval_side, reference_python
 from tests.runs.plain_tasks import plain_task

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from genbench._core.errors import InvalidTaskIdError
+from genbench._leaderboard.collect import collect
+from genbench._registry.directories import get_task_dir
 from genbench.cli import cli
-from genbench.core.errors import InvalidTaskIdError
-from genbench.leaderboard.collect import collect
-from genbench.registry.directories import get_task_dir
-from genbench.runs.errors import ResultsFileError
-from genbench.runs.results import read_results, read_results_document, results_path, run_identity, save_results
+from genbench.runs._errors import ResultsFileError
+from genbench.runs._results import read_results, read_results_document, results_path, run_identity, save_results
 from tests.runs.results_pairs import results_document, samples, write_pair
 
 LONG = "a" * 5000

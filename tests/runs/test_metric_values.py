@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from genbench.runs.errors import ResultsFileError
-from genbench.runs.results import read_results, schema_problems, write_results
-from genbench.runs.scoring import BootstrapSettings, metric_entries
+from genbench.runs._errors import ResultsFileError
+from genbench.runs._results import read_results, schema_problems, write_results
+from genbench.runs._scoring import BootstrapSettings, metric_entries
 from tests.leaderboard.fixtures import write_document
 
 
@@ -89,7 +89,7 @@ def test_files_written_before_null_needed_a_reason_stay_readable(document: dict,
 
 
 def test_an_integer_beyond_a_float_is_no_metric_value() -> None:
-    from genbench.core.metric_values import finite_number, is_finite_number
+    from genbench._core.metric_values import finite_number, is_finite_number
 
     assert not is_finite_number(10**400) and finite_number(-(10**400)) is None  # no OverflowError
     assert finite_number(10**300) == 1e300

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import genbench.runs._offline as offline
 from genbench import load_task
 from genbench.cli import cli
-from genbench.runs import offline
-from genbench.runs.demo import run_demo
-from genbench.runs.results import read_results
-from genbench.runs.scoring import BootstrapSettings
+from genbench.runs._demo import run_demo
+from genbench.runs._results import read_results
+from genbench.runs._scoring import BootstrapSettings
 
 
 def test_evaluate_writes_a_results_file_with_prompts_when_shots_are_given(tmp_path: Path) -> None:

@@ -7,10 +7,10 @@ import math
 import pytest
 
 from genbench import load_task
-from genbench.runs.execute import run_model_on_task
-from genbench.runs.openai import OpenAIRunner
-from genbench.runs.results import read_results
-from genbench.runs.scoring import BootstrapSettings
+from genbench.runs._execute import run_model_on_task
+from genbench.runs._openai import OpenAIRunner
+from genbench.runs._results import read_results
+from genbench.runs._scoring import BootstrapSettings
 from genbench.runs.specs import parse_model_spec
 from tests.runs.fake_openai import fake_answer, fake_openai_server, fake_token_logprobs
 
@@ -92,7 +92,7 @@ def test_chat_api_generates_and_never_asks_for_logprobs() -> None:
 
 
 def test_a_server_that_keeps_failing_is_one_clear_error() -> None:
-    from genbench.runs.errors import ModelRunError
+    from genbench.runs._errors import ModelRunError
 
     with fake_openai_server(faults={1: 500, 2: 500}) as server:
         spec = parse_model_spec(f"openai:{server.url}", "model=fake-model,max_retries=1,concurrency=1")
@@ -105,7 +105,7 @@ def test_a_password_in_the_server_url_is_never_printed() -> None:
     """``openai:https://user:PASSWORD@host/v1``: the errors show ``user:***@`` (issue 20)."""
     import socket
 
-    from genbench.runs.errors import ModelRunError
+    from genbench.runs._errors import ModelRunError
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -133,7 +133,7 @@ def test_a_password_in_the_server_url_is_not_written_to_the_results(tmp_path) ->
 def test_a_server_without_models_runs_with_a_named_model_and_a_warning(tmp_path, caplog) -> None:
     with fake_openai_server(models=False) as server:
         spec = parse_model_spec(f"openai:{server.url}", "model=fake-model")
-        with caplog.at_level("WARNING", logger="genbench.runs.openai"):
+        with caplog.at_level("WARNING", logger="genbench.runs._openai"):
             runner = OpenAIRunner(spec)
         run = run_model_on_task(load_task("arithmetic_length"), runner, limit=2, use_cache=False, bootstrap=FAST)
     assert server.gets == ["/v1/models"]  # the check was made, and answered 404
@@ -144,7 +144,7 @@ def test_a_server_without_models_runs_with_a_named_model_and_a_warning(tmp_path,
 
 
 def test_a_server_without_models_and_no_model_argument_asks_for_one() -> None:
-    from genbench.runs.errors import ModelSpecError
+    from genbench.runs._errors import ModelSpecError
 
     with fake_openai_server(models=False) as server, pytest.raises(ModelSpecError) as failed:
         OpenAIRunner(parse_model_spec(f"openai:{server.url}", ""))
@@ -155,7 +155,7 @@ def test_a_server_without_models_and_no_model_argument_asks_for_one() -> None:
 
 
 def test_a_url_without_the_api_path_fails_at_the_first_request_naming_the_fix() -> None:
-    from genbench.runs.errors import ModelRunError
+    from genbench.runs._errors import ModelRunError
 
     with fake_openai_server() as server:
         base = server.url.removesuffix("/v1")  # the server's root: every path answers 404
@@ -169,7 +169,7 @@ def test_a_url_without_the_api_path_fails_at_the_first_request_naming_the_fix() 
 
 
 def test_a_refused_api_key_fails_before_any_work(monkeypatch) -> None:
-    from genbench.runs.errors import ModelRunError
+    from genbench.runs._errors import ModelRunError
 
     with fake_openai_server() as server:
         monkeypatch.setattr(server, "refuse_key", True)

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from genbench.runs.errors import ResultsFileError
-from genbench.runs.execute import TaskRun, run
-from genbench.runs.results import read_results, save_results
-from genbench.runs.scoring import BootstrapSettings
+from genbench.runs._errors import ResultsFileError
+from genbench.runs._execute import TaskRun, run
+from genbench.runs._results import read_results, save_results
+from genbench.runs._scoring import BootstrapSettings
 
 PREDICTOR = """
 def first_option(requests, task, **options):
@@ -52,7 +52,7 @@ def test_a_damaged_results_file_is_replaced_with_a_warning_naming_the_damage(
     records: list[logging.LogRecord] = []
     handler = logging.Handler(logging.INFO)  # genbench's loggers do not propagate, so no caplog
     handler.emit = records.append  # type: ignore[method-assign]
-    logger = logging.getLogger("genbench.runs.results")
+    logger = logging.getLogger("genbench.runs._results")
     logger.addHandler(handler)
     try:
         saved = save_results(dict(first_run.document), out, None)

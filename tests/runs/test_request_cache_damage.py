@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from genbench.runs.request_cache import CACHE_FILE, CacheStats, DamagedCacheWarning, RequestCache, answer_with_cache
+from genbench.runs._request_cache import CACHE_FILE, CacheStats, DamagedCacheWarning, RequestCache, answer_with_cache
 
 ANSWERS = {f"key{i}": [i, -float("inf"), f"text {i}" * 20] for i in range(3000)}
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-import genbench.runs.request_cache as request_cache
-from genbench.runs.request_cache import CACHE_FILE, CHECKED_SUFFIX, DamagedCacheWarning, RequestCache
+import genbench.runs._request_cache as request_cache
+from genbench.runs._request_cache import CACHE_FILE, CHECKED_SUFFIX, DamagedCacheWarning, RequestCache
 
 ANSWERS = {f"key{i}": [i, -float("inf"), f"text {i}" * 20] for i in range(3000)}
 

@@ -9,11 +9,11 @@ import pytest
 from click.testing import CliRunner
 
 from genbench.cli import cli
-from genbench.runs.compare import compare_results
-from genbench.runs.errors import ModelRunError, ModelSpecError, ResultsFileError
-from genbench.runs.execute import run
-from genbench.runs.results import read_results, schema_problems
-from genbench.runs.scoring import BootstrapSettings
+from genbench.runs._compare import compare_results
+from genbench.runs._errors import ModelRunError, ModelSpecError, ResultsFileError
+from genbench.runs._execute import run
+from genbench.runs._results import read_results, schema_problems
+from genbench.runs._scoring import BootstrapSettings
 from genbench.runs.specs import parse_model_spec
 
 PREDICTORS = """

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from genbench.runs.errors import ResultsFileError
-from genbench.runs.results import FAST_DEFINITIONS, read_results, results_schema_text, schema_problems
+from genbench.runs._errors import ResultsFileError
+from genbench.runs._results import FAST_DEFINITIONS, read_results, results_schema_text, schema_problems
 from tests.runs.results_pairs import write_pair
 
 # Keywords that mean the same in draft 7 (what fastjsonschema implements) and draft 2020-12 (the schema's draft).

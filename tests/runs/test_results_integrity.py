@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from genbench.cli import cli
-from genbench.runs.errors import ResultsFileError
-from genbench.runs.results import read_results, write_results
+from genbench.runs._errors import ResultsFileError
+from genbench.runs._results import read_results, write_results
 from tests.runs.results_pairs import results_document, write_pair
 
 
@@ -98,7 +98,7 @@ def test_a_task_id_with_a_control_character_is_refused(tmp_path: Path, task_id: 
 
 
 def test_the_schema_itself_refuses_a_final_newline_in_a_task_id() -> None:
-    from genbench.runs.results import schema_problems
+    from genbench.runs._results import schema_problems
 
     document = results_document("toy_task\n")
     assert any(problem.startswith("task.id") for problem in schema_problems(document))

@@ -14,16 +14,16 @@ from click.testing import CliRunner
 from pydantic import ValidationError
 
 from genbench.cli import cli
-from genbench.runs.results import read_results, results_schema_text
-from genbench.runs.results_model import ResultsDocument
-from genbench.runs.results_schema import results_schema_json
+from genbench.runs._results import read_results, results_schema_text
+from genbench.runs._results_model import ResultsDocument
+from genbench.runs._results_schema import results_schema_json
 
 SCHEMA = jsonschema.Draft202012Validator(json.loads(results_schema_text()))
 """The shipped schema, as other tools read it (genbench checks documents with the model itself)."""
 
 
 def test_the_shipped_schema_is_generated_from_the_model() -> None:
-    stale = "out of date: python -m genbench.runs.results_schema src/genbench/runs/results.schema.json"
+    stale = "out of date: python -m genbench.runs._results_schema src/genbench/runs/_results.schema.json"
     assert results_schema_text() == results_schema_json(), stale
 
 

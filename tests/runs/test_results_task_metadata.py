@@ -9,8 +9,8 @@ from click.testing import CliRunner
 
 from genbench import load_task
 from genbench.cli import cli
-from genbench.runs.execute import task_metadata
-from genbench.runs.results import read_results, schema_problems
+from genbench.runs._execute import task_metadata
+from genbench.runs._results import read_results, schema_problems
 
 
 def test_a_results_file_records_taxonomy_and_primary_metric(tmp_path: Path) -> None:

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from genbench._leaderboard.collect import find_results_files
 from genbench.cli import cli
-from genbench.leaderboard.collect import find_results_files
-from genbench.runs.execute import run
-from genbench.runs.results import read_results, results_path, run_identity, save_results, settings_folder
-from genbench.runs.scoring import BootstrapSettings
+from genbench.runs._execute import run
+from genbench.runs._results import read_results, results_path, run_identity, save_results, settings_folder
+from genbench.runs._scoring import BootstrapSettings
 
 PREDICTOR = """
 def first_option(requests, task, **options):
@@ -107,7 +107,7 @@ def test_replacing_a_different_run_warns_naming_what_changed(spec: str, tmp_path
     document["run_identity"]["task_fingerprint"] = "1" * 64
     first.results_path.write_text(json.dumps(document))
     handler = _Records()  # genbench's logger does not propagate (as the original framework's), so no caplog
-    logger = logging.getLogger("genbench.runs.results")
+    logger = logging.getLogger("genbench.runs._results")
     logger.addHandler(handler)
     level = logger.level
     logger.setLevel(logging.INFO)

@@ -12,10 +12,10 @@ import pytest
 from click.testing import CliRunner
 
 from genbench.cli import cli
-from genbench.cli.run import interrupted_message
-from genbench.runs.errors import ModelSpecError
-from genbench.runs.hf import HFCausalLMRunner, check_cached_hub_id, looks_like_path
-from genbench.runs.request_cache import CACHE_FILE, RequestCache
+from genbench.cli._run import interrupted_message
+from genbench.runs._errors import ModelSpecError
+from genbench.runs._hf import HFCausalLMRunner, check_cached_hub_id, looks_like_path
+from genbench.runs._request_cache import CACHE_FILE, RequestCache
 from genbench.runs.specs import parse_model_spec
 from tests.runs.fake_openai import fake_openai_server
 from tests.runs.hub_cache import cache_hub_model
@@ -92,7 +92,7 @@ def test_an_org_name_spec_the_online_hub_does_not_know_names_both_readings(
     for variable in OFFLINE:
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", not_on_the_hub)
-    monkeypatch.setattr("genbench.runs.hf_hub.hub_unreachable", lambda endpoint: None)  # the hub answers
+    monkeypatch.setattr("genbench.runs._hf_hub.hub_unreachable", lambda endpoint: None)  # the hub answers
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ModelSpecError) as caught:
         HFCausalLMRunner(parse_model_spec("hf:models/gpt2"))

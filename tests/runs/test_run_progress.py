@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from genbench._core.progress import LineProgress, progress_bars
 from genbench.cli import cli
-from genbench.core.progress import LineProgress, progress_bars
-from genbench.runs.execute import Requester
+from genbench.runs._execute import Requester
 from genbench.runs.model_runner import ModelRunner, RequestUnsupported
 from genbench.runs.specs import parse_model_spec
 from tests.source_imports import importers
@@ -108,7 +108,7 @@ def test_output_is_interactive_on_a_kernel_stream_not_because_ipykernel_was_impo
     import sys
     import types
 
-    from genbench.core.progress import interactive_output
+    from genbench._core.progress import interactive_output
 
     monkeypatch.setitem(sys.modules, "ipykernel", types.ModuleType("ipykernel"))  # as after a notebook test
     assert not interactive_output(io.StringIO())
@@ -117,13 +117,13 @@ def test_output_is_interactive_on_a_kernel_stream_not_because_ipykernel_was_impo
 
 
 def test_every_progress_bar_goes_through_the_one_layer() -> None:
-    """tqdm is imported by genbench.core.progress alone: every bar obeys its switch (genbench-cli --progress)."""
-    assert {place.partition(":")[0] for place in importers({"tqdm"})} == {"core/progress.py"}
+    """tqdm is imported by genbench._core.progress alone: every bar obeys its switch (genbench-cli --progress)."""
+    assert {place.partition(":")[0] for place in importers({"tqdm"})} == {"_core/progress.py"}
 
 
 @pytest.mark.parametrize("setting", [True, False, None])
 def test_the_switch_decides_genbenchs_bars_and_is_restored(setting, capsys: pytest.CaptureFixture[str]) -> None:
-    from genbench.core.progress import progress_bar, progress_iter, progress_setting
+    from genbench._core.progress import progress_bar, progress_iter, progress_setting
 
     with progress_bars(setting):
         assert progress_setting() is setting
@@ -138,7 +138,7 @@ def test_the_switch_decides_genbenchs_bars_and_is_restored(setting, capsys: pyte
 
 
 def test_a_bar_asked_not_to_draw_stays_off_even_when_the_switch_is_on(capsys: pytest.CaptureFixture[str]) -> None:
-    from genbench.core.progress import progress_iter
+    from genbench._core.progress import progress_iter
 
     with progress_bars(True):
         assert list(progress_iter([1], desc="off", enabled=False)) == [1]

@@ -13,9 +13,9 @@ from click.testing import CliRunner
 
 import genbench
 from genbench.cli import cli
-from genbench.runs.chat import ChatSettings
-from genbench.runs.shard_merge import merge_shards
-from genbench.runs.shard_plan import Shard, deal
+from genbench.runs._chat import ChatSettings
+from genbench.runs._shard_merge import merge_shards
+from genbench.runs._shard_plan import Shard, deal
 from tests.runs.fake_openai import fake_openai_server, kill_cli_after_requests
 
 ENV = {**os.environ, "OPENAI_API_KEY": "test-key", "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}

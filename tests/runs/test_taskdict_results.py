@@ -16,13 +16,13 @@ from click.testing import CliRunner
 
 from genbench.cli import cli
 from genbench.runs import is_merged_results
-from genbench.runs.compare import compare_results
-from genbench.runs.errors import ResultsFileError
-from genbench.runs.execute import run
-from genbench.runs.merged_results import SubtaskScores, file_sha256, merge_settings
-from genbench.runs.results import read_results
-from genbench.runs.scoring import BootstrapSettings
-from genbench.task.factory import load_task
+from genbench.runs._compare import compare_results
+from genbench.runs._errors import ResultsFileError
+from genbench.runs._execute import run
+from genbench.runs._merged_results import SubtaskScores, file_sha256, merge_settings
+from genbench.runs._results import read_results
+from genbench.runs._scoring import BootstrapSettings
+from genbench.task._factory import load_task
 
 PREDICTORS = """
 def says_true(requests, task, **options):

@@ -24,13 +24,13 @@ from pathlib import Path
 
 import pytest
 
-from genbench.runs.chat import ChatSettings
-from genbench.runs.execute import run_model_on_task
-from genbench.runs.hf import HFCausalLMRunner
-from genbench.runs.openai import OpenAIRunner
-from genbench.runs.scoring import BootstrapSettings
+from genbench.runs._chat import ChatSettings
+from genbench.runs._execute import run_model_on_task
+from genbench.runs._hf import HFCausalLMRunner
+from genbench.runs._openai import OpenAIRunner
+from genbench.runs._scoring import BootstrapSettings
+from genbench.runs._tiny_model import CHAT_TEMPLATE
 from genbench.runs.specs import parse_model_spec
-from genbench.runs.tiny_model import CHAT_TEMPLATE
 from tests.runs.plain_tasks import plain_task
 
 FAST = BootstrapSettings(resamples=20, statistic_resamples=5)

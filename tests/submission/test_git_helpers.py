@@ -1,4 +1,4 @@
-"""The git wrappers of ``genbench.authoring.submission.git`` on real repositories."""
+"""The git wrappers of ``genbench.authoring.submission._git`` on real repositories."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+import genbench.authoring.submission._git as gitlib
 from genbench.authoring.submission import GitError, parse_remote_url
-from genbench.authoring.submission import git as gitlib
 
 from .submission_helpers import TASK_ID, TaskRepo
 

@@ -1,4 +1,4 @@
-"""``genbench.authoring.submission.github``: the REST client against a loopback fake API, and compare URLs."""
+"""``genbench.authoring.submission._github``: the REST client against a loopback fake API, and compare URLs."""
 
 from __future__ import annotations
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from genbench.authoring.submission.errors import GitError, SubmissionError
-from genbench.authoring.submission.staging import main, stage_task
-from genbench.review.base import TaskCheckFailure
-from genbench.review.trust import check_task_files
+from genbench.authoring.submission._errors import GitError, SubmissionError
+from genbench.authoring.submission._staging import main, stage_task
+from genbench.review._base import TaskCheckFailure
+from genbench.review._trust import check_task_files
 
 from .submission_helpers import TaskRepo
 

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from genbench.authoring.submission import SubmissionError, prepare_submission, pull_request_body, submit_task
-from genbench.authoring.submission.github import API_VERSION
+from genbench.authoring.submission._github import API_VERSION
 from genbench.cli import cli
 from tests.task_roots import TaskRoots
 
@@ -25,7 +25,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def use_suite(monkeypatch: pytest.MonkeyPatch, fake_suite: FakeSuite) -> FakeSuite:
     """Make the CLI's validation suite the fake one (the CLI takes no suite argument)."""
-    import genbench.authoring.submission.submit as submit_module
+    import genbench.authoring.submission._submit as submit_module
 
     monkeypatch.setattr(submit_module, "_default_run_tests", lambda: fake_suite)
     return fake_suite

@@ -162,7 +162,7 @@ def test_review_job_tests_the_changed_tasks():
     runs = [line for line in runs if not line.startswith("echo ")]
     assert runs and all("--require-sandbox" in line for line in runs), runs
     sandboxed_show = (
-        r'python -m genbench\.review\.run_sandboxed --task-dir "review-tasks/\$task_id" -- \\\n\s*genbench-cli'
+        r'python -m genbench\.review\._run_sandboxed --task-dir "review-tasks/\$task_id" -- \\\n\s*genbench-cli'
     )
     assert re.search(sandboxed_show, task_code) and task_code.count("genbench-cli show-task") == 1
     install = next(
@@ -212,8 +212,8 @@ def test_tasks_are_staged_blob_by_blob_never_with_git_archive():
     for name, job in review_jobs().items():
         script = job_script(job)
         assert not re.search(r"\barchive\b", script), name
-        staging = re.findall(r"python -m genbench\.authoring\.submission\.staging[^\n]*", script)
-        assert staging == ["python -m genbench.authoring.submission.staging --repo submission --rev HEAD --to "
+        staging = re.findall(r"python -m genbench\.authoring\.submission\._staging[^\n]*", script)
+        assert staging == ["python -m genbench.authoring.submission._staging --repo submission --rev HEAD --to "
                            'review-tasks "$task_id"'], name  # fmt: skip
 
 
@@ -346,11 +346,11 @@ def fake_cli(tmp_path: Path) -> dict[str, str]:
     bin_dir.mkdir()
     (bin_dir / "genbench-cli").write_text(FAKE_CLI.replace("python3", sys.executable, 1))
     (bin_dir / "genbench-cli").chmod(0o755)
-    # A stand-in for `python -m genbench.review.run_sandboxed ... -- COMMAND`: runs COMMAND (the real one is tested
+    # A stand-in for `python -m genbench.review._run_sandboxed ... -- COMMAND`: runs COMMAND (the real one is tested
     # in tests/review/test_sandbox.py).
     stand_in = (
         f"#!{shutil.which('bash')}\n"
-        f'if [ "$1 $2" != "-m genbench.review.run_sandboxed" ]; then exec {sys.executable} "$@"; fi\n'
+        f'if [ "$1 $2" != "-m genbench.review._run_sandboxed" ]; then exec {sys.executable} "$@"; fi\n'
         'while [ "$#" -gt 0 ] && [ "$1" != -- ]; do shift; done; shift; exec "$@"\n'
     )
     (bin_dir / "python").write_text(stand_in)

@@ -11,8 +11,8 @@ from random import Random
 import pytest
 
 from genbench import Task, TaskConfig
-from genbench.core.errors import PreparationError
-from genbench.core.vocabulary import PreparationStrategy
+from genbench._core.errors import PreparationError
+from genbench._core.vocabulary import PreparationStrategy
 
 
 def random_string(length: int, rng: Random) -> str:

@@ -31,7 +31,7 @@ def test_caplog_sees_genbench_warnings_after_an_original_task_asked_for_a_logger
     task_logger = get_logger("genbench.tasks.some_original_task")
     with caplog.at_level(logging.WARNING):
         task_logger.warning("from the task")
-        logging.getLogger("genbench.data.cache").warning("from the library")
+        logging.getLogger("genbench.data._cache").warning("from the library")
     assert [record.getMessage() for record in caplog.records] == ["from the task", "from the library"]
     assert logging.getLogger("genbench").propagate
 
@@ -50,24 +50,25 @@ def test_a_users_logging_configuration_applies_and_prints_each_record_once() -> 
         logging.basicConfig(format="ROOT %(name)s %(message)s")
         from genbench.utils.logging import get_logger
         get_logger("genbench.tasks.t").warning("task says")
-        logging.getLogger("genbench.data.cache").warning("cache says")
+        logging.getLogger("genbench.data._cache").warning("cache says")
         """
     )
     assert run.returncode == 0, run.stderr
-    assert run.stderr.splitlines() == ["ROOT genbench.tasks.t task says", "ROOT genbench.data.cache cache says"]
+    assert run.stderr.splitlines() == ["ROOT genbench.tasks.t task says", "ROOT genbench.data._cache cache says"]
 
 
 def test_without_a_configuration_a_warning_is_printed_once_and_info_is_not() -> None:
     # as in a notebook: "few-shot examples are drawn from the 'test' split" must not go unseen
     run = _python(
-        'import logging, genbench; log = logging.getLogger("genbench.data.cache"); log.warning("seen"); log.info("no")'
+        'import logging, genbench; log = logging.getLogger("genbench.data._cache"); '
+        'log.warning("seen"); log.info("no")'
     )
     assert run.returncode == 0 and run.stderr == "seen\n"
 
 
 @pytest.mark.parametrize("quiet", [False, True])
 def test_the_cli_prints_a_logged_warning_once(tmp_path, quiet: bool) -> None:
-    """The warning of a server that does not list its models (genbench.runs.openai), in a real CLI process."""
+    """The warning of a server that does not list its models (genbench.runs._openai), in a real CLI process."""
     with fake_openai_server(models=False) as server:
         args = [
             "run", "--model", f"openai:{server.url}", "--model-args", "model=fake-model", "--task",

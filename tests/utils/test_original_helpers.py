@@ -10,9 +10,9 @@ import textwrap
 
 import pytest
 
-from genbench.config.schema import PromptBuilderConfig
-from genbench.core.errors import InvalidTaskIdError, TaskNotFoundError
-from genbench.registry.roots import PACKAGE_TASKS_DIR
+from genbench._core.errors import InvalidTaskIdError, TaskNotFoundError
+from genbench._registry.roots import PACKAGE_TASKS_DIR
+from genbench.config._schema import PromptBuilderConfig
 from genbench.task import get_data_split_name, make_nshot_dataset, resplit_data_source
 from genbench.utils import file as file_utils
 from genbench.utils import tasks as task_utils

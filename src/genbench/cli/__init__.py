@@ -1,11 +1,11 @@
 """``genbench-cli``: thin click commands over the public API.
 
-Each command lives in its own module (``genbench/cli/<command>.py``) and is attached here by name in :data:`COMMANDS`,
-the plugin group ``genbench.cli_commands`` (:mod:`genbench.core.plugins`): a command's module is imported only when the
-command runs (``--help`` lists genbench's own from :data:`SHORT_HELP`). Other packages add commands with entry points
-of that group (``my-command = "my_package.cli:my_command"``, a click command). Errors: a ``GenBenchError`` (or any
-other exception) prints ``Error: ...`` and exits 1, with the traceback only under ``--debug``; usage errors exit 2, an
-unknown command with the close matches.
+Each command lives in its own module (``genbench/cli/_<command>.py``) and is attached here by name in
+:data:`COMMANDS`, the plugin group ``genbench.cli_commands`` (:mod:`genbench._core.plugins`): a command's module is
+imported only when the command runs (``--help`` lists genbench's own from :data:`SHORT_HELP`). Other packages add
+commands with entry points of that group (``my-command = "my_package.cli:my_command"``, a click command). Errors: a
+``GenBenchError`` (or any other exception) prints ``Error: ...`` and exits 1, with the traceback only under
+``--debug``; usage errors exit 2, an unknown command with the close matches.
 """
 
 from __future__ import annotations
@@ -17,33 +17,33 @@ from typing import Any
 
 import click
 
-from genbench.core.errors import GenBenchError, UnknownPluginError
-from genbench.core.plugins import PluginGroup
-from genbench.core.progress import progress_bars
+from genbench._core.errors import GenBenchError, UnknownPluginError
+from genbench._core.plugins import PluginGroup
+from genbench._core.progress import progress_bars
 
 COMMANDS: PluginGroup[click.Command] = PluginGroup(
     "genbench.cli_commands",
     "command",
     builtins={
-        "changed-tasks": "genbench.cli.changed_tasks:changed_tasks",
-        "compare": "genbench.cli.compare:compare",
-        "contamination": "genbench.cli.contamination:contamination",
-        "create-task": "genbench.cli.create_task:create_task",
-        "data": "genbench.cli.data:data",
-        "demo": "genbench.cli.demo:demo",
-        "eval-card": "genbench.cli.eval_card:eval_card",
-        "evaluate": "genbench.cli.evaluate:evaluate",
-        "leaderboard": "genbench.cli.leaderboard:leaderboard",
-        "list-tasks": "genbench.cli.list_tasks:list_tasks",
-        "merge-shards": "genbench.cli.merge_shards:merge_shards",
-        "models": "genbench.cli.models:models",
-        "rerank": "genbench.cli.rerank:rerank",
-        "run": "genbench.cli.run:run",
-        "schema": "genbench.cli.schema:schema",
-        "shift": "genbench.cli.shift:shift",
-        "show-task": "genbench.cli.show_task:show_task",
-        "submit-task": "genbench.cli.submit_task:submit_task",
-        "test-task": "genbench.cli.test_task:cli_test_task",
+        "changed-tasks": "genbench.cli._changed_tasks:changed_tasks",
+        "compare": "genbench.cli._compare:compare",
+        "contamination": "genbench.cli._contamination:contamination",
+        "create-task": "genbench.cli._create_task:create_task",
+        "data": "genbench.cli._data:data",
+        "demo": "genbench.cli._demo:demo",
+        "eval-card": "genbench.cli._eval_card:eval_card",
+        "evaluate": "genbench.cli._evaluate:evaluate",
+        "leaderboard": "genbench.cli._leaderboard:leaderboard",
+        "list-tasks": "genbench.cli._list_tasks:list_tasks",
+        "merge-shards": "genbench.cli._merge_shards:merge_shards",
+        "models": "genbench.cli._models:models",
+        "rerank": "genbench.cli._rerank:rerank",
+        "run": "genbench.cli._run:run",
+        "schema": "genbench.cli._schema:schema",
+        "shift": "genbench.cli._shift:shift",
+        "show-task": "genbench.cli._show_task:show_task",
+        "submit-task": "genbench.cli._submit_task:submit_task",
+        "test-task": "genbench.cli._test_task:cli_test_task",
     },
 )
 """Command name -> its click command: genbench's own, then those of installed plug-ins."""
@@ -155,7 +155,7 @@ class _PluginCommands(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         # Imported here: `genbench-cli --help` imports no module of genbench.cli (see SHORT_HELP).
-        from genbench.cli.warnings_output import rendered_config_warnings
+        from genbench.cli._warnings_output import rendered_config_warnings
 
         try:
             with rendered_config_warnings():

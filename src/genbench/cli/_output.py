@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from genbench._core.files import to_jsonable
 from genbench.cli.params import global_setting
-from genbench.core.files import to_jsonable
 
 if TYPE_CHECKING:
     from rich.console import Console

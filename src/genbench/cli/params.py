@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from genbench.core.progress import progress_bars
+from genbench._core.progress import progress_bars
 
 
 class FiniteFloatRange(click.FloatRange):
@@ -359,7 +359,7 @@ def _set_progress(ctx: click.Context, param: click.Parameter, value: bool | None
 
 def progress_option() -> Decorator:
     """``--progress/--no-progress`` on a command: a hidden alias of ``genbench-cli``'s own (the one switch,
-    :func:`genbench.core.progress.progress_bars`), for the command run on its own (``genbench-cli`` moves it before
+    :func:`genbench._core.progress.progress_bars`), for the command run on its own (``genbench-cli`` moves it before
     the command's name)."""
     return click.option(
         "--progress/--no-progress", default=None, hidden=True, expose_value=False, callback=_set_progress

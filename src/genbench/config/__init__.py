@@ -1,14 +1,14 @@
 """Task configuration: the typed schema, sandboxed jsonnet loading, leniency, validation and JSON Schema export."""
 
-from genbench.config.documents import (
+from genbench.config._documents import (
     collect_config_warnings,
     load_task_config,
     load_task_dict_config,
     task_config_from_dict,
 )
-from genbench.config.json_schema import task_config_json_schema
-from genbench.config.jsonnet import evaluate_jsonnet, load_jsonnet
-from genbench.config.schema import (
+from genbench.config._json_schema import task_config_json_schema
+from genbench.config._jsonnet import evaluate_jsonnet, load_jsonnet
+from genbench.config._schema import (
     ContaminationCheckConfig,
     DataSourceConfig,
     EvaluationMetricConfig,
@@ -19,7 +19,7 @@ from genbench.config.schema import (
     TaskConfig,
     TaskDictConfig,
 )
-from genbench.config.taxonomy_block import TaxonomyConfig
+from genbench.config._taxonomy_block import TaxonomyConfig
 
 __all__ = [
     "ContaminationCheckConfig",

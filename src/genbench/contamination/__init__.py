@@ -1,12 +1,13 @@
 """Contamination checks: how much of a test set occurs in training data, and training data without it.
 
 Index training data once, then search test sets against the index by exact, n-gram or embedding match; or
-:func:`scan` it once, keeping no index. The rules are defined once in :mod:`~genbench.contamination.analysis`.
+:func:`scan` it once, keeping no index. The rules are defined once in :mod:`~genbench.contamination._analysis`.
 See docs/contamination.md#python-api.
 """
 
-from genbench.contamination.analysis import ANALYZER_VERSION, tokenize
-from genbench.contamination.backend import (
+from genbench.contamination._analysis import ANALYZER_VERSION, tokenize
+from genbench.contamination._errors import ContaminationError
+from genbench.contamination._index_backend import (
     Index,
     IndexBackend,
     InstanceResult,
@@ -15,10 +16,9 @@ from genbench.contamination.backend import (
     SearchResult,
     default_index_dir,
 )
-from genbench.contamination.errors import ContaminationError
-from genbench.contamination.oneshot import scan
-from genbench.contamination.testsets import TestSet, dataset_test_set, task_test_sets
-from genbench.contamination.workflow import (
+from genbench.contamination._oneshot import scan
+from genbench.contamination._testsets import TestSet, dataset_test_set, task_test_sets
+from genbench.contamination._workflow import (
     ContaminationReport,
     DecontaminationSummary,
     build_index,

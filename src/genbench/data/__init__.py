@@ -11,10 +11,10 @@ Importing this package loads no heavy library; ``datasets`` and ``pyarrow`` are 
 {'input': '2+2', 'target': '4'}
 """
 
-from genbench.data.cache import cache_dir, cached_path, fetch, file_sha256
-from genbench.data.jsonl import read_jsonl
-from genbench.data.sources import load_data_source, order_splits
-from genbench.data.splits import load_split_file, normalise_split_name, parse_split_spec, resplit
+from genbench.data._cache import cache_dir, cached_path, fetch, file_sha256
+from genbench.data._jsonl import read_jsonl
+from genbench.data._sources import load_data_source, order_splits
+from genbench.data._splits import load_split_file, normalise_split_name, parse_split_spec, resplit
 
 __all__ = [
     "cache_dir",

@@ -1,7 +1,7 @@
 """Seeing tasks in notebooks: HTML cards of tasks (``Task._repr_html_``) and the progress-bar switch
-(:func:`genbench.core.progress.progress_bars`), with the notebook's statistics and evaluation cards (imported lazily).
+(:func:`genbench._core.progress.progress_bars`), with the notebook's statistics and evaluation cards (imported lazily).
 
-The cards are reached from :class:`~genbench.Task` through a typed slot (:mod:`genbench.core.features`), so
+The cards are reached from :class:`~genbench.Task` through a typed slot (:mod:`genbench._core.features`), so
 ``genbench.task`` does not import this package.
 """
 
@@ -9,22 +9,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from genbench.core.lazy import lazy_exports
-from genbench.core.progress import progress_bars
-from genbench.display.card import task_card_html, task_dict_card_html
+from genbench._core.lazy import lazy_exports
+from genbench._core.progress import progress_bars
+from genbench.display._card import task_card_html, task_dict_card_html
 
 if TYPE_CHECKING:
-    from genbench.display.eval_card import eval_card
-    from genbench.display.html import card_css, visible_whitespace
-    from genbench.display.statistics import label_counts, lengths_in_tokens, ngram_overlap
+    from genbench.display._eval_card import eval_card
+    from genbench.display._html import card_css, visible_whitespace
+    from genbench.display._statistics import label_counts, lengths_in_tokens, ngram_overlap
 
 _EXPORTS = {
-    "card_css": "genbench.display.html",
-    "visible_whitespace": "genbench.display.html",
-    "label_counts": "genbench.display.statistics",
-    "lengths_in_tokens": "genbench.display.statistics",
-    "ngram_overlap": "genbench.display.statistics",
-    "eval_card": "genbench.display.eval_card",
+    "card_css": "genbench.display._html",
+    "visible_whitespace": "genbench.display._html",
+    "label_counts": "genbench.display._statistics",
+    "lengths_in_tokens": "genbench.display._statistics",
+    "ngram_overlap": "genbench.display._statistics",
+    "eval_card": "genbench.display._eval_card",
 }
 
 __all__ = [

@@ -11,10 +11,15 @@ is imported when a metric needs it.
 
 from __future__ import annotations
 
-from genbench.metrics.builtin import BUILTIN_METRICS
-from genbench.metrics.configured_metrics import compute_metric, compute_metric_by_id, load_hf_metric, metric_key_prefix
-from genbench.metrics.evaluation import best_score_reached, evaluate_predictions, main_score_key
-from genbench.metrics.extraction import extract_free_form_answer
+from genbench.metrics._builtin import BUILTIN_METRICS
+from genbench.metrics._configured_metrics import (
+    compute_metric,
+    compute_metric_by_id,
+    load_hf_metric,
+    metric_key_prefix,
+)
+from genbench.metrics._evaluation import best_score_reached, evaluate_predictions, main_score_key
+from genbench.metrics._extraction import extract_free_form_answer
 
 __all__ = [
     "BUILTIN_METRICS",

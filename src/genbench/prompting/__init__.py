@@ -3,9 +3,9 @@
 ``import genbench.prompting`` imports NumPy only; ``datasets`` and ``pyarrow`` are imported when a function runs.
 """
 
-from genbench.prompting.builder import Prompts, build_prompt_datasets, build_prompts
-from genbench.prompting.few_shot import few_shot_pool, sample_shot_ids
-from genbench.prompting.formatting import FormattedExamples, format_examples, format_examples_with
+from genbench.prompting._builder import Prompts, build_prompt_datasets, build_prompts
+from genbench.prompting._few_shot import few_shot_pool, sample_shot_ids
+from genbench.prompting._formatting import FormattedExamples, format_examples, format_examples_with
 
 __all__ = [
     "FormattedExamples",

@@ -8,28 +8,28 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from genbench.core.lazy import lazy_exports
-from genbench.metrics.classification_metrics import (
+from genbench._core.lazy import lazy_exports
+from genbench.metrics._classification_metrics import (
     average_precision,
     binary_classification_metrics,
     find_best_accuracy_and_threshold,
     find_best_f1_and_threshold,
     multiclass_classification_metrics,
 )
-from genbench.metrics.correlation_metrics import correlation_metrics, pearson, spearman
-from genbench.metrics.ranking_metrics import pad_ragged, ranking_metrics, ranking_metrics_per_query
-from genbench.metrics.reranking_samples import RerankingSamples
-from genbench.reranking.evaluation import (
+from genbench.metrics._correlation_metrics import correlation_metrics, pearson, spearman
+from genbench.metrics._ranking_metrics import pad_ragged, ranking_metrics, ranking_metrics_per_query
+from genbench.metrics._reranking_samples import RerankingSamples
+from genbench.reranking._evaluation import (
     CrossEncoderClassificationEvaluator,
     CrossEncoderCorrelationEvaluator,
     CrossEncoderEvaluator,
     CrossEncoderNanoBEIREvaluator,
     CrossEncoderRerankingEvaluator,
 )
-from genbench.reranking.nano_beir_suite import demo_suite_path, load_nanobeir_samples
+from genbench.reranking._nano_beir_suite import demo_suite_path, load_nanobeir_samples
 
 if TYPE_CHECKING:
-    from genbench.reranking.task_evaluation import source_to_reranking_example
+    from genbench.reranking._task_evaluation import source_to_reranking_example
 
 __all__ = [
     "CrossEncoderClassificationEvaluator",
@@ -54,4 +54,4 @@ __all__ = [
     "spearman",
 ]
 
-__getattr__, __dir__ = lazy_exports(__name__, {"source_to_reranking_example": "genbench.reranking.task_evaluation"})
+__getattr__, __dir__ = lazy_exports(__name__, {"source_to_reranking_example": "genbench.reranking._task_evaluation"})

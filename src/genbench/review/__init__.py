@@ -4,11 +4,11 @@
 plain function of :mod:`genbench.review.checks` raising :class:`TaskCheckFailure`. See docs/testing.md.
 """
 
-from genbench.review.base import Check, TaskCheckFailure, TaskCheckSkipped, TaskCheckWarning
-from genbench.review.check_report import CheckResult, TaskTestReport
+from genbench.review._base import Check, TaskCheckFailure, TaskCheckSkipped, TaskCheckWarning
+from genbench.review._check_report import CheckResult, TaskTestReport
+from genbench.review._plan import CheckCase, TaskUnderTest, plan_checks, run_checks
+from genbench.review._runner import run_task_tests
 from genbench.review.checks import TASK_CHECKS, TASK_DICT_CHECKS
-from genbench.review.plan import CheckCase, TaskUnderTest, plan_checks, run_checks
-from genbench.review.runner import run_task_tests
 
 __all__ = [
     "TASK_CHECKS",

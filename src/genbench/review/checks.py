@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from genbench.review.base import Check, TaskCheckFailure, TaskCheckSkipped, TaskCheckWarning
-from genbench.review.data_checks import (
+from genbench.review._base import Check, TaskCheckFailure, TaskCheckSkipped, TaskCheckWarning
+from genbench.review._data_checks import (
     check_data_loads,
     check_declared_splits,
     check_example_types,
@@ -29,22 +29,22 @@ from genbench.review.data_checks import (
     check_test_overlap,
     is_overridden,
 )
-from genbench.review.metadata_checks import (
+from genbench.review._metadata_checks import (
     check_metric_directions,
     check_primary_metric,
     check_task_dict_metric_directions,
     check_task_dict_primary_metric,
     check_taxonomy,
 )
-from genbench.review.preparation_checks import (
+from genbench.review._preparation_checks import (
     check_finetuning,
     check_gold_scores,
     check_prompts,
     check_task_dict_merge,
     gold_predictions,
 )
-from genbench.review.prompt_checks import check_prompt_lint
-from genbench.review.static_checks import (
+from genbench.review._prompt_checks import check_prompt_lint
+from genbench.review._static_checks import (
     DOC_MIN_WORDS,
     DOC_TEMPLATE_MARKER,
     check_config,
@@ -55,7 +55,7 @@ from genbench.review.static_checks import (
     check_task_loads,
     doc_problem,
 )
-from genbench.review.trust import check_task_files
+from genbench.review._trust import check_task_files
 
 _LOADED = ("task_loads",)
 _DATA = ("task_loads", "data_loads")

@@ -1,44 +1,44 @@
 """Model runs: run a model over tasks, score it with confidence intervals, and write results files.
 
 ``genbench-cli run`` and :func:`genbench.evaluate` (typed results: :class:`ResultsDocument`) are the entry points;
-``run --shard I/N`` and :func:`merge_shards` split a run (:mod:`genbench.runs.shards`); :mod:`genbench.runs.execute`
-explains how each task type is answered, :mod:`genbench.runs.results` the results files,
-:mod:`genbench.runs.compare` the paired comparison. The modules are imported lazily: ``import genbench.runs`` loads
+``run --shard I/N`` and :func:`merge_shards` split a run (:mod:`genbench.runs._shards`); :mod:`genbench.runs._execute`
+explains how each task type is answered, :mod:`genbench.runs._results` the results files,
+:mod:`genbench.runs._compare` the paired comparison. The modules are imported lazily: ``import genbench.runs`` loads
 no model library.
 
 :data:`MODEL_RUNNERS` names the runner of each model spec kind (the ``hf`` of ``hf:gpt2``); it is declared here, in
 the package that every runner module belongs to, so that :mod:`genbench.runs.specs` checks a spec's kind against the
-same names that :func:`genbench.runs.runner_registry.load_runner` loads.
+same names that :func:`genbench.runs._runner_registry.load_runner` loads.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from genbench.core.lazy import lazy_exports
-from genbench.core.plugins import PluginGroup
+from genbench._core.lazy import lazy_exports
+from genbench._core.plugins import PluginGroup
 
 if TYPE_CHECKING:
-    from genbench.runs.chat import ChatSettings
-    from genbench.runs.compare import compare_results
-    from genbench.runs.demo import run_demo
-    from genbench.runs.evaluation import TaskResult, evaluate
-    from genbench.runs.execute import TaskRun, run, run_model_on_task
-    from genbench.runs.merged_results import is_merged_results
+    from genbench.runs._chat import ChatSettings
+    from genbench.runs._compare import compare_results
+    from genbench.runs._demo import run_demo
+    from genbench.runs._evaluation import TaskResult, evaluate
+    from genbench.runs._execute import TaskRun, run, run_model_on_task
+    from genbench.runs._merged_results import is_merged_results
+    from genbench.runs._results import read_results, results_schema_text
+    from genbench.runs._results_model import ResultsDocument
+    from genbench.runs._shard_merge import merge_shards
     from genbench.runs.model_runner import ModelRunner
-    from genbench.runs.results import read_results, results_schema_text
-    from genbench.runs.results_model import ResultsDocument
-    from genbench.runs.shard_merge import merge_shards
 
 MODEL_RUNNERS: PluginGroup[type[ModelRunner]] = PluginGroup(
     "genbench.model_runners",
     "model runner",
     builtins={
-        "hf": "genbench.runs.hf:HFCausalLMRunner",
-        "openai": "genbench.runs.openai:OpenAIRunner",
-        "cross-encoder": "genbench.runs.rerank:PairScorerRunner",
-        "sentence-transformers": "genbench.runs.rerank:PairScorerRunner",
-        "python": "genbench.runs.python:PythonRunner",
+        "hf": "genbench.runs._hf:HFCausalLMRunner",
+        "openai": "genbench.runs._openai:OpenAIRunner",
+        "cross-encoder": "genbench.runs._rerank:PairScorerRunner",
+        "sentence-transformers": "genbench.runs._rerank:PairScorerRunner",
+        "python": "genbench.runs._python:PythonRunner",
     },
 )
 """Model spec kind -> its runner, a :class:`~genbench.runs.model_runner.ModelRunner` subclass constructed with the
@@ -46,19 +46,19 @@ parsed :class:`~genbench.runs.specs.ModelSpec`. Another package adds a kind with
 ``genbench.model_runners`` (``vllm = "my_package.runner:VLLMRunner"`` makes ``--model vllm:...`` work)."""
 
 _EXPORTS = {
-    "run": "genbench.runs.execute",
-    "ChatSettings": "genbench.runs.chat",
-    "run_demo": "genbench.runs.demo",
-    "run_model_on_task": "genbench.runs.execute",
-    "TaskRun": "genbench.runs.execute",
-    "compare_results": "genbench.runs.compare",
-    "evaluate": "genbench.runs.evaluation",
-    "TaskResult": "genbench.runs.evaluation",
-    "ResultsDocument": "genbench.runs.results_model",
-    "merge_shards": "genbench.runs.shard_merge",
-    "is_merged_results": "genbench.runs.merged_results",
-    "read_results": "genbench.runs.results",
-    "results_schema_text": "genbench.runs.results",
+    "run": "genbench.runs._execute",
+    "ChatSettings": "genbench.runs._chat",
+    "run_demo": "genbench.runs._demo",
+    "run_model_on_task": "genbench.runs._execute",
+    "TaskRun": "genbench.runs._execute",
+    "compare_results": "genbench.runs._compare",
+    "evaluate": "genbench.runs._evaluation",
+    "TaskResult": "genbench.runs._evaluation",
+    "ResultsDocument": "genbench.runs._results_model",
+    "merge_shards": "genbench.runs._shard_merge",
+    "is_merged_results": "genbench.runs._merged_results",
+    "read_results": "genbench.runs._results",
+    "results_schema_text": "genbench.runs._results",
 }
 
 __all__ = [

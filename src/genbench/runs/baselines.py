@@ -10,7 +10,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from genbench.core.vocabulary import TaskType
+from genbench._core.vocabulary import TaskType
 
 if TYPE_CHECKING:
     from datasets import Dataset

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from genbench.core.urls import redact_url
-from genbench.runs.errors import ModelSpecError
+from genbench._core.urls import redact_url
+from genbench.runs._errors import ModelSpecError
 from genbench.runs.specs import ModelSpec
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from genbench.core.errors import UnknownPluginError
+from genbench._core.errors import UnknownPluginError
 from genbench.runs import MODEL_RUNNERS
-from genbench.runs.errors import ModelSpecError
+from genbench.runs._errors import ModelSpecError
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
 """The original framework's ``genbench.utils.logging``."""
 
-from genbench.compat.logging_helpers import *  # noqa: F403
-from genbench.compat.logging_helpers import __all__  # noqa: F401
+from genbench._compat.logging_helpers import *  # noqa: F403
+from genbench._compat.logging_helpers import __all__  # noqa: F401

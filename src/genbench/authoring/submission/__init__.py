@@ -10,11 +10,11 @@ Everything here uses the standard library and the ``git`` command line only.
 
 from __future__ import annotations
 
-from genbench.authoring.submission.changes import DEFAULT_TASKS_DIR, ChangedTasks, changed_tasks
-from genbench.authoring.submission.errors import GitError, GitHubError, SubmissionError
-from genbench.authoring.submission.git import RemoteRepo, parse_remote_url
-from genbench.authoring.submission.github import DEFAULT_API_URL, GitHubClient, PullRequest, compare_url
-from genbench.authoring.submission.submit import (
+from genbench.authoring.submission._changes import DEFAULT_TASKS_DIR, ChangedTasks, changed_tasks
+from genbench.authoring.submission._errors import GitError, GitHubError, SubmissionError
+from genbench.authoring.submission._git import RemoteRepo, parse_remote_url
+from genbench.authoring.submission._github import DEFAULT_API_URL, GitHubClient, PullRequest, compare_url
+from genbench.authoring.submission._submit import (
     DEFAULT_BASE,
     DEFAULT_UPSTREAM,
     SubmissionPlan,

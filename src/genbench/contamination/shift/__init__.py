@@ -8,9 +8,9 @@ downloaded. See ``docs/shift.md``.
 
 from __future__ import annotations
 
-from genbench.contamination.shift.engine import CorpusEngine, CorpusIdentity, UnsupportedStatisticError
-from genbench.contamination.shift.measure import ShiftResult, measure_shift, open_corpus
-from genbench.contamination.shift.report import read_shift_report
+from genbench.contamination.shift._engine import CorpusEngine, CorpusIdentity, UnsupportedStatisticError
+from genbench.contamination.shift._measure import ShiftResult, measure_shift, open_corpus
+from genbench.contamination.shift._report import read_shift_report
 
 __all__ = [
     "CorpusEngine",
