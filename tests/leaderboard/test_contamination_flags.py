@@ -234,3 +234,19 @@ def test_a_report_whose_examples_file_is_missing_is_not_used(tmp_path: Path, con
         assert 'class="gb-flag"' not in page
     [recorded] = json.loads(site.data.read_text())["measured_shift"]["toy_task"]
     assert not recorded["shown"] and "is missing" in recorded["why_not"]
+
+
+def test_a_given_report_that_no_results_file_records_is_named(tmp_path: Path, contained_report: Path) -> None:
+    _results(tmp_path / "runs" / "t.json", "python:unmeasured", None)
+    recorded = _results(tmp_path / "other" / "t.json", "python:measured", contained_report)
+    site = build_leaderboard([tmp_path / "runs"], tmp_path / "site", shift_reports=[contained_report])
+    assert site.unused_shift_reports == [contained_report]
+    result = CliRunner().invoke(
+        cli,
+        ["leaderboard", str(tmp_path / "runs"), "-o", str(tmp_path / "s2"), "--shift-report", str(contained_report)],
+    )
+    assert result.exit_code == 0, result.output
+    assert f"{contained_report}: no results file of the leaderboard records this shift report" in result.output
+    # once a results file records it, it is used, and not named
+    used = build_leaderboard([recorded.parent], tmp_path / "site3", shift_reports=[contained_report])
+    assert used.unused_shift_reports == []

@@ -97,6 +97,12 @@ class ShiftReports:
         self._by_sha256 = {file_sha256(path): path for path in self._given if path.is_file()}
         self._shown: dict[tuple[str, str, Path], ShownReport] = {}
 
+    @property
+    def unused(self) -> list[Path]:
+        """The reports given (``--shift-report``) that no results file of the board records (by SHA-256)."""
+        recorded = {key[1] for key in self._shown}
+        return [path for sha256, path in self._by_sha256.items() if sha256 not in recorded]
+
     def shown(self, task_id: str, record: Mapping[str, Any] | None, results_file: Path) -> ShownReport | None:
         """The report recorded by ``results_file`` (its ``shift_report``) for ``task_id``; None without one."""
         if not record:

@@ -43,6 +43,8 @@ class Site:
     """Tasks of the results left out by the choice of tasks (``tasks``, ``exclude_tasks``)."""
     unknown_model_info: list[str] = field(default_factory=list)
     """Entries of the model-info file that name no model of the leaderboard."""
+    unused_shift_reports: list[Path] = field(default_factory=list)
+    """Shift reports given that no results file of the leaderboard records."""
 
 
 def build_leaderboard(
@@ -99,7 +101,8 @@ def build_leaderboard(
     site = Path(site_dir)
     info = read_model_info(model_info) if isinstance(model_info, (str, Path)) else dict(model_info or {})
     corpora, unknown_models = training_corpora(info, board.models.values())
-    shifts = MeasuredShifts(ShiftReports(site, shift_reports), corpora)
+    reports = ShiftReports(site, shift_reports)
+    shifts = MeasuredShifts(reports, corpora)
     (site / "tasks").mkdir(parents=True, exist_ok=True)
     (site / "models").mkdir(parents=True, exist_ok=True)
     task_pages = []
@@ -161,6 +164,7 @@ def build_leaderboard(
         unregistered,
         left_out,
         unknown_models,
+        reports.unused,
     )
 
 

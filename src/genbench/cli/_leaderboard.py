@@ -151,6 +151,10 @@ def leaderboard(
             f"No model is ranked: none has results on all {len(advice.tasks)} task(s). To rank over "
             f"{advice.which}: -t {','.join(advice.suggested)}"
         )
+    for report in site.unused_shift_reports:
+        click.echo(
+            f"{report}: no results file of the leaderboard records this shift report (run --shift-report); not shown"
+        )
     if site.unknown_model_info:
         click.echo(f"{model_info}: no model of these results is named {', '.join(map(repr, site.unknown_model_info))}")
     if site.skipped:
