@@ -1,14 +1,8 @@
 """The index backends by name: ``embedded`` (files, the default) and ``elasticsearch`` (a server).
 
 A backend is a class implementing :class:`~genbench.contamination._index_backend.IndexBackend`, registered as an entry
-point of the group ``genbench.contamination_backends`` (``name = "module:Class"``) and imported only when chosen, so
-``import genbench`` stays light. genbench's own are declared in its ``pyproject.toml``; a package outside genbench
-adds one the same way, without editing genbench at all (:mod:`genbench._core.plugins`).
-
->>> BACKENDS.names()[:2]
-['embedded', 'elasticsearch']
->>> type(create_backend("embedded", index_dir="/tmp/indexes")).__name__
-'EmbeddedBackend'
+point of the group ``genbench.contamination_backends`` and imported only when chosen; a package outside genbench adds
+one the same way. See docs/plugins.md.
 """
 
 from __future__ import annotations
@@ -42,6 +36,11 @@ def backend_class(name: str) -> type[IndexBackend]:
 
 def create_backend(name: str | None = None, **options: Any) -> IndexBackend:
     """The backend ``name`` (default ``embedded``) made with ``options``; options set to ``None`` are left out.
+
+    >>> BACKENDS.names()[:2]
+    ['embedded', 'elasticsearch']
+    >>> type(create_backend("embedded", index_dir="/tmp/indexes")).__name__
+    'EmbeddedBackend'
 
     Raises:
         ContaminationError: an unknown backend, or an option it does not take (the message lists those it does).

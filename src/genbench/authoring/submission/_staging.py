@@ -1,14 +1,8 @@
 """Copy a task out of a commit's git tree, blob by blob, with no git attributes applied: what the review tests.
 
-``git archive`` obeys the ``.gitattributes`` of the tree it exports: ``export-ignore`` leaves files out (they stay in
-the pull request and are merged, untested), ``export-subst``, ``ident``, ``eol`` and ``working-tree-encoding``
-rewrite content on the way. Here every entry of the task's tree is listed (``git ls-tree -r``) and each blob is
-written byte for byte as git stores it (``git cat-file --batch``): files with their executable bit, symbolic links
-as links (so the review's ``task_files`` check fails on them, as it must). A submodule, or a path that could leave
-the destination, stops the staging with an error. Nothing in the repository is changed.
-
-Run as ``python -m genbench.authoring.submission._staging --repo submission --rev HEAD --to review-tasks ID...``
-(the review workflow and the local-review recipe of ``docs/review.md`` do).
+Unlike ``git archive``, no ``.gitattributes`` of the task can leave files out or rewrite them; a submodule or a path
+that could leave the destination is an error. Run as ``python -m genbench.authoring.submission._staging --repo
+submission --rev HEAD --to review-tasks ID...``. See docs/review.md#the-review-workflow.
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """The jsonnet worker process, seen from genbench's side: started, asked, answered within a deadline, stopped.
 
-A config is code: ``std.range(1, 300000000)`` makes the jsonnet C++ library abort the whole Python process when
-memory runs out, and ``std.range(1, 1e7)`` takes seconds and gigabytes. Configs are therefore evaluated in a
-worker process (:mod:`genbench.config._jsonnet.worker`) that runs under ``RLIMIT_AS``; the parent waits for each
-answer with a deadline and kills the worker when it passes. A bomb costs one worker (a new one is started for the
-next evaluation) and becomes a :class:`SandboxLimitError`. A worker starts in about 20 ms and then answers each
-evaluation in one pipe round trip; one idle worker is kept per process for the next caller (:func:`take_worker`).
-
-No library offers this: the jsonnet bindings have a stack limit (``max_stack``) but no memory or time limit, so
-the small line protocol is written by hand.
+Configs are evaluated in a worker (:mod:`genbench.config._jsonnet.worker`) under ``RLIMIT_AS``, killed when an
+answer misses its deadline: a config that would exhaust memory or time costs one worker and becomes a
+:class:`SandboxLimitError`. Written by hand because the jsonnet bindings have a stack limit but no memory or time
+limit. See docs/config.md#jsonnet-evaluation-confined-and-limited.
 """
 
 from __future__ import annotations

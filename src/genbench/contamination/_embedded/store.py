@@ -1,14 +1,9 @@
 """Atomic, resumable index builds: units processed in shards, each shard a checkpoint.
 
-An index is built in ``<index dir>/.<name>.partial/``: ``build.json`` records what is being built (source
-fingerprint, unit settings, analyzer or model, shard size), and each shard of rows is written to a temporary folder
-renamed to ``shard-NNNNNN`` when complete. A build that stops (crash, Ctrl-C) resumes from the completed shards when
-run again with the same settings; with other settings it starts over. A build holds the index's lock, and removes
-the temporaries that killed builds left (:mod:`.leftovers`). The shards are then merged into a staging
-folder with ``manifest.json``, which replaces ``<index dir>/<name>/`` by a rename: readers see the old index or the
-new one, never a mix. The manifest lists the size and checksum of every file (taken while the merged files are
-written) and is sealed by a checksum of its own (:mod:`.integrity`); an index is checked against it when opened
-(:func:`open_manifest`) and before a build keeps it.
+A build works in ``<index dir>/.<name>.partial/`` (resumed from its completed shards when run again with the same
+settings), merges the shards into a staging folder with a sealed ``manifest.json`` (:mod:`.integrity`) and renames
+it into place: readers see the old index or the new one, never a mix. See
+docs/contamination.md#how-the-embedded-index-works.
 """
 
 from __future__ import annotations
