@@ -23,7 +23,7 @@ SCHEMA = jsonschema.Draft202012Validator(json.loads(results_schema_text()))
 
 
 def test_the_shipped_schema_is_generated_from_the_model() -> None:
-    stale = "out of date: python -m genbench.runs._results_schema src/genbench/runs/_results.schema.json"
+    stale = "out of date: python -m genbench.runs._results_schema src/genbench/runs/results.schema.json"
     assert results_schema_text() == results_schema_json(), stale
 
 

@@ -2,7 +2,7 @@
 
 The shipped ``results.schema.json`` is this module's output; a test fails when the two differ. Regenerate it with::
 
-    python -m genbench.runs._results_schema src/genbench/runs/_results.schema.json
+    python -m genbench.runs._results_schema src/genbench/runs/results.schema.json
 
 pydantic writes a nullable field as ``anyOf: [X, {"type": "null"}]``; here that becomes ``"type": [X's type,
 "null"]`` (or ``null`` among an enum's values), so that a validator names the field's own problem ("is not of type
