@@ -352,6 +352,41 @@ def test_the_memory_limit_stops_a_large_allocation(make_task):
     assert "OBSERVED no memory: Cannot allocate memory" in task_loads_message(limited), task_loads_message(limited)
 
 
+@needs_sandbox
+def test_files_written_to_the_sandboxs_tmp_are_bounded(make_task, monkeypatch):
+    # The sandbox's /tmp is a tmpfs, held in the host's memory: unbounded, a task could fill it. Here 64 MiB are
+    # written against a 16 MiB bound (the default bound is 2 GiB).
+    body = """
+    import os
+    written = 0
+    try:
+        with open("/tmp/filler", "wb") as handle:
+            for _ in range(64):
+                handle.write(b"x" * (1 << 20))
+                handle.flush()
+                written += 1 << 20
+        seen.append(f"WROTE {written} bytes")
+    except OSError as exc:
+        seen.append(f"stopped after {written >> 20} MiB: {exc.strerror}")
+    """
+    make_task(task_py=reporting_task(body))
+    monkeypatch.setenv("GENBENCH_SANDBOX_TMP_MB", "16")
+    message = task_loads_message(run_task_tests("tiny", timeout=300))
+    assert "OBSERVED stopped after" in message and "No space left on device" in message, message
+    assert int(message.split("stopped after ")[1].split(" MiB")[0]) <= 16
+
+
+def test_a_bad_bound_for_the_sandboxs_tmp_is_named(monkeypatch):
+    from genbench._core.errors import ConfigError
+    from genbench.review._sandbox import scratch_bytes
+
+    monkeypatch.setenv("GENBENCH_SANDBOX_TMP_MB", "lots")
+    with pytest.raises(ConfigError, match="GENBENCH_SANDBOX_TMP_MB='lots' is not a positive number"):
+        scratch_bytes()
+    monkeypatch.setenv("GENBENCH_SANDBOX_TMP_MB", "64")
+    assert scratch_bytes() == 64 << 20
+
+
 def test_a_missing_bwrap_is_named_in_one_line(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap there
     monkeypatch.delenv("GENBENCH_SANDBOX", raising=False)

@@ -16,6 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from genbench._core.settings import positive_env_number
+
 # GENBENCH_SANDBOX=none runs the checks without the sandbox even where bwrap works (to debug a task).
 SANDBOX_ENV = "GENBENCH_SANDBOX"
 # The sandbox's name in a verdict, and the name of its absence.
@@ -26,6 +28,10 @@ DEFAULT_MEMORY_LIMIT = 16 << 30
 # Inside the sandbox: the private scratch directory and the child's home.
 SCRATCH = "/tmp"
 HOME = "/tmp/home"
+# The scratch is a tmpfs, held in the host's memory: bounded (MiB; GENBENCH_SANDBOX_TMP_MB sets another bound), so
+# that a task cannot fill the host's memory by writing files (a write past it fails with "No space left on device").
+SCRATCH_MB_ENV = "GENBENCH_SANDBOX_TMP_MB"
+DEFAULT_SCRATCH_MB = 2048
 # Top-level system directories: bound read-only, or recreated as the links they are (merged /usr).
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 # Files of /etc that programs read to work at all (dynamic loader, time zone, certificates, user names, localhost);
@@ -110,10 +116,19 @@ def sandbox_status(environ: Mapping[str, str] | None = None) -> SandboxStatus:
     return SandboxStatus(BWRAP, executable)
 
 
+def scratch_bytes() -> int:
+    """The bound of the sandbox's ``/tmp``, in bytes (:data:`SCRATCH_MB_ENV`, else :data:`DEFAULT_SCRATCH_MB` MiB).
+
+    Raises:
+        ConfigError: the variable is set but not a positive whole number.
+    """
+    return positive_env_number(SCRATCH_MB_ENV, DEFAULT_SCRATCH_MB, int) << 20
+
+
 def _base_options() -> list[str]:
     options = [
         "--unshare-all", "--die-with-parent", "--new-session", "--proc", "/proc", "--dev", "/dev",
-        "--tmpfs", SCRATCH, "--dir", HOME, "--chdir", SCRATCH,
+        "--size", str(scratch_bytes()), "--tmpfs", SCRATCH, "--dir", HOME, "--chdir", SCRATCH,
     ]  # fmt: skip
     for name in _SYSTEM_DIRS:
         if os.path.islink(name):
@@ -217,10 +232,12 @@ __all__ = [
     "DEFAULT_MEMORY_LIMIT",
     "NONE",
     "SANDBOX_ENV",
+    "SCRATCH_MB_ENV",
     "SandboxStatus",
     "child_environment",
     "limited_command",
     "python_paths",
     "sandbox_command",
     "sandbox_status",
+    "scratch_bytes",
 ]
