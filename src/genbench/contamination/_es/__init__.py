@@ -150,7 +150,7 @@ class ElasticsearchBackend(IndexBackend):
         return redact_url(self._url or os.environ.get(URL_ENV) or DEFAULT_URL)
 
     @property
-    def client(self) -> Any:
+    def client(self) -> Elasticsearch:
         """The client, connected and checked on first use."""
         if self._client is None:
             self._client = connect(self._url, **self._options)
