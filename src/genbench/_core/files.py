@@ -152,14 +152,14 @@ def write_text_atomic(path: str | Path, text: str) -> None:
         handle.write(text)
 
 
-def write_json_atomic(path: str | Path, document: Any, *, indent: int = 2) -> None:
+def write_json_atomic(path: str | Path, document: object, *, indent: int = 2) -> None:
     """Write ``document`` as strict JSON (no NaN/Infinity) to ``path`` atomically, with a final newline."""
     with atomic_open(path) as handle:
         json.dump(document, handle, indent=indent, ensure_ascii=False, allow_nan=False)
         handle.write("\n")
 
 
-def to_jsonable(value: Any) -> Any:
+def to_jsonable(value: object) -> Any:
     """Metric values as plain strict JSON: mappings and tuples converted, numpy scalars and arrays unwrapped,
     non-finite floats as ``None``, anything else as its string.
 

@@ -23,7 +23,7 @@ import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from genbench._core.errors import DamagedFileError
 from genbench._core.json_depth import nests_deeper_than
@@ -34,6 +34,12 @@ MAX_FILE_BYTES = 1 << 30
 """A JSON file larger than this (1 GiB) is refused before it is read."""
 MAX_LINE_BYTES = 64 << 20
 """A JSON Lines line longer than this (64 MiB) is refused before it is parsed."""
+
+
+class Digest(Protocol):
+    """What :func:`iter_json_lines` needs of a ``hashlib`` object: it is updated with every byte read."""
+
+    def update(self, data: bytes, /) -> None: ...
 
 
 _FLOAT_DIGITS = 309
@@ -216,7 +222,7 @@ def iter_json_lines(
     max_line_bytes: int = MAX_LINE_BYTES,
     max_depth: int = MAX_DEPTH,
     error: type[Exception] | None = None,
-    digest: Any = None,
+    digest: Digest | None = None,
 ) -> Iterator[tuple[int, Any]]:
     """Yield ``(line number, value)`` for each non-blank line of the JSON Lines file ``path``, parsed strictly.
 

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import math
 from numbers import Real
-from typing import Any
 
 
-def is_finite_number(value: Any) -> bool:
+def is_finite_number(value: object) -> bool:
     """Whether ``value`` is a finite real number and not a boolean (numpy's scalars included)."""
     if not isinstance(value, Real) or isinstance(value, bool):
         return False
@@ -28,6 +27,6 @@ def is_finite_number(value: Any) -> bool:
         return False
 
 
-def finite_number(value: Any) -> float | None:
+def finite_number(value: object) -> float | None:
     """``value`` as a float when :func:`is_finite_number`, else None."""
-    return float(value) if is_finite_number(value) else None
+    return float(value) if isinstance(value, Real) and is_finite_number(value) else None

@@ -163,7 +163,7 @@ def _raw_config(task_dir: Path) -> Any:
     return evaluate_jsonnet(path=task_dir / "config.jsonnet")
 
 
-def is_task_dict_dir(task_dir: Path, raw_config: Any = None, *, warn: bool = True) -> bool:
+def is_task_dict_dir(task_dir: Path, raw_config: object = None, *, warn: bool = True) -> bool:
     """Whether a task directory is a TaskDict.
 
     Without ``task.py`` it is. With a ``task.py`` and subtask directories it is too when its config lists

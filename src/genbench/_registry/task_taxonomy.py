@@ -12,15 +12,15 @@ scored one by one, so their results files and cards must find it there.
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 from genbench._core.errors import GenBenchError
 from genbench._registry.directories import split_task_id
 from genbench._registry.task_configs import load_config
+from genbench.config._schema import TaskConfig, TaskDictConfig
 from genbench.config._taxonomy_block import TaxonomyConfig
 
 
-def task_taxonomy(task_id: str, config: Any = None) -> TaxonomyConfig | None:
+def task_taxonomy(task_id: str, config: TaskConfig | TaskDictConfig | None = None) -> TaxonomyConfig | None:
     """The taxonomy of a task (``"id"`` or ``"id:subtask"``): ``config``'s own block (the registry's config when
     None), else the block of the subtask's task with subtasks, else None.
 
@@ -37,7 +37,7 @@ def task_taxonomy(task_id: str, config: Any = None) -> TaxonomyConfig | None:
     return getattr(_quiet_config(root_id), "taxonomy", None)
 
 
-def _quiet_config(task_id: str) -> Any:
+def _quiet_config(task_id: str) -> TaskConfig | TaskDictConfig | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the task's own loading warns

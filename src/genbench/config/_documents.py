@@ -8,6 +8,7 @@ that ``genbench-cli test-task`` and the review can fail on each.
 
 from __future__ import annotations
 
+import os
 import warnings
 from pathlib import Path
 from typing import Any, TypeVar
@@ -22,7 +23,7 @@ CONFIG_FILE = "config.jsonnet"
 ConfigT = TypeVar("ConfigT", TaskConfig, TaskDictConfig)
 
 
-def _read(jsonnet_str: str | None, jsonnet_path: Any) -> tuple[Any, str | None, str]:
+def _read(jsonnet_str: str | None, jsonnet_path: str | os.PathLike[str] | None) -> tuple[Any, str | None, str]:
     if (jsonnet_str is None) == (jsonnet_path is None):
         raise ValueError("Give exactly one of `jsonnet_str` and `jsonnet_path`.")
     if jsonnet_path is not None:
@@ -39,7 +40,7 @@ def _emit(file: str | None, problems: list[ConfigProblem]) -> None:
 
 
 def check_task_config(
-    raw: Any, *, file: str | None = None, source: str | None = None
+    raw: object, *, file: str | None = None, source: str | None = None
 ) -> tuple[TaskConfig, list[ConfigProblem]]:
     """Validate an evaluated task config and return it with its lenient problems (without warning).
 
@@ -51,18 +52,18 @@ def check_task_config(
 
 
 def check_task_dict_config(
-    raw: Any, *, file: str | None = None, source: str | None = None
+    raw: object, *, file: str | None = None, source: str | None = None
 ) -> tuple[TaskDictConfig, list[ConfigProblem]]:
     """Validate an evaluated TaskDict config and return it with its lenient problems (without warning)."""
     checked = _check_task_dict(raw, file, source)
     return checked.config_or_raise(file), checked.warnings
 
 
-def _check_task(raw: Any, file: str | None, source: str | None) -> CheckedDocument[TaskConfig]:
+def _check_task(raw: object, file: str | None, source: str | None) -> CheckedDocument[TaskConfig]:
     return check_document(TaskConfig, raw, file=file, source=source, relax=relax_task_config, rules=task_rules)
 
 
-def _check_task_dict(raw: Any, file: str | None, source: str | None) -> CheckedDocument[TaskDictConfig]:
+def _check_task_dict(raw: object, file: str | None, source: str | None) -> CheckedDocument[TaskDictConfig]:
     return check_document(TaskDictConfig, raw, file=file, source=source, relax=relax_task_dict_config)
 
 
@@ -73,7 +74,7 @@ def _warn_then_load(checked: CheckedDocument[ConfigT], file: str | None) -> Conf
     return checked.config_or_raise(file)
 
 
-def task_config_from_dict(raw: Any, *, file: str | None = None, source: str | None = None) -> TaskConfig:
+def task_config_from_dict(raw: object, *, file: str | None = None, source: str | None = None) -> TaskConfig:
     """Validate an already-evaluated config document (a dict) into a :class:`TaskConfig`.
 
     Warns:
@@ -86,7 +87,9 @@ def task_config_from_dict(raw: Any, *, file: str | None = None, source: str | No
     return _warn_then_load(_check_task(raw, file, source), file)
 
 
-def load_task_config(*, jsonnet_str: str | None = None, jsonnet_path: Any = None) -> TaskConfig:
+def load_task_config(
+    *, jsonnet_str: str | None = None, jsonnet_path: str | os.PathLike[str] | None = None
+) -> TaskConfig:
     """Evaluate and validate a task's ``config.jsonnet``.
 
     Warns:
@@ -100,7 +103,9 @@ def load_task_config(*, jsonnet_str: str | None = None, jsonnet_path: Any = None
     return _warn_then_load(_check_task(raw, file, source), file)
 
 
-def load_task_dict_config(*, jsonnet_str: str | None = None, jsonnet_path: Any = None) -> TaskDictConfig:
+def load_task_dict_config(
+    *, jsonnet_str: str | None = None, jsonnet_path: str | os.PathLike[str] | None = None
+) -> TaskDictConfig:
     """Evaluate and validate the ``config.jsonnet`` of a task with subtasks.
 
     Warns:
@@ -119,7 +124,7 @@ _TASK_ONLY_FIELDS = set(TaskConfig.model_fields) - set(TaskDictConfig.model_fiel
 register_document_loader(load_task_config)
 
 
-def is_task_dict_config(raw: Any, task_dir: Path) -> bool:
+def is_task_dict_config(raw: object, task_dir: Path) -> bool:
     """Whether ``task_dir`` (whose config evaluated to ``raw``) is a task with subtasks.
 
     It is when it has subtask directories (folders with a ``config.jsonnet``) and either no ``task.py``, or a
@@ -133,7 +138,7 @@ def is_task_dict_config(raw: Any, task_dir: Path) -> bool:
     return isinstance(raw, dict) and ("subtasks_order" in raw or not _TASK_ONLY_FIELDS & set(raw))
 
 
-def stray_task_py_warning(task_dir: Path, raw: Any) -> GenbenchConfigWarning | None:
+def stray_task_py_warning(task_dir: Path, raw: object) -> GenbenchConfigWarning | None:
     """The warning for the ``task.py`` of a task with subtasks, which loading ignores; None without one.
 
     The one text of this warning: :func:`genbench.task._factory.is_task_dict_dir` emits it when it loads such a task,

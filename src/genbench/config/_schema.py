@@ -7,6 +7,7 @@ Fields, defaults and meanings are those of the original GenBench ``TaskConfig``;
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
@@ -404,7 +405,7 @@ class TaskConfig(_Strict):
         return pbt.prompt_builder if pbt is not None else PromptBuilderConfig()
 
     @staticmethod
-    def from_jsonnet(jsonnet_str: str | None = None, jsonnet_path: Any = None) -> TaskConfig:
+    def from_jsonnet(jsonnet_str: str | None = None, jsonnet_path: str | os.PathLike[str] | None = None) -> TaskConfig:
         """Read and validate a config from jsonnet text or a file (exactly one of the two).
 
         Raises:
@@ -414,7 +415,7 @@ class TaskConfig(_Strict):
             raise RuntimeError("genbench.config._documents was not imported")
         return _document_loader(jsonnet_str=jsonnet_str, jsonnet_path=jsonnet_path)
 
-    def to_json(self, path: Any) -> None:
+    def to_json(self, path: str | os.PathLike[str]) -> None:
         """Write the validated config as JSON (enums as their values)."""
         from pathlib import Path
 

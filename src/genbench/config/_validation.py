@@ -40,7 +40,7 @@ _URI_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 _ALLOWED_SCHEMES = {"http", "https", "file"}
 
 
-def _describe_input(value: Any) -> str:
+def _describe_input(value: object) -> str:
     if isinstance(value, str):
         return f"the string {value!r}" if len(value) <= 60 else f"a string of {len(value)} characters"
     if isinstance(value, bool):
@@ -118,7 +118,7 @@ class CheckedDocument(Generic[ModelT]):
 
 
 def check_document(
-    model: type[ModelT], raw: Any, *, file: str | None, source: str | None, relax: Relax, rules: Rules | None = None
+    model: type[ModelT], raw: object, *, file: str | None, source: str | None, relax: Relax, rules: Rules | None = None
 ) -> CheckedDocument[ModelT]:
     """Relax, validate and check a config document.
 

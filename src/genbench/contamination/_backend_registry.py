@@ -7,7 +7,7 @@ one the same way. See docs/plugins.md.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from genbench._core.errors import UnknownPluginError
 from genbench._core.plugins import CONTAMINATION_BACKENDS
@@ -34,7 +34,7 @@ def backend_class(name: str) -> type[IndexBackend]:
         raise ContaminationError(str(error)) from error
 
 
-def create_backend(name: str | None = None, **options: Any) -> IndexBackend:
+def create_backend(name: str | None = None, **options: object) -> IndexBackend:
     """The backend ``name`` (default ``embedded``) made with ``options``; options set to ``None`` are left out.
 
     >>> BACKENDS.names()[:2]

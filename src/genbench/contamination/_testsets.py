@@ -14,11 +14,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from genbench._registry.directories import discover_tasks
 from genbench.contamination._errors import ContaminationError
 from genbench.contamination._training_data import load_training_dataset
+
+if TYPE_CHECKING:
+    from genbench.task._task import Task
+    from genbench.task._task_dict import TaskDict
 
 logger = logging.getLogger(__name__)
 
@@ -110,7 +114,7 @@ def task_test_sets(task_ids: Sequence[str] | None = None) -> list[TestSet]:
     return [test_set for task_id in ids for test_set in loaded_task_test_sets(load_task(task_id))]
 
 
-def loaded_task_test_sets(task: Any) -> list[TestSet]:
+def loaded_task_test_sets(task: Task | TaskDict) -> list[TestSet]:
     """The test sets of a loaded ``Task`` (one) or ``TaskDict`` (one per subtask, named ``task:subtask``).
 
     A task without a test split gives none, with a warning.

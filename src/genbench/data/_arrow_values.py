@@ -13,12 +13,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 
-def integer_array(values: Any, dtype: Any = np.int64) -> pa.Array:
+def integer_array(values: npt.ArrayLike, dtype: npt.DTypeLike = np.int64) -> pa.Array:
     """A one-dimensional sequence of integers as an Arrow integer array of ``dtype`` (no nulls).
 
     >>> integer_array([3, 1, 2]).to_pylist(), integer_array(range(2), np.int32).type

@@ -24,6 +24,7 @@ from genbench.data._json_nesting import a_line_nests_deeper_than
 if TYPE_CHECKING:
     import datasets
     import pyarrow as pa
+    import pyarrow.json as paj
 
 _BLOCK_BYTES = 1 << 20
 NON_OBJECT_LINE = re.compile(rb"^[ \t\r\f\v]*[^{\s]", re.MULTILINE)
@@ -244,8 +245,8 @@ def parse_object_lines(
     *,
     block_size: int = _BLOCK_BYTES,
     use_threads: bool = True,
-    parse_options: Any = None,
-    memory_pool: Any = None,
+    parse_options: paj.ParseOptions | None = None,
+    memory_pool: pa.MemoryPool | None = None,
 ) -> pa.Table | None:
     """``data`` (whole lines that start objects: see :func:`plain_object_lines` and :data:`NON_OBJECT_LINE`) parsed by
     pyarrow's JSON reader as a valid table of exactly ``rows`` rows; ``None`` when pyarrow cannot read it so (bad

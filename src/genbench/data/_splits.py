@@ -97,7 +97,7 @@ def _evaluate(path: Path) -> Any:
         return evaluate_jsonnet(path=path)
 
 
-def parse_split_spec(document: Any, *, file: str | None = None) -> dict[str, list[tuple[str, int]]]:
+def parse_split_spec(document: object, *, file: str | None = None) -> dict[str, list[tuple[str, int]]]:
     """Check an evaluated split document and parse its ``"split:index"`` entries.
 
     Args:
@@ -165,7 +165,7 @@ def _entry_problem(entry: Any) -> str:
     return f"expected 'split:index' (e.g. 'train:3'), got {entry!r}"
 
 
-def _json_kind(value: Any) -> str:
+def _json_kind(value: object) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):

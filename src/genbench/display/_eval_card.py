@@ -9,12 +9,16 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from genbench._core.errors import GenBenchError
 from genbench._core.taxonomy import AXES, AXIS_NAMES, EVAL_CARDS_URL, suggest_from_keywords
 from genbench.display._html import templates
 from genbench.display._measured_shift import MeasuredShift, locus_note
+
+if TYPE_CHECKING:
+    from genbench.task._task import Task
+    from genbench.task._task_dict import TaskDict
 
 CardFormat = Literal["svg", "html", "latex", "markdown"]
 FORMATS: tuple[str, ...] = ("svg", "html", "latex", "markdown")
@@ -229,7 +233,7 @@ def _latex_experiment_name(position: int) -> str:
     return "\\exp" + "".join(chr(ord("a") + int(digit)) for digit in str(position))
 
 
-def taxonomy_experiments(task: Any) -> list[Experiment]:
+def taxonomy_experiments(task: Task | TaskDict) -> list[Experiment]:
     """The experiments of a task's card: a task's own taxonomy (a subtask's: its parent's when it declares none); for
     a task with subtasks, its own taxonomy and each subtask's that differs from it. Empty when nothing declares one."""
     experiments: list[Experiment] = []
@@ -248,7 +252,7 @@ def taxonomy_experiments(task: Any) -> list[Experiment]:
     return experiments
 
 
-def eval_card(task: Any, shift: MeasuredShift | None = None) -> EvalCard:
+def eval_card(task: Task | TaskDict, shift: MeasuredShift | None = None) -> EvalCard:
     """The evaluation card of a task or a task with subtasks; with ``shift``, stating the shift measured against a
     pretraining corpus on its shift-locus axis.
 
@@ -279,7 +283,7 @@ def missing_taxonomy_message(task_id: str, keywords: Sequence[str]) -> str:
     return text + " (docs/taxonomy.md lists the values)"
 
 
-def eval_card_html_section(task: Any) -> str:
+def eval_card_html_section(task: Task | TaskDict) -> str:
     """The card as an HTML section of a task's notebook card, or ``""`` when the task declares no taxonomy."""
     experiments = taxonomy_experiments(task)
     if not experiments:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from genbench.metrics._ranking_metrics import check_no_nan, ranking_metrics_per_query
 
@@ -28,7 +29,7 @@ __all__ = [
 ]
 
 
-def _binary_inputs(scores: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
+def _binary_inputs(scores: npt.ArrayLike, labels: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     scores_array = np.asarray(scores)
     labels_array = np.asarray(labels)
     if scores_array.ndim != 1 or labels_array.ndim != 1:
@@ -68,7 +69,7 @@ def _threshold_after(ranked_scores: np.ndarray, end: int) -> Any:
     return threshold
 
 
-def find_best_accuracy_and_threshold(scores: Any, labels: Any) -> tuple[float, float]:
+def find_best_accuracy_and_threshold(scores: npt.ArrayLike, labels: npt.ArrayLike) -> tuple[float, float]:
     """Best accuracy of ``score > threshold`` over all thresholds, and that threshold.
 
     Args:
@@ -102,7 +103,7 @@ def find_best_accuracy_and_threshold(scores: Any, labels: Any) -> tuple[float, f
     return float(accuracies[best]), float(threshold)
 
 
-def find_best_f1_and_threshold(scores: Any, labels: Any) -> tuple[float, float, float, float]:
+def find_best_f1_and_threshold(scores: npt.ArrayLike, labels: npt.ArrayLike) -> tuple[float, float, float, float]:
     """Best F1 of ``score > threshold`` over all thresholds, with its precision, recall and threshold.
 
     Args:
@@ -134,7 +135,7 @@ def find_best_f1_and_threshold(scores: Any, labels: Any) -> tuple[float, float, 
     return float(f1[best]), float(precision[best]), float(recall[best]), float(threshold)
 
 
-def average_precision(scores: Any, labels: Any) -> float:
+def average_precision(scores: npt.ArrayLike, labels: npt.ArrayLike) -> float:
     """Average precision of the ranking of the pairs by score (``sklearn.metrics.average_precision_score``).
 
     Tied scores form one threshold; with no positive pair the result is 0.
@@ -148,7 +149,7 @@ def average_precision(scores: Any, labels: Any) -> float:
     return float(ranking_metrics_per_query(scores_array[None, :], labels_array[None, :], at_k=1)["map"][0])
 
 
-def binary_classification_metrics(scores: Any, labels: Any) -> dict[str, float]:
+def binary_classification_metrics(scores: npt.ArrayLike, labels: npt.ArrayLike) -> dict[str, float]:
     """The binary metrics of ``CrossEncoderClassificationEvaluator`` (a model with one output), in its key order.
 
     Args:
@@ -176,7 +177,7 @@ def binary_classification_metrics(scores: Any, labels: Any) -> dict[str, float]:
     }
 
 
-def multiclass_classification_metrics(scores: Any, labels: Any) -> dict[str, float]:
+def multiclass_classification_metrics(scores: npt.ArrayLike, labels: npt.ArrayLike) -> dict[str, float]:
     """Macro, micro and weighted F1 of the arg-max class, as ``CrossEncoderClassificationEvaluator`` reports them.
 
     Args:

@@ -9,9 +9,9 @@ correlation: the result is NaN with a warning, as in scipy.
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = ["ConstantInputWarning", "correlation_metrics", "pearson", "rankdata_average", "spearman"]
 
@@ -20,7 +20,7 @@ class ConstantInputWarning(RuntimeWarning):
     """An input is constant, so its correlation coefficient is not defined (NaN)."""
 
 
-def _paired(gold: Any, predicted: Any) -> tuple[np.ndarray, np.ndarray]:
+def _paired(gold: npt.ArrayLike, predicted: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     gold_array = np.asarray(gold)
     predicted_array = np.asarray(predicted)
     if gold_array.ndim != 1 or predicted_array.ndim != 1:
@@ -40,7 +40,7 @@ def _warn_constant() -> None:
     )
 
 
-def pearson(gold: Any, predicted: Any) -> float:
+def pearson(gold: npt.ArrayLike, predicted: npt.ArrayLike) -> float:
     """Pearson's r between gold scores and predictions (``scipy.stats.pearsonr(gold, predicted).statistic``).
 
     Computed in the common floating dtype of the inputs (``float32`` only if both are ``float32``).
@@ -82,7 +82,7 @@ def pearson(gold: Any, predicted: Any) -> float:
     return float(r)
 
 
-def rankdata_average(values: Any) -> np.ndarray:
+def rankdata_average(values: npt.ArrayLike) -> np.ndarray:
     """Ranks from 1, tied values sharing the mean of their ranks (``scipy.stats.rankdata(method="average")``).
 
     >>> rankdata_average([10, 30, 20, 20]).tolist()
@@ -99,7 +99,7 @@ def rankdata_average(values: Any) -> np.ndarray:
     return 0.5 * (bounds[dense] + bounds[dense - 1] + 1)
 
 
-def spearman(gold: Any, predicted: Any) -> float:
+def spearman(gold: npt.ArrayLike, predicted: npt.ArrayLike) -> float:
     """Spearman's rho between gold scores and predictions (``scipy.stats.spearmanr(gold, predicted).statistic``).
 
     NaN for fewer than 2 pairs, a constant input or NaN values, as in scipy.
@@ -119,7 +119,7 @@ def spearman(gold: Any, predicted: Any) -> float:
     return float(np.corrcoef(ranks, rowvar=False)[1, 0])
 
 
-def correlation_metrics(predicted: Any, gold: Any) -> dict[str, float]:
+def correlation_metrics(predicted: npt.ArrayLike, gold: npt.ArrayLike) -> dict[str, float]:
     """The metrics of ``CrossEncoderCorrelationEvaluator``: ``{"pearson": ..., "spearman": ...}``.
 
     Args:

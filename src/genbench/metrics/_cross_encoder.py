@@ -9,14 +9,27 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
 from genbench._core.errors import MetricError, PredictionError
 from genbench.metrics._predictions import kind_of
 
-RERANKING = "cross_encoder_reranking"
-CLASSIFICATION = "cross_encoder_classification"
-CORRELATION = "cross_encoder_correlation"
+if TYPE_CHECKING:
+    from genbench.config._schema import (
+        CrossEncoderClassificationMetricConfig,
+        CrossEncoderCorrelationMetricConfig,
+        CrossEncoderRerankingMetricConfig,
+    )
+
+    CrossEncoderMetricConfig = (
+        CrossEncoderRerankingMetricConfig
+        | CrossEncoderClassificationMetricConfig
+        | CrossEncoderCorrelationMetricConfig
+    )
+
+RERANKING: Final = "cross_encoder_reranking"
+CLASSIFICATION: Final = "cross_encoder_classification"
+CORRELATION: Final = "cross_encoder_correlation"
 TYPES = (RERANKING, CLASSIFICATION, CORRELATION)
 
 
@@ -94,7 +107,9 @@ def check_reranking_scores(targets: Sequence[Any], target_options: Sequence[Any]
             )
 
 
-def reranking_metrics(config: Any, targets: Sequence[Any], gold_targets: Sequence[Any], target_options: Any) -> dict:
+def reranking_metrics(
+    config: CrossEncoderRerankingMetricConfig, targets: Sequence[Any], gold_targets: Sequence[Any], target_options: Any
+) -> dict:
     """The ``cross_encoder_reranking`` metrics of per-candidate scores (see the module docstring).
 
     >>> from genbench.config._schema import CrossEncoderRerankingMetricConfig as Config
@@ -179,7 +194,9 @@ def correlation_scores(targets: Sequence[Any], gold_targets: Sequence[Any]) -> d
     return correlation_metrics([float(t) for t in targets], [float(g) for g in gold_targets])
 
 
-def compute(config: Any, targets: Sequence[Any], gold_targets: Sequence[Any], target_options: Any) -> dict:
+def compute(
+    config: CrossEncoderMetricConfig, targets: Sequence[Any], gold_targets: Sequence[Any], target_options: Any
+) -> dict:
     """The metrics of one typed entry, unprefixed."""
     if config.type == RERANKING:
         return reranking_metrics(config, targets, gold_targets, target_options)
@@ -188,7 +205,7 @@ def compute(config: Any, targets: Sequence[Any], gold_targets: Sequence[Any], ta
     return correlation_scores(targets, gold_targets)
 
 
-def main_key(config: Any, result_keys: Sequence[str]) -> str | None:
+def main_key(config: CrossEncoderMetricConfig, result_keys: Sequence[str]) -> str | None:
     """The prefixed key of a typed entry's main score: NDCG@k, average precision / macro F1, Spearman."""
     prefix = f"{config.type}__"
     if config.type == RERANKING:

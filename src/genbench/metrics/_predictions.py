@@ -17,6 +17,8 @@ from genbench._core.vocabulary import TaskType
 from genbench.metrics._extraction import extract_free_form_answer, finds_answer
 
 if TYPE_CHECKING:
+    from datasets import Dataset
+
     from genbench.config._schema import PromptBuilderConfig
 
 # The label of a multiple-choice prediction that is none of its example's options; never a valid option index.
@@ -51,7 +53,7 @@ class ScoringInputs:
     answer_units: list[int] = field(default_factory=list, repr=False)
 
 
-def read_gold(gold: Any) -> GoldColumns:
+def read_gold(gold: Dataset | Sequence[Mapping[str, Any]]) -> GoldColumns:
     """Read the gold targets (and ``target_options``) of a ``datasets.Dataset`` or a list of mappings.
 
     The gold target is the ``original_target`` column when there is one (a prepared prompt dataset, whose

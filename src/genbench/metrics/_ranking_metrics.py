@@ -6,17 +6,19 @@ sentence-transformers' ``CrossEncoderRerankingEvaluator``. See docs/reranking.md
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from genbench._core.errors import MetricError
 
 __all__ = ["pad_ragged", "ranking_metrics", "ranking_metrics_per_query"]
 
 
-def pad_ragged(rows: Sequence[Any], fill: Any = 0, dtype: Any = None) -> tuple[np.ndarray, np.ndarray]:
+def pad_ragged(
+    rows: Iterable[npt.ArrayLike], fill: object = 0, dtype: npt.DTypeLike | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Stack rows of different lengths into a right-padded 2-D array and a mask of the real entries.
 
     Args:
@@ -47,12 +49,12 @@ def pad_ragged(rows: Sequence[Any], fill: Any = 0, dtype: Any = None) -> tuple[n
 
 
 def ranking_metrics(
-    scores: Any,
-    labels: Any,
+    scores: np.ndarray | Sequence[npt.ArrayLike],
+    labels: np.ndarray | Sequence[npt.ArrayLike],
     *,
     at_k: int = 10,
-    mask: Any = None,
-    num_relevant: Any = None,
+    mask: npt.ArrayLike | None = None,
+    num_relevant: npt.ArrayLike | None = None,
 ) -> dict[str, float]:
     """Mean MAP, MRR@k and NDCG@k over queries, as sentence-transformers' reranking evaluator reports them.
 
@@ -79,12 +81,12 @@ def ranking_metrics(
 
 
 def ranking_metrics_per_query(
-    scores: Any,
-    labels: Any,
+    scores: np.ndarray | Sequence[npt.ArrayLike],
+    labels: np.ndarray | Sequence[npt.ArrayLike],
     *,
     at_k: int = 10,
-    mask: Any = None,
-    num_relevant: Any = None,
+    mask: npt.ArrayLike | None = None,
+    num_relevant: npt.ArrayLike | None = None,
 ) -> dict[str, np.ndarray]:
     """Average precision, reciprocal rank@k and NDCG@k of every query.
 
@@ -122,13 +124,17 @@ def ranking_metrics_per_query(
     return ranking_metric_arrays(scores2d, labels2d, lengths, check_at_k(at_k), total_relevant)
 
 
-def check_at_k(at_k: Any) -> int:
+def check_at_k(at_k: object) -> int:
     if isinstance(at_k, bool) or not isinstance(at_k, (int, np.integer)) or at_k < 1:
         raise ValueError(f"at_k must be a positive integer, got {at_k!r}")
     return int(at_k)
 
 
-def _to_padded(scores: Any, labels: Any, mask: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _to_padded(
+    scores: np.ndarray | Sequence[npt.ArrayLike],
+    labels: np.ndarray | Sequence[npt.ArrayLike],
+    mask: npt.ArrayLike | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Left-aligned padded scores (original dtype), boolean labels and row lengths."""
     if isinstance(scores, np.ndarray) and scores.ndim == 2:
         scores2d = scores

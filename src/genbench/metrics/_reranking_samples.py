@@ -11,16 +11,17 @@ import gc
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
+import numpy.typing as npt
 
 from genbench.metrics._ranking_metrics import check_at_k, check_no_nan, ranking_metric_arrays
 
 __all__ = ["RerankingSamples"]
 
 
-def _is_document_list(value: Any) -> bool:
+def _is_document_list(value: object) -> TypeGuard[Sequence[Any]]:
     return isinstance(value, Sequence) and not isinstance(value, (str, bytes))
 
 
@@ -215,7 +216,7 @@ class RerankingSamples:
                 for document in documents
             ]
 
-    def _flat_scores(self, scores: Any) -> np.ndarray:
+    def _flat_scores(self, scores: npt.ArrayLike) -> np.ndarray:
         expected = int(self._lengths.sum())
         if isinstance(scores, np.ndarray) and scores.ndim == 1:
             flat = scores
@@ -240,7 +241,7 @@ class RerankingSamples:
             check_no_nan(flat)
         return flat
 
-    def per_query_metrics(self, scores: Any, at_k: int = 10) -> dict[str, np.ndarray]:
+    def per_query_metrics(self, scores: npt.ArrayLike, at_k: int = 10) -> dict[str, np.ndarray]:
         """Per-sample AP, reciprocal rank@k and NDCG@k of the reranked candidates.
 
         Args:
@@ -269,7 +270,7 @@ class RerankingSamples:
             self._base_cache[at_k] = {f"base_{key}": float(np.mean(values)) for key, values in per_query.items()}
         return dict(self._base_cache[at_k])
 
-    def compute_metrics(self, scores: Any, at_k: int = 10) -> dict[str, float]:
+    def compute_metrics(self, scores: npt.ArrayLike, at_k: int = 10) -> dict[str, float]:
         """Mean ``map``, ``mrr@k``, ``ndcg@k`` over all samples, then the base metrics when there are any.
 
         Args:

@@ -18,6 +18,8 @@ from genbench.prompting._builder import format_split_with
 from genbench.prompting._few_shot import few_shot_pool
 
 if TYPE_CHECKING:
+    import datasets
+
     from genbench.config._schema import PromptBuilderConfig
 
 
@@ -50,7 +52,7 @@ class PromptTurns:
 
 def prompt_turns(
     splits: Mapping[str, Any],
-    prompts: Any,
+    prompts: datasets.Dataset,
     *,
     task_type: TaskType | str,
     prompt_builder: PromptBuilderConfig,

@@ -19,7 +19,7 @@ import numpy as np
 
 from genbench._core.errors import MetricError
 from genbench._core.extras import import_optional
-from genbench._core.features import CrossEncoderModel
+from genbench._core.features import CrossEncoderModel, PairScorer
 from genbench._core.vocabulary import TaskType
 from genbench.reranking._evaluation import (
     CrossEncoderClassificationEvaluator,
@@ -29,6 +29,10 @@ from genbench.reranking._evaluation import (
 from genbench.reranking._evaluation.evaluator_base import base_vs_reranked_lines, load_cross_encoder
 
 if TYPE_CHECKING:
+    import datasets
+    from sentence_transformers import SentenceTransformer
+
+    from genbench.config._schema import CrossEncoderRerankingMetricConfig
     from genbench.task import Task
 
 __all__ = [
@@ -58,14 +62,14 @@ def source_to_reranking_example(row: Mapping[str, Any]) -> dict[str, Any]:
     return {"input": row["query"], "target": positives, "target_options": options}
 
 
-def _reranking_config(task: Any) -> Any:
+def _reranking_config(task: Task) -> CrossEncoderRerankingMetricConfig:
     from genbench.config._schema import CrossEncoderRerankingMetricConfig
 
     found = [m for m in task.config.evaluation_metrics or () if m.type == "cross_encoder_reranking"]
     return found[0] if found else CrossEncoderRerankingMetricConfig(type="cross_encoder_reranking")
 
 
-def reranking_samples(dataset: Any, *, first_stage_ranking: bool) -> list[dict[str, Any]]:
+def reranking_samples(dataset: datasets.Dataset, *, first_stage_ranking: bool) -> list[dict[str, Any]]:
     """sentence-transformers reranking samples from a reranking task's examples (see the module docstring)."""
     columns = dataset.select_columns(["input", "target", "target_options"]).to_dict()
     samples = []
@@ -90,7 +94,7 @@ def default_bi_encoder_path() -> Path:
     return Path(get_model_path())
 
 
-def is_bi_encoder(model: Any) -> bool:
+def is_bi_encoder(model: object) -> bool:
     """Whether ``model`` is a local sentence-transformers bi-encoder directory (``modules.json``)."""
     if not isinstance(model, (str, os.PathLike)):
         return False
@@ -110,13 +114,14 @@ class BiEncoderScorer:
 
     num_labels = 1
 
-    def __init__(self, model: Any = None, device: str | None = "cpu"):
+    def __init__(self, model: SentenceTransformer | str | os.PathLike[str] | None = None, device: str | None = "cpu"):
         if model is None or isinstance(model, (str, os.PathLike)):
             sentence_transformers = import_optional("sentence_transformers", "rerank", "Bi-encoders")
-            model = sentence_transformers.SentenceTransformer(
+            self.model: SentenceTransformer = sentence_transformers.SentenceTransformer(
                 os.fspath(model or default_bi_encoder_path()), device=device
             )
-        self.model = model
+        else:
+            self.model = model
 
     def predict(
         self,
@@ -124,7 +129,7 @@ class BiEncoderScorer:
         batch_size: int = 32,
         show_progress_bar: bool | None = False,
         convert_to_numpy: bool = True,
-        **_: Any,
+        **_: object,
     ) -> np.ndarray:
         """One cosine similarity per pair, as float32 (like ``CrossEncoder.predict``)."""
         if not pairs:
@@ -145,8 +150,8 @@ class BiEncoderScorer:
 
 
 def evaluate_task_with_cross_encoder(
-    task: Any,
-    model: Any,
+    task: Task,
+    model: CrossEncoderModel,
     *,
     batch_size: int = 64,
     show_progress_bar: bool = False,
@@ -165,7 +170,7 @@ def evaluate_task_with_cross_encoder(
     return evaluator(load_scorer(model)), evaluator
 
 
-def load_scorer(model: Any, *, bi_encoder: bool = False) -> Any:
+def load_scorer(model: Any, *, bi_encoder: bool = False) -> PairScorer:
     """``model`` itself, or the model at a path / id: a bi-encoder (``bi_encoder``, None, or a bi-encoder
     directory) as a :class:`BiEncoderScorer`, else a ``CrossEncoder``."""
     if bi_encoder or model is None or (isinstance(model, (str, os.PathLike)) and is_bi_encoder(model)):
@@ -237,7 +242,7 @@ def task_cross_encoder_scores(
 
 def rerank_task(
     task_id: str,
-    model: Any = None,
+    model: str | os.PathLike[str] | None = None,
     *,
     at_k: int | None = None,
     batch_size: int = 64,

@@ -15,6 +15,8 @@ from genbench.prompting._turns import PromptTurns, prompt_turns
 from genbench.runs._errors import ModelSpecError
 
 if TYPE_CHECKING:
+    import datasets
+
     from genbench.runs.model_runner import ModelRunner
     from genbench.task import Task
 
@@ -116,7 +118,7 @@ def plain_prompt(turns: PromptTurns, system_instruction: str | None) -> str:
     return system + PromptTurns("", turns.shots, turns.query, turns.separator).text
 
 
-def task_prompt_turns(task: Task, prompts: Any, seed: int) -> list[PromptTurns]:
+def task_prompt_turns(task: Task, prompts: datasets.Dataset, seed: int) -> list[PromptTurns]:
     """The turns of each prompt of a task's prompt dataset (built with ``seed``)."""
     from genbench.task._task import Task as BaseTask
 

@@ -19,13 +19,15 @@ from genbench.runs._scoring import BootstrapSettings
 from genbench.runs.baselines import BASELINES, predict, training_pool
 
 if TYPE_CHECKING:
-    from genbench.task import Task
+    import datasets
+
+    from genbench.task import Task, TaskDict
 
 
 def predictions_run(
     task: Task,
     predictions: Sequence[Mapping[str, Any]],
-    gold: Any,
+    gold: datasets.Dataset,
     *,
     model: str,
     output_dir: str | Path,
@@ -65,7 +67,9 @@ def predictions_run(
     return TaskRun(task.task_id, document, samples, saved.path, saved.replaced, scores)
 
 
-def merged_predictions_results(task_dict: Any, runs: Sequence[TaskRun], output_dir: str | Path) -> MergedRun | None:
+def merged_predictions_results(
+    task_dict: TaskDict, runs: Sequence[TaskRun], output_dir: str | Path
+) -> MergedRun | None:
     """Write the merged result of a TaskDict's predictions files (see :mod:`genbench.runs._merged_results`), next
     to its subtasks' files; None when the subtasks' predictions are not from one model (their files would not sit
     together)."""

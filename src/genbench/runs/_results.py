@@ -137,7 +137,7 @@ def check_document(document: Any, file: str | Path) -> None:
         )
 
 
-def canonical_sha256(document: Any) -> str:
+def canonical_sha256(document: object) -> str:
     """SHA-256 of the canonical JSON (sorted keys, no whitespace) of a JSON-able value.
 
     >>> len(canonical_sha256({"b": 1, "a": [1, 2]}))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from genbench._core.progress import progress_iter
 from genbench._core.urls import redact_url
@@ -44,6 +44,9 @@ from genbench.contamination._training_data import (
     iter_unit_batches,
     no_units_error,
 )
+
+if TYPE_CHECKING:
+    from elasticsearch import Elasticsearch
 
 FORMAT = "genbench-contamination-index"
 FORMAT_VERSION = 1
@@ -98,7 +101,7 @@ class ElasticsearchBackend(IndexBackend):
         shard_rows: int = SHARD_ROWS,
         msearch_batch: int = QUERIES_PER_MSEARCH,
         page_size: int = PAGE_SIZE,
-        client: Any = None,
+        client: Elasticsearch | None = None,
     ):
         for option, value, least in [
             ("search_size", search_size, 1),
@@ -147,7 +150,7 @@ class ElasticsearchBackend(IndexBackend):
         return redact_url(self._url or os.environ.get(URL_ENV) or DEFAULT_URL)
 
     @property
-    def client(self) -> Any:
+    def client(self) -> Elasticsearch:
         """The client, connected and checked on first use."""
         if self._client is None:
             self._client = connect(self._url, **self._options)

@@ -11,11 +11,14 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from genbench._core.extras import import_optional
 from genbench._core.urls import redact_url
 from genbench.contamination._errors import ContaminationError
+
+if TYPE_CHECKING:
+    from elasticsearch import Elasticsearch
 
 URL_ENV = "GENBENCH_ES_URL"
 PASSWORD_ENV = "ELASTIC_PASSWORD"
@@ -43,7 +46,7 @@ def connect(
     ca_certs: str | None = None,
     verify_certs: bool = True,
     request_timeout: float = 120.0,
-) -> Any:
+) -> Elasticsearch:
     """An ``elasticsearch.Elasticsearch`` client, checked against the server (reachable, authorised, compatible).
 
     Raises:
@@ -72,7 +75,7 @@ def connect(
     return client
 
 
-def check_server(client: Any, url: str | None = None) -> dict[str, Any]:
+def check_server(client: Elasticsearch, url: str | None = None) -> dict[str, Any]:
     """The server's ``info()``, after checking its version.
 
     Raises:
@@ -118,7 +121,7 @@ def _shown(value: Any) -> str:
     return redact_url(text if len(text) <= 120 else text[:117] + "...")
 
 
-def client_url(client: Any) -> str:
+def client_url(client: Elasticsearch) -> str:
     """The URL of the client's first node, for messages (credentials redacted)."""
     try:
         node = next(iter(client.transport.node_pool.all()))

@@ -12,13 +12,16 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from genbench.contamination._errors import DamagedIndexError
 from genbench.contamination._es.connection import translate_errors
 from genbench.contamination._es.text_index import phrase
 from genbench.contamination.shift._engine import CorpusEngine, CorpusIdentity
 from genbench.contamination.shift._tokenizers import SplitText, WordTokenizer
+
+if TYPE_CHECKING:
+    from genbench.contamination._es import ElasticsearchBackend
 
 ENGINE = "elasticsearch"
 
@@ -29,7 +32,7 @@ class ElasticsearchCorpus(CorpusEngine):
     engine_name = ENGINE
     primitives = frozenset({"contains", "total_tokens"})
 
-    def __init__(self, backend: Any, dataset: str):
+    def __init__(self, backend: ElasticsearchBackend, dataset: str):
         self.backend = backend
         index = backend.open(dataset)
         self.index_name = index.name
