@@ -184,3 +184,10 @@ def test_rerank_cli_help_and_usage_error():
     result = runner.invoke(cli, ["rerank", "--help"])
     assert result.exit_code == 0 and "--bi-encoder" in result.output
     assert runner.invoke(cli, ["rerank", "-i", TASK_ID]).exit_code == 2
+
+
+def test_rerank_of_a_task_with_subtasks_names_them_and_how_to_pick_one():
+    result = CliRunner().invoke(cli, ["rerank", "-t", "negation_consistency", "--bi-encoder"])
+    assert result.exit_code == 1
+    assert "Task 'negation_consistency' has subtasks (affirmative, negated): rerank one of them" in result.output
+    assert "Traceback" not in result.output and "AttributeError" not in result.output

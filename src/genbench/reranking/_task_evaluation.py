@@ -262,11 +262,17 @@ def rerank_task(
         The results and the lines of sentence-transformers' log: statistics, then the "Base -> Reranked" table.
     """
     from genbench.task._factory import load_task
+    from genbench.task._task_dict import TaskDict
 
     task = load_task(task_id)
-    evaluator = task_evaluator(
-        task, batch_size=batch_size, at_k=at_k
-    )  # a task of another type fails before the model loads
+    if isinstance(task, TaskDict):
+        subtasks = list(task)
+        raise MetricError(
+            f"Task {task_id!r} has subtasks ({', '.join(subtasks)}): rerank one of them, e.g. "
+            f"`genbench-cli rerank -t {task_id}:{subtasks[0]}`."
+        )
+    # A task of another type fails here, before the model loads.
+    evaluator = task_evaluator(task, batch_size=batch_size, at_k=at_k)
     results = evaluator(load_scorer(model, bi_encoder=bi_encoder))
     if not hasattr(evaluator, "prepared"):
         return results, [f"{key}: {value:.4f}" for key, value in results.items()]
