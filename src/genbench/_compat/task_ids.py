@@ -70,7 +70,7 @@ def is_valid_task_module(task_dir: Path) -> bool:
 
 
 def is_task_dict(task_dir: Path) -> bool:
-    """Whether a task directory is a TaskDict (see :func:`genbench.task._factory.is_task_dict_dir`)."""
+    """Whether a task directory is a TaskDict (see :func:`genbench._registry.directories.is_task_dict_dir`)."""
     task_dir = Path(task_dir)
     return bool(subtask_dirs(task_dir)) and is_task_dict_dir(task_dir)
 

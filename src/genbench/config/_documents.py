@@ -141,7 +141,7 @@ def is_task_dict_config(raw: object, task_dir: Path) -> bool:
 def stray_task_py_warning(task_dir: Path, raw: object) -> GenbenchConfigWarning | None:
     """The warning for the ``task.py`` of a task with subtasks, which loading ignores; None without one.
 
-    The one text of this warning: :func:`genbench.task._factory.is_task_dict_dir` emits it when it loads such a task,
+    The one text of this warning: :func:`genbench._registry.directories.is_task_dict_dir` emits it when it loads such a task,
     :func:`collect_config_warnings` returns it for the gate.
 
     Args:
