@@ -141,8 +141,8 @@ def is_task_dict_config(raw: object, task_dir: Path) -> bool:
 def stray_task_py_warning(task_dir: Path, raw: object) -> GenbenchConfigWarning | None:
     """The warning for the ``task.py`` of a task with subtasks, which loading ignores; None without one.
 
-    The one text of this warning: :func:`genbench._registry.directories.is_task_dict_dir` emits it when it loads such a task,
-    :func:`collect_config_warnings` returns it for the gate.
+    The one text of this warning: :func:`genbench._registry.directories.is_task_dict_dir` emits it when it loads such
+    a task, :func:`collect_config_warnings` returns it for the gate.
 
     Args:
         task_dir: A directory already known to be a task with subtasks.
