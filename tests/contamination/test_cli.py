@@ -147,7 +147,7 @@ def test_html_escapes_queries(runner, files):
     assert result.exit_code == 0, result.output
     page = (files["out"] / "report.html").read_text()
     assert "<script>" not in page
-    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; why is the sky blue" in page
+    assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; why is the sky blue" in page
     assert page.count("<table") >= 2
 
 

@@ -6,7 +6,6 @@ file behind.
 
 from __future__ import annotations
 
-import html
 import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -16,11 +15,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from genbench._core.files import atomic_open, prepare_output_dir
+from genbench._core.html_templates import package_templates, static_text
 from genbench.contamination._errors import ContaminationError
 from genbench.contamination._training_data import UnitSpec, iter_rows_json, load_training_dataset, safe_file_name
 
 if TYPE_CHECKING:
-    from genbench.contamination._index_backend import SearchResult
+    from genbench.contamination._index_backend import InstanceResult, SearchResult
     from genbench.contamination._workflow import ContaminationReport
 
 
@@ -125,18 +125,6 @@ def _cell(text: str) -> str:
     return " ".join(str(text).split())  # no tab or newline inside a TSV cell
 
 
-_STYLE = """
-body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem; color: #222; }
-table { border-collapse: collapse; margin: 1rem 0; }
-th, td { border: 1px solid #ccc; padding: .35rem .6rem; text-align: left; vertical-align: top; }
-table.heat td { text-align: right; font-variant-numeric: tabular-nums; min-width: 5rem; }
-th { background: #f4f4f4; }
-td.text { max-width: 40rem; white-space: pre-wrap; word-break: break-word; }
-mark { background: #ffd966; }
-.meta { color: #666; }
-"""
-
-
 def _heat(score: float) -> str:
     level = min(max(score, 0.0), 1.0)
     other = round(255 * (1 - 0.8 * level))
@@ -144,70 +132,60 @@ def _heat(score: float) -> str:
 
 
 def render_html(report: ContaminationReport) -> str:
-    """A self-contained HTML page: the score table as a heatmap and the top matched instances of each pair."""
-    escape = html.escape
-    table = report.table()
+    """A self-contained HTML page (``templates/report.html.j2``, its style inlined): the score table as a heatmap and
+    the top matched instances of each pair."""
     test_sets = list(dict.fromkeys(result.test_set for result in report.results))
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8"><title>Contamination report</title>',
-        f"<style>{_STYLE}</style></head><body>",
-        "<h1>Contamination report</h1>",
-        f'<p class="meta">{escape(report.mode.describe())}; generated '
-        f"{escape(datetime.now(timezone.utc).isoformat(timespec='seconds'))}. A test set's score is the mean of "
-        "its instances' scores.</p>",
-        "<h2>Scores</h2>",
-        '<table class="heat"><tr><th>training data \\ test set</th>',
-        *(f"<th>{escape(name)}</th>" for name in test_sets),
-        "</tr>",
-    ]
     truncated = _counts(report, "truncated")
-    for source, scores in table.items():
-        parts.append(f"<tr><th>{escape(source)}</th>")
-        for name in test_sets:
-            cut = truncated.get(source, {}).get(name, 0)
-            note = f'<br><span class="meta">{cut} truncated</span>' if cut else ""
-            if name in scores:
-                parts.append(f'<td style="{_heat(scores[name])}">{scores[name]:.4f}{note}</td>')
-            else:
-                parts.append("<td></td>")
-        parts.append("</tr>")
-    parts.append("</table>")
-    if truncated:
-        parts.append(
-            '<p class="meta">truncated: instances with a query whose hits reached the result cap (--search-size); '
-            "their scores may be too low. Search without a cap for complete results.</p>"
-        )
-    parts.append("<h2>Top matched instances</h2>")
-    if not any(i.matches and i.raw_score > 0 for r in report.results for i in r.instances):
-        parts.append("<p>No test instance matched any training unit.</p>")
+    rows = [
+        {
+            "source": source,
+            "cells": [
+                {"score": scores[name], "style": _heat(scores[name]), "truncated": truncated.get(source, {}).get(name)}
+                if name in scores
+                else None
+                for name in test_sets
+            ],
+        }
+        for source, scores in report.table().items()
+    ]
+    pairs = []
     for result in report.results:
         top = sorted(
             (i for i in result.instances if i.matches and i.raw_score > 0), key=lambda i: (-i.raw_score, i.number)
         )[:TOP_INSTANCES]
-        if not top:
-            continue
-        parts.append(f"<h3>{escape(result.test_set)} in {escape(result.source)}</h3>")
-        parts.append(
-            "<table><tr><th>#</th><th>score</th><th>test instance</th><th>matched span</th><th>training unit</th></tr>"
+        if top:
+            pairs.append({"test_set": result.test_set, "source": result.source, "instances": [_shown(i) for i in top]})
+    return (
+        package_templates("genbench.contamination")
+        .get_template("report.html.j2")
+        .render(
+            css=static_text("genbench.contamination", "report.css"),
+            mode=report.mode.describe(),
+            created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            test_sets=test_sets,
+            rows=rows,
+            any_truncated=bool(truncated),
+            pairs=pairs,
         )
-        for instance in top:
-            match = instance.matches[0]
-            query = (
-                "\n".join(f"{k}: {v}" for k, v in instance.query.items())
-                if len(instance.query) > 1
-                else next(iter(instance.query.values()), "")
-            )
-            span = "\n".join(f["span_text"] for f in match.fields if f.get("span_text"))
-            unit = f"row {match.original_id}" + (f", turn {match.turn}" if match.turn >= 0 else "")
-            parts.append(
-                f"<tr><td>{instance.number}</td><td>{instance.raw_score:.4f}</td>"
-                f'<td class="text">{escape(query)}</td><td class="text"><mark>{escape(span)}</mark></td>'
-                f'<td class="text">{escape(unit)}<br>{escape(match.unit_text or "")}</td></tr>'
-            )
-        parts.append("</table>")
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+    )
+
+
+def _shown(instance: InstanceResult) -> dict[str, Any]:
+    """What the report shows of a matched instance: its query, its best match's span and training unit."""
+    match = instance.matches[0]
+    query = (
+        "\n".join(f"{k}: {v}" for k, v in instance.query.items())
+        if len(instance.query) > 1
+        else next(iter(instance.query.values()), "")
+    )
+    return {
+        "number": instance.number,
+        "score": instance.raw_score,
+        "query": query,
+        "span": "\n".join(f["span_text"] for f in match.fields if f.get("span_text")),
+        "unit": f"row {match.original_id}" + (f", turn {match.turn}" if match.turn >= 0 else ""),
+        "unit_text": match.unit_text or "",
+    }
 
 
 def dataset_file_stem(index: str) -> str:

@@ -9,13 +9,13 @@ no stylesheet.
 
 from __future__ import annotations
 
-import functools
 import html
-import importlib.resources
 from typing import Any
 
 import jinja2
 from markupsafe import Markup
+
+from genbench._core.html_templates import package_templates, static_text
 
 
 def escape(value: Any) -> str:
@@ -59,31 +59,12 @@ def visible_whitespace(text: str) -> Markup:
     return Markup(macro(text))
 
 
-@functools.cache
 def templates(package: str) -> jinja2.Environment:
-    """The Jinja2 environment of ``package``'s ``templates/`` folder: autoescaping, undefined names an error, block
-    tags leave no blank lines, ``tojson`` compact (it escapes ``<``, ``>``, ``&`` and ``'``, so JSON stays inert
-    inside ``<script>``)."""
-    environment = jinja2.Environment(
-        loader=jinja2.PackageLoader(package, "templates"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    environment.policies["json.dumps_kwargs"] = {"sort_keys": True, "separators": (",", ":")}
+    """The Jinja2 environment of ``package``'s ``templates/`` folder
+    (:func:`~genbench._core.html_templates.package_templates`), with the ``whitespace_tokens`` filter."""
+    environment = package_templates(package)
     environment.filters["whitespace_tokens"] = whitespace_tokens
     return environment
-
-
-@functools.cache
-def static_text(package: str, name: str) -> Markup:
-    """A file of ``package``'s ``static/`` folder (a stylesheet, a script), as markup to inline into a page.
-
-    >>> "gb-card" in static_text("genbench.display", "card.css")
-    True
-    """
-    return Markup(importlib.resources.files(package).joinpath("static").joinpath(name).read_text(encoding="utf-8"))
 
 
 def card_css() -> Markup:
