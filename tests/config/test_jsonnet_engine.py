@@ -129,6 +129,18 @@ def test_without_the_worker_a_batch_is_evaluated_in_process(configs, monkeypatch
     assert evaluate_config_files([configs["import"]]) == {configs["import"]: {"a": [1, "two"], "b": "a note\n"}}
 
 
+def test_without_the_worker_a_config_is_evaluated_in_process_confined(tmp_path, monkeypatch):
+    monkeypatch.setattr(engine, "sandbox_available", lambda: False)
+    monkeypatch.setattr(engine, "take_worker", None)  # never called
+    (tmp_path / "secret.txt").write_text("top secret")
+    task = tmp_path / "task"
+    task.mkdir()
+    (task / "config.jsonnet").write_text("{\n  a: importstr '../secret.txt',\n}")
+    with pytest.raises(ConfigError, match=r"config\.jsonnet:2:6: couldn't open import \"\.\./secret\.txt\": imports"):
+        evaluate_jsonnet(path=task / "config.jsonnet")
+    assert evaluate_jsonnet(text="{a: 1 + 1}") == {"a": 2}
+
+
 def test_a_single_config_reports_the_messages_of_the_go_library(tmp_path):
     # The loader's messages (documented in docs/config.md) are the Go library's, at the line and column it gives.
     with pytest.raises(ConfigError, match=r"^<config>:1:5: Field does not exist: nope$"):
