@@ -1,4 +1,4 @@
-"""Time config evaluation in the limited jsonnet worker against in-process jsonnet (the original's way).
+"""Time config evaluation in the limited jsonnet worker against the same jsonnet library in this process.
 
 Usage::
 
@@ -7,8 +7,8 @@ Usage::
 Writes ``--configs`` task configs (the size of a real community config: comments, a metric list, a prompt builder)
 into a temporary directory and times, per config:
 
-- ``in-process``: ``_jsonnet.evaluate_file`` in this process, as the original framework evaluated configs (no
-  memory or time limit: a bomb aborts the process);
+- ``in-process``: ``_gojsonnet.evaluate_file`` in this process, as the original framework evaluated configs (with
+  its C++ library; no memory or time limit: a bomb aborts the process);
 - ``sandboxed``: ``genbench.config.evaluate_jsonnet`` (read, checked for encoding, evaluated in the worker under
   ``RLIMIT_AS`` with a deadline); the first call also starts the worker, reported on its own;
 - ``load_task_config``: the whole load (evaluation, leniency pass, schema, rules).
@@ -68,7 +68,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
 
-    import _jsonnet
+    import _gojsonnet
 
     from genbench.config import evaluate_jsonnet, load_task_config
     from genbench.config._jsonnet import stop_worker
@@ -94,7 +94,7 @@ def main() -> None:
                 result.append(time.perf_counter() - started)
             return result
 
-        in_process = _best([timed(lambda p: _jsonnet.evaluate_file(str(p))) for _ in range(args.repeats)])
+        in_process = _best([timed(lambda p: _gojsonnet.evaluate_file(str(p))) for _ in range(args.repeats)])
         sandboxed = _best([timed(lambda p: evaluate_jsonnet(path=p)) for _ in range(args.repeats)])
         loaded = _best([timed(lambda p: load_task_config(jsonnet_path=p)) for _ in range(args.repeats)])
 
@@ -102,7 +102,7 @@ def main() -> None:
     base, sand, full = (statistics.median(t) * ms for t in (in_process, sandboxed, loaded))
     print(f"configs: {args.configs}, repeats: {args.repeats} (per config: median of the best of the repeats)")
     print(f"worker start (once per process):   {worker_start * ms:7.2f} ms")
-    print(f"in-process jsonnet (original way): {base:7.2f} ms per config")
+    print(f"in-process jsonnet (no limits):    {base:7.2f} ms per config")
     print(f"sandboxed evaluate_jsonnet:        {sand:7.2f} ms per config  ({sand / base:.2f}x in-process)")
     print(f"  overhead of the sandbox:         {sand - base:7.2f} ms per config")
     print(f"load_task_config (whole load):     {full:7.2f} ms per config")

@@ -45,7 +45,7 @@ EXTRAS = ("es", "openai", "hf", "rerank", "notebook", "shift")
 # with SciPy (the correlation metrics; scikit-learn needs it).
 FLOOR_LEAVES_OUT = ("datasets", "evaluate", "scikit-learn", "scipy", "seqeval")
 WHAT_EACH_ADDS = {
-    "core": "datasets, evaluate, scikit-learn, sacreBLEU, seqeval, jsonnet, ...",
+    "core": "datasets, evaluate, scikit-learn, sacreBLEU, seqeval, gojsonnet, ...",
     "es": "the Elasticsearch client (`--backend elasticsearch`)",
     "openai": "the OpenAI client (`run --model openai:...`)",
     "hf": "torch (CPU build) and transformers (`run --model hf:...`)",
@@ -161,7 +161,7 @@ def render(result: dict[str, Any]) -> str:
         + ", scikit-learn and SciPy for the metrics ("
         + _largest(core, ["scipy", "scikit-learn"])
         + "), the Jsonnet engine ("
-        + _largest(core, ["jsonnet"])
+        + _largest(core, ["gojsonnet"])
         + ").",
     ]
     if "original" in installs:

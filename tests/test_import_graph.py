@@ -312,7 +312,7 @@ def test_a_broken_contract_fails(tmp_path: Path, module: str, line: str, contrac
 # torch 1.0-1.4 s, transformers 0.6-1.0 s, sentence_transformers 5.2-6.9 s, elasticsearch 0.35-0.53 s
 # (elastic_transport 0.43 s), openai 1.4 s, sacrebleu 0.26 s, seqeval 2.7 s, cookiecutter.main 140-200 ms,
 # rich.console 35 ms, jsonschema 65-110 ms, regex 39 ms, tqdm.auto 45-170 ms, filelock 40-85 ms, platformdirs 32 ms.
-# Not heavy: jsonnet (_jsonnet 2 ms), yaml (18 ms), and click (25 ms): every `genbench-cli`
+# Not heavy: jsonnet (_gojsonnet 3-5 ms), yaml (18 ms), and click (25 ms): every `genbench-cli`
 # process loads click before it runs a command, and only genbench.cli imports it.
 #
 # Of these, genbench imports three at module level, so they decide which genbench modules are heavy: numpy (the

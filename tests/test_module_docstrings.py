@@ -14,8 +14,6 @@ STILL_LONG = {
     "authoring/_scaffold.py",
     "authoring/submission/_submit.py",
     "cli/_warnings_output.py",
-    "config/_jsonnet/__init__.py",
-    "config/_jsonnet/worker.py",
     "config/_leniency.py",
     "config/_validation.py",
     "contamination/_index_backend.py",

@@ -19,6 +19,12 @@ GOOD = """{
   preparation_strategies: {prompt_based_testing: {}},
 }
 """
+# A billion additions over arrays of at most a million numbers: far longer than any limit, on a few MiB, so it is
+# stopped by the time limit (a tailstrict recursion grows the Go library's memory and can meet the memory limit first).
+ENDLESS = (
+    "local count(n) = std.foldl(function(total, i) total + 1, std.range(1, n), 0); "
+    "std.foldl(function(total, a) total + count(1000), std.range(1, 1e6), 0)"
+)
 
 
 def error_of(path) -> ConfigError:
@@ -85,11 +91,11 @@ def test_a_metric_type_of_the_wrong_kind_is_a_config_error(metric_type):
 @pytest.mark.parametrize(
     ("source", "line", "column", "message"),
     [
-        ("{\n  a: 1\n  b: 2,\n}", 3, 3, "syntax error: expected a comma before next field."),
-        ("{\n  a: [1,\n  2\n", 4, 1, "syntax error: expected a comma before next array element."),
+        ("{\n  a: 1\n  b: 2,\n}", 3, 3, "syntax error: Expected a comma before next field"),
+        ("{\n  a: [1,\n  2\n", 4, 1, "syntax error: Expected a comma before next array element"),
         ("{\n  a: error 'boom',\n}", 2, 6, "boom"),
-        ("{\n  a: std.nope(1),\n}", 2, 6, "field does not exist: nope"),
-        ("{\n  a: 'x' +\n    {b: 1}\n    .c,\n}", 3, 5, "field does not exist: c"),  # a range over lines
+        ("{\n  a: std.nope(1),\n}", 2, 6, "Field does not exist: nope"),
+        ("{\n  a: 'x' +\n    {b: 1}\n    .c,\n}", 3, 5, "Field does not exist: c"),  # a range over lines
     ],
 )
 def test_jsonnet_errors_keep_line_and_column_without_range_fragments(tmp_path, source, line, column, message):
@@ -102,10 +108,30 @@ def test_jsonnet_errors_keep_line_and_column_without_range_fragments(tmp_path, s
 
 def test_an_error_in_an_imported_file_names_that_file(tmp_path):
     (tmp_path / "lib.libsonnet").write_text("{\n  x: error 'in the library',\n}")
+    (tmp_path / "bad.libsonnet").write_text("{\n  x: ,\n}")
     path = tmp_path / "config.jsonnet"
     path.write_text("(import 'lib.libsonnet').x")
     (problem,) = error_of(path).problems
     assert problem.message == "in the library (in lib.libsonnet:2:6)"
+    path.write_text("{\n  a: (import 'bad.libsonnet').x,\n}")
+    (problem,) = error_of(path).problems
+    assert (problem.line, problem.column) == (2, 7)
+    assert problem.message == 'syntax error: Unexpected: "," while parsing terminal (in bad.libsonnet:2:6)'
+
+
+@pytest.mark.parametrize("keyword", ["import", "importstr", "importbin"])
+def test_a_refused_or_missing_import_is_reported_where_it_is(tmp_path, keyword):
+    # The Go library garbles the message of an error raised in an import callback; the worker reports it instead.
+    task_dir = tmp_path / "task"
+    task_dir.mkdir()
+    (tmp_path / "secret.txt").write_text("top secret")
+    path = task_dir / "config.jsonnet"
+    for target, reason in [("../secret.txt", "imports are confined to the task directory"), ("gone.txt", "no such")]:
+        path.write_text(f"{{\n  name: 'x',\n  a: [1, {keyword} '{target}'],\n}}")
+        (problem,) = error_of(path).problems
+        assert (problem.line, problem.column) == (3, 10)
+        assert problem.message.startswith(f'couldn\'t open import "{target}": ') and reason in problem.message
+        assert "top secret" not in problem.message
 
 
 needs_sandbox = pytest.mark.skipif(not sandbox_available(), reason="the jsonnet worker needs POSIX")
@@ -123,11 +149,17 @@ def test_a_memory_bomb_is_a_config_error_and_the_process_survives(monkeypatch):
 
 
 @needs_sandbox
+def test_short_lived_data_beyond_the_memory_limit_is_not_a_memory_bomb():
+    # 20,000 arrays of up to 20,000 numbers, each dropped at once: about 1.6 GB allocated, a few hundred KiB live.
+    growing = "std.length(std.foldl(function(acc, i) acc + [i], std.range(1, 20000), []))"
+    assert evaluate_jsonnet(text=growing) == 20000
+
+
+@needs_sandbox
 def test_an_endless_evaluation_is_stopped_at_the_time_limit(monkeypatch):
     monkeypatch.setenv("GENBENCH_JSONNET_TIMEOUT", "0.3")
-    endless = "local f(n, acc) = if n == 0 then acc else f(n - 1, acc + 1) tailstrict; f(1e12, 0)"
     with pytest.raises(ConfigError, match=r"took longer than 0.3 s and was stopped.*GENBENCH_JSONNET_TIMEOUT"):
-        evaluate_jsonnet(text=endless)
+        evaluate_jsonnet(text=ENDLESS)
     assert evaluate_jsonnet(text="[1, 2]") == [1, 2]
 
 

@@ -84,9 +84,9 @@ class ConfigEvaluation:
 
     def _evaluate_here(self) -> dict[Path, Any]:
         """Without the worker (not POSIX): in this process, without limits, as single configs are there."""
-        import _jsonnet
+        import _gojsonnet
 
-        answers = zip(self._pending, evaluate_files(_jsonnet, self._pending), strict=True)
+        answers = zip(self._pending, evaluate_files(_gojsonnet, self._pending), strict=True)
         return {self._resolved[path]: json.loads(answer["ok"]) for path, answer in answers if "ok" in answer}
 
 

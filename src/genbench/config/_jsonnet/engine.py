@@ -28,13 +28,13 @@ from genbench.config._jsonnet.limits import (
     sandbox_available,
     time_limit_s,
 )
-from genbench.config._jsonnet.worker import confined_import_callback
+from genbench.config._jsonnet.worker import evaluate_text
 
 WORKER_SCRIPT = Path(__file__).resolve().with_name("worker.py")
 STARTUP_TIMEOUT_S = 30.0
 """Seconds a worker may take to start (about 20 ms on a quiet machine); not counted in an evaluation's limit."""
-EXTENSIONS = ("_jsonnet",)
-"""The jsonnet extension modules the worker loads."""
+EXTENSIONS = ("_gojsonnet",)
+"""The jsonnet extension modules the worker loads: the Go library's."""
 
 
 def _extension_dirs() -> list[str]:
@@ -56,13 +56,18 @@ class Worker:
         self._buffer = bytearray()
         self._ready = False
         # -I -S: no site-packages scan and no PYTHON* variables (a faster, cleaner start); the worker finds the
-        # jsonnet extensions through the directories passed to it.
+        # jsonnet extensions through the directories passed to it. The Go runtime reads its settings from the
+        # environment it starts with: no garbage collection until the heap reaches half the memory limit (a config's
+        # heap stays far below), then enough to stay under it; the other half is headroom for the address space the
+        # heap maps beyond its size, so RLIMIT_AS (set by the worker) stops only a config whose live data outgrows
+        # the limit.
         self.process = subprocess.Popen(
             [sys.executable, "-I", "-S", str(WORKER_SCRIPT), str(memory_mb), *_extension_dirs()],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             close_fds=True,
+            env={**os.environ, "GOGC": "off", "GOMEMLIMIT": f"{max(memory_mb // 2, 1)}MiB"},
         )
 
     def alive(self) -> bool:
@@ -139,7 +144,7 @@ class Worker:
             return out_of_memory(self.memory_mb)
         return SandboxLimitError(
             f"the jsonnet worker did not start within {STARTUP_TIMEOUT_S:g} s ({sys.executable} -I -S "
-            f"{WORKER_SCRIPT}); is the jsonnet package installed?"
+            f"{WORKER_SCRIPT}); is the gojsonnet package installed?"
         )
 
 
@@ -202,17 +207,20 @@ def evaluate_in_sandbox(filename: str, text: str, root: str) -> str:
         SandboxLimitError: the memory or time limit was exceeded.
         ConfigError: a limit's environment variable is not a positive number.
     """
-    if not sandbox_available():
-        import _jsonnet
+    if not sandbox_available():  # in this process, without limits
+        import _gojsonnet
 
-        return _jsonnet.evaluate_snippet(filename, text, import_callback=confined_import_callback(root))
-    memory_mb, timeout = memory_limit_mb(), time_limit_s()
-    worker = take_worker(memory_mb)
-    worker.send({"filename": filename, "text": text, "root": root})
-    answer = worker.receive(timeout)
-    give_back(worker)
+        answer = evaluate_text(_gojsonnet, filename, text, root)
+        if "memory" in answer:
+            raise MemoryError("jsonnet evaluation ran out of memory")
+    else:
+        memory_mb, timeout = memory_limit_mb(), time_limit_s()
+        worker = take_worker(memory_mb)
+        worker.send({"filename": filename, "text": text, "root": root})
+        answer = worker.receive(timeout)
+        give_back(worker)
+        if "memory" in answer:
+            raise out_of_memory(memory_mb)
     if "ok" in answer:
         return str(answer["ok"])
-    if "memory" in answer:
-        raise out_of_memory(memory_mb)
     raise RuntimeError(answer["error"])

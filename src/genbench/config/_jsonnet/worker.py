@@ -1,26 +1,16 @@
-"""The jsonnet worker: a child process under a memory limit, started by :mod:`genbench.config._jsonnet.engine`.
+"""The jsonnet worker: a child process that evaluates configs with ``_gojsonnet`` under a memory limit.
 
-Run as a script by its path (``python -I -S worker.py MEMORY_MB EXTENSION_DIR...``), so it imports nothing of
-genbench: only the standard library and the jsonnet extensions, found in the directories the parent passes. It
-writes ``{"ready": true}`` once started, then reads one JSON request per line on stdin and answers on stdout, one
-JSON line per evaluation:
-
-- ``{"text": ..., "filename": ..., "root": ...}`` (one config) is answered by one line;
-- ``{"paths": [...]}`` (a batch of config files) is answered by one line per path, in order, so the parent knows
-  where a worker that died stopped.
-
-An answer is ``{"ok": "<the evaluated JSON>"}``, ``{"error": "<jsonnet's message>"}`` or ``{"memory": true}``.
-
-Every config is evaluated by the jsonnet library (the C++ one, ``_jsonnet``, the original framework's), whose error
-messages, with their line and column, are the ones genbench reports. It aborts the whole process when an allocation
-fails, which here ends only this worker; the parent enforces the time limit by killing it. Every import is confined
-to the evaluated file's root directory (:func:`confined_import_callback`).
+Started by :mod:`genbench.config._jsonnet.engine` as a script (``python -I -S worker.py MEMORY_MB EXTENSION_DIR...``),
+it imports only the standard library and the jsonnet library. It reads one JSON request per line and answers one
+JSON line per config: ``{"ok": json_text}``, ``{"error": message}`` or ``{"memory": true}``.
+See docs/config.md#jsonnet-evaluation-confined-and-limited.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 
@@ -32,7 +22,10 @@ ImportCallback = Callable[[str, str], tuple[str, bytes]]
 
 
 def confined_import_callback(root: str) -> ImportCallback:
-    """An import callback that reads only files inside ``root`` (the task directory), symlinks resolved first."""
+    """An import callback that reads only files inside ``root`` (the task directory), symlinks resolved first.
+
+    It raises RuntimeError for a file outside ``root``, missing, or holding a NUL byte.
+    """
     real_root = os.path.realpath(root)
 
     def callback(importing_dir: str, rel: str) -> tuple[str, bytes]:
@@ -50,14 +43,62 @@ def confined_import_callback(root: str) -> ImportCallback:
     return callback
 
 
-def evaluate_text(binding: Any, filename: str, text: str, import_callback: ImportCallback) -> dict[str, Any]:
-    """One config's answer: ``{"ok": json_text}``, ``{"error": message}`` or ``{"memory": True}``."""
+class ConfinedImports:
+    """The import callback of one evaluation: :func:`confined_import_callback`, but raising nothing into the library.
+
+    The Go library's C binding reads the message of an error raised in a callback as a NUL-terminated string, which
+    the Python binding does not write, so the message comes back garbled (often not even UTF-8). A refused import is
+    therefore recorded and answered with stand-in code that stops the evaluation (an ``importstr`` gets the stand-in
+    as its text); :meth:`refusal` then gives the library's own message shape for it.
+    """
+
+    STAND_IN = b"error 'import refused'"
+
+    def __init__(self, root: str, filename: str, text: str) -> None:
+        self._confined = confined_import_callback(root)
+        self._sources = {filename: text}  # the files evaluated so far, to find where a refused import is
+        self._refused: tuple[str, str, str] | None = None
+
+    def __call__(self, importing_dir: str, rel: str) -> tuple[str, bytes]:
+        try:
+            found, content = self._confined(importing_dir, rel)
+        except Exception as exc:  # noqa: BLE001 - refused, missing or unreadable: recorded, never raised
+            if self._refused is None:
+                self._refused = (importing_dir, rel, str(exc))
+            return os.path.join(importing_dir, rel), self.STAND_IN
+        self._sources[found] = content.decode("utf-8", errors="replace")
+        return found, content
+
+    def refusal(self) -> str | None:
+        """The first refused import as the library reports a failed import, with where it is; None if none was."""
+        if self._refused is None:
+            return None
+        importing_dir, rel, reason = self._refused
+        message = f"RUNTIME ERROR: couldn't open import {json.dumps(rel)}: {reason}"
+        # The position the library would give is lost with its message: the import is found in the importing
+        # file's text (a quoted path right after import, importstr or importbin).
+        pattern = re.compile(r"\bimport(?:str|bin)?\s*@?(['\"])" + re.escape(rel) + r"\1")
+        for path, text in self._sources.items():
+            found = pattern.search(text) if os.path.dirname(path) == importing_dir.rstrip("/") else None
+            if found is not None:
+                line = text.count("\n", 0, found.start()) + 1
+                column = found.start() - text.rfind("\n", 0, found.start())
+                return f"{message}\n\t{path}:{line}:{column}\t"
+        return message
+
+
+def evaluate_text(binding: Any, filename: str, text: str, root: str) -> dict[str, Any]:
+    """One config's answer: ``{"ok": json_text}``, ``{"error": message}`` or ``{"memory": True}``; its imports are
+    confined to ``root``."""
+    imports = ConfinedImports(root, filename, text)
     try:
-        return {"ok": binding.evaluate_snippet(filename, text, import_callback=import_callback)}
+        answer = {"ok": binding.evaluate_snippet(filename, text, import_callback=imports)}
     except RuntimeError as exc:
-        return {"error": str(exc)}
+        answer = {"error": str(exc)}
     except MemoryError:
         return {"memory": True}
+    refusal = imports.refusal()
+    return answer if refusal is None else {"error": refusal}
 
 
 def evaluate_files(binding: Any, paths: Iterable[str]) -> Iterator[dict[str, Any]]:
@@ -72,23 +113,34 @@ def evaluate_files(binding: Any, paths: Iterable[str]) -> Iterator[dict[str, Any
                 data = handle.read()
             if b"\x00" in data:
                 raise ValueError("contains a NUL byte")
-            yield evaluate_text(binding, path, data.decode("utf-8"), confined_import_callback(os.path.dirname(path)))
+            yield evaluate_text(binding, path, data.decode("utf-8"), os.path.dirname(path))
         except Exception as exc:  # noqa: BLE001 - any failure is this file's, for the parent to report
             yield {"error": f"{type(exc).__name__}: {exc}"}
 
 
-def limit_memory(memory_mb: int) -> None:
-    """Limit this process to ``memory_mb`` MiB of address space beyond what it holds now (the jsonnet library
-    loaded); where ``/proc`` cannot tell what it holds, to ``memory_mb`` in all."""
+def load_library(memory_mb: int) -> Any:
+    """The Go jsonnet library, loaded and started, with this process limited to ``memory_mb`` MiB beyond that.
+
+    The Go runtime reserves about 1.5 GiB of address space when it starts (on the first evaluation), far more than
+    it uses, so ``RLIMIT_AS`` is set after a first evaluation, above what the process then holds: an evaluation
+    that maps ``memory_mb`` MiB more makes the runtime fail to allocate and abort this process (the parent reports
+    the memory limit). Where ``/proc`` cannot tell the address space in use, no ``RLIMIT_AS`` is set (a limit in all
+    would sit below the runtime's reservation): the runtime's own soft limit (``GOMEMLIMIT``, set by the parent)
+    and the parent's time limit remain.
+    """
+    import _gojsonnet
+
+    _gojsonnet.evaluate_snippet("start", "{}")
+    in_use = _address_space_in_use()
     try:
         import resource
     except ImportError:  # not POSIX: the parent evaluates in-process instead
-        return
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    soft = (_address_space_in_use() or 0) + memory_mb * 1024 * 1024
-    if hard != resource.RLIM_INFINITY:
-        soft = min(soft, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+        return _gojsonnet
+    if in_use is not None:
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        soft = in_use + memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+    return _gojsonnet
 
 
 def _address_space_in_use() -> int | None:
@@ -103,19 +155,16 @@ def _address_space_in_use() -> int | None:
 def main() -> None:
     """Answer requests until stdin closes (the parent stopped or exited)."""
     sys.path.extend(directory for directory in sys.argv[2:] if directory)  # started with -I -S
-    import _jsonnet
-
-    limit_memory(int(sys.argv[1]))
+    library = load_library(int(sys.argv[1]))
     stdout = sys.stdout.buffer
     stdout.write(b'{"ready": true}\n')  # started: the parent's deadline for the first answer begins now
     stdout.flush()
     for line in sys.stdin.buffer:
         request = json.loads(line)
         if "paths" in request:
-            answers = evaluate_files(_jsonnet, request["paths"])
+            answers = evaluate_files(library, request["paths"])
         else:
-            callback = confined_import_callback(request["root"])
-            answers = iter([evaluate_text(_jsonnet, request["filename"], request["text"], callback)])
+            answers = iter([evaluate_text(library, request["filename"], request["text"], request["root"])])
         for answer in answers:
             stdout.write(json.dumps(answer).encode("utf-8") + b"\n")
             stdout.flush()
