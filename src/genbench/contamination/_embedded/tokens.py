@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from genbench.contamination._analysis import SEPARATOR, tokenize_joined
-from genbench.contamination._embedded.packed_table import PackedTable
+from genbench.data._arrow_values import integer_array, integers_to_numpy
 
 UNKNOWN = -1
 """The id of a token the vocabulary does not hold (when it is not allowed to grow)."""
@@ -30,8 +30,15 @@ _SPACE = ord(" ")
 _KEY_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
 
 
+def _factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, uniques)`` with ``uniques[codes] == keys``, uniques in order of first appearance (pyarrow's hash
+    table: much faster than sorting; through Arrow buffers, so that pyarrow does not import pandas)."""
+    encoded = integer_array(keys, np.uint64).dictionary_encode()
+    return integers_to_numpy(encoded.indices).astype(np.int64), integers_to_numpy(encoded.dictionary)
+
+
 class Vocabulary:
-    """Token strings to dense ids, in order of first appearance (within a call, tokens of up to 8 ASCII bytes first).
+    """Token strings to dense ids, in order of first appearance.
 
     Args:
         words: The tokens of ids ``0, 1, ...`` (e.g. read back from an index).
@@ -40,9 +47,10 @@ class Vocabulary:
     def __init__(self, words: Iterable[str] = ()):
         self.words: list[str] = []
         self.ids: dict[str, int] = {SEPARATOR: _SEPARATOR_ID, _ASCII_SEPARATOR: _SEPARATOR_ID}
-        # Packed ASCII tokens and their ids, looked up a whole array at a time (a dict lookup per token cost a
-        # quarter of an index build); a token is added on its first miss, found by its word.
-        self._packed = PackedTable()
+        # Packed ASCII tokens (sorted) and their ids: looked up with one binary search per distinct token of a call
+        # (a dict lookup per token cost a quarter of an index build).
+        self._packed = np.zeros(1, dtype=np.uint64)
+        self._packed_ids = np.full(1, _SEPARATOR_ID, dtype=np.int64)
         self.extend(words)
 
     def __len__(self) -> int:
@@ -119,22 +127,27 @@ class Vocabulary:
             encoded = np.fromiter((get(w, UNKNOWN) for w in items), dtype=np.int64, count=len(items))
         return self._lengths(encoded, len(texts))
 
-    def _packed_ids(self, keys: np.ndarray, grow: bool) -> np.ndarray:
-        """The ids of packed ASCII tokens; those not in the packed table are looked up (or added) by word, in order
-        of first appearance."""
-        ids = self._packed.get(keys, UNKNOWN)
-        ids[keys == 0] = _SEPARATOR_ID  # the separator byte packs to 0, which the table cannot hold
-        missing = np.flatnonzero(ids == UNKNOWN)
-        if not len(missing):
-            return ids
-        distinct, first, inverse = np.unique(keys[missing], return_index=True, return_inverse=True)
-        distinct_ids = np.empty(len(distinct), dtype=np.int64)
-        for position in np.argsort(first, kind="stable").tolist():
-            word = int(distinct[position]).to_bytes(8, "little").rstrip(b"\x00").decode("ascii")
-            distinct_ids[position] = self._id(word, grow)
-        known = distinct_ids != UNKNOWN
-        self._packed.insert(distinct[known], distinct_ids[known])
-        ids[missing] = distinct_ids[inverse.reshape(-1)]
+    def _packed_lookup(self, keys: np.ndarray, grow: bool) -> np.ndarray:
+        """The ids of distinct packed ASCII tokens; those not seen packed before are looked up (or added) by word."""
+        order = np.argsort(keys)  # sorted values are searched several times faster (cache-friendly)
+        where = np.empty(len(keys), dtype=np.int64)
+        where[order] = np.minimum(np.searchsorted(self._packed, keys[order]), len(self._packed) - 1)
+        found = self._packed[where] == keys
+        ids = np.where(found, self._packed_ids[where], UNKNOWN)
+        new_keys, new_ids = [], []
+        for position in np.flatnonzero(~found).tolist():
+            key = int(keys[position])
+            word = key.to_bytes(8, "little").rstrip(b"\x00").decode("ascii")
+            ids[position] = token_id = self._id(word, grow)
+            if token_id != UNKNOWN:
+                new_keys.append(key)
+                new_ids.append(token_id)
+        if new_keys:
+            added = np.array(new_keys, dtype=np.uint64)
+            order = np.argsort(added)
+            at = np.searchsorted(self._packed, added[order])
+            self._packed = np.insert(self._packed, at, added[order])
+            self._packed_ids = np.insert(self._packed_ids, at, np.array(new_ids, dtype=np.int64)[order])
         return ids
 
     def _encode_ascii(self, texts: Sequence[str], grow: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -158,7 +171,9 @@ class Vocabulary:
             words = np.ndarray(shape=(len(raw) - 7,), dtype="<u8", buffer=raw, strides=(1,))
             keys = words[starts[short]]
             keys &= _KEY_MASKS[lengths[short]]
-            ids[short] = self._packed_ids(keys, grow)
+            codes, uniques = _factorize(keys)
+            unique_ids = self._packed_lookup(uniques, grow)
+            ids[short] = unique_ids[codes]
         long = np.flatnonzero(lengths > 8)
         if len(long):
             ids[long] = [
