@@ -38,7 +38,7 @@ def _factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 class Vocabulary:
-    """Token strings to dense ids, in order of first appearance.
+    """Token strings to dense ids, in order of first appearance (within a call, tokens of up to 8 ASCII bytes first).
 
     Args:
         words: The tokens of ids ``0, 1, ...`` (e.g. read back from an index).
