@@ -1,6 +1,6 @@
 """The one HTTP server of the tests' fakes: a threaded ``http.server`` on 127.0.0.1, at a free port, in a thread.
 
-Each fake brings its own request handler, the API it stands in for: the GitHub API (``tests/submission``), an
+Each fake brings its own request handler, the API it stands in for: the GitHub API (``tests/authoring``), an
 OpenAI-compatible server (``tests/runs/fake_openai.py``), Elasticsearch (``tests/contamination/es_recorder.py``) and
 a file server that can misbehave (``tests/data/conftest.py``). Only loopback, so the tests stay offline.
 """
