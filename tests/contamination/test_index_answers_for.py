@@ -89,6 +89,25 @@ def test_rows_appended_after_indexing_are_not_answered_for_by_the_old_index(tmp_
     assert _search(train, tmp_path / "idx", [QUESTION]).results[0].score == 1.0
 
 
+def test_a_stale_index_is_refused_before_any_test_set_is_loaded(tmp_path: Path, write_jsonl, chat, monkeypatch):
+    """`contamination search` checks the training data before it loads the test sets (the registry's, by default:
+    the slow part), so a stale index is said at once."""
+    train = write_jsonl(tmp_path / "train.jsonl", [chat(f"filler question number {i}") for i in range(20)])
+    build_index(str(train), index_dir=tmp_path / "idx")
+    with open(train, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(chat(QUESTION)) + "\n")
+    loaded: list[str] = []
+    monkeypatch.setattr("genbench.task._factory.load_task", lambda task_id: loaded.append(task_id))
+    result = CliRunner().invoke(
+        cli,
+        ["contamination", "search", "--train_dataset_names", str(train), "-t", "arithmetic_length", "--ngram_size",
+         "3", "--index_dir", str(tmp_path / "idx"), "--output_dir", str(tmp_path / "out")],
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert "changed since it was indexed" in result.output
+    assert loaded == []  # no task was loaded
+
+
 def test_a_file_changed_in_place_with_its_size_kept_is_seen(tmp_path: Path, write_jsonl, chat):
     train = write_jsonl(tmp_path / "train.jsonl", [chat("the weather is nice in spring"), chat("alpha beta gamma")])
     (manifest,) = build_index(str(train), index_dir=tmp_path / "idx")

@@ -8,7 +8,7 @@ hidden alias. Options taking several values accept them repeated (``--field a --
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -232,12 +232,14 @@ def _check_test_set_options(
 
 def _test_sets(
     dataset: tuple[str, ...], split: str, field: tuple[str, ...], task_ids: tuple[str, ...] | None
-) -> list[Any]:
+) -> Iterator[Any]:
+    """The test sets, loaded as they are taken: a search checks its indexes and their training data first."""
     from genbench.contamination import dataset_test_set, task_test_sets
 
     if dataset:
-        return [dataset_test_set(name, split=split, fields=list(field)) for name in dataset]
-    return task_test_sets(list(task_ids) if task_ids else None)
+        yield from (dataset_test_set(name, split=split, fields=list(field)) for name in dataset)
+    else:
+        yield from task_test_sets(list(task_ids) if task_ids else None)
 
 
 def _check_decontaminate(

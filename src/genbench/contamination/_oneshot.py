@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,7 +107,7 @@ def scan(
     *,
     dataset_mixer_config: PathLike | None = None,
     split: str = "train",
-    test_sets: Sequence[TestSet] | None = None,
+    test_sets: Iterable[TestSet] | None = None,
     ngram_size: int | None = None,
     match_threshold: float | None = None,
     top_k: int = 1,

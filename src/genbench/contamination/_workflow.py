@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -169,7 +169,7 @@ def search(
     train_datasets: str | Sequence[str] | None = None,
     *,
     dataset_mixer_config: PathLike | None = None,
-    test_sets: Sequence[TestSet] | None = None,
+    test_sets: Iterable[TestSet] | None = None,
     ngram_size: int | None = None,
     match_threshold: float | None = None,
     index_type: str = "text",
