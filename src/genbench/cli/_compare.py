@@ -13,7 +13,15 @@ from genbench.cli.params import global_setting, json_option, seed_option
 @click.command("compare")
 @click.argument("results_a", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("results_b", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--resamples", type=click.IntRange(min=10), default=1000, show_default=True, help="Bootstrap resamples.")
+@click.option(
+    "--bootstrap-resamples",
+    "--resamples",
+    "resamples",
+    type=click.IntRange(min=10),
+    default=1000,
+    show_default=True,
+    help="Bootstrap resamples (as run's; --resamples is the same option).",
+)
 @click.option(
     "--permutations", type=click.IntRange(min=10), default=10_000, show_default=True, help="Permutation-test draws."
 )

@@ -83,11 +83,13 @@ from genbench.cli.params import (
     "and named). Every page says which.",
 )
 @click.option(
+    "--bootstrap-resamples",
     "--resamples",
+    "resamples",
     type=click.IntRange(min=10),
     default=1000,
     show_default=True,
-    help="Bootstrap rounds of the means' intervals and of the rank intervals.",
+    help="Bootstrap resamples of the means' intervals and of the rank intervals (--resamples is the same option).",
 )
 @seed_option(help="Seed of the rank intervals' bootstrap over test examples.")
 def leaderboard(
