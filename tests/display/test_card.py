@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -113,3 +114,27 @@ def test_progress_bars_switch_and_restore(enabled):
     with progress_bars(enabled):
         assert datasets_logging.is_progress_bar_enabled() is enabled
     assert datasets_logging.is_progress_bar_enabled() is before
+
+
+def test_libraries_imported_inside_a_silenced_block_draw_bars_again_after_it():
+    """`with progress_bars(False): task.get_datasets_raw()` (the task viewer's pattern) imports datasets inside the
+    block, while the block's environment variables are set: datasets and huggingface_hub keep what they read, and
+    refused ever to draw a bar again in that process ("environment variable ... has priority")."""
+    import subprocess
+    import sys
+
+    script = """
+import warnings
+warnings.simplefilter("error")  # the libraries warn when a switch is refused
+from genbench.display import progress_bars
+with progress_bars(False):
+    import datasets.utils.logging as datasets_logging
+    import huggingface_hub.utils as hub_utils
+    assert not datasets_logging.is_progress_bar_enabled() and hub_utils.are_progress_bars_disabled()
+with progress_bars(True):
+    assert datasets_logging.is_progress_bar_enabled() and not hub_utils.are_progress_bars_disabled()
+print("ok")
+"""
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_DISABLE_PROGRESS_BARS") and k != "TQDM_DISABLE"}
+    process = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert process.stdout.strip() == "ok", process.stderr[-2000:]

@@ -67,13 +67,14 @@ def test_library_bars_are_switched_off_and_restored() -> None:
     import huggingface_hub.utils
     import transformers.utils.logging
 
-    with progress_bars(False):
-        assert not datasets.utils.logging.is_progress_bar_enabled()
-        assert huggingface_hub.utils.are_progress_bars_disabled()
-        assert not transformers.utils.logging.is_progress_bar_enabled()
-    assert datasets.utils.logging.is_progress_bar_enabled()
-    assert not huggingface_hub.utils.are_progress_bars_disabled()
-    assert transformers.utils.logging.is_progress_bar_enabled()
+    with progress_bars(True):  # whatever tests before this one left (a CLI run on a pipe switches them off)
+        with progress_bars(False):
+            assert not datasets.utils.logging.is_progress_bar_enabled()
+            assert huggingface_hub.utils.are_progress_bars_disabled()
+            assert not transformers.utils.logging.is_progress_bar_enabled()
+        assert datasets.utils.logging.is_progress_bar_enabled()
+        assert not huggingface_hub.utils.are_progress_bars_disabled()
+        assert transformers.utils.logging.is_progress_bar_enabled()
 
 
 class _NoPairScores(ModelRunner):

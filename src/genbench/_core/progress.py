@@ -157,9 +157,20 @@ class _Library:
     enable: Callable[[ModuleType], object]
     disable: Callable[[ModuleType], object]
     disabled_by_env: str | None  # the environment variable it reads when imported (it then takes priority)
+    # The modules that keep what they read of that variable, in a global of its name.
+    read_into: tuple[str, ...] = ()
 
     def set(self, module: ModuleType, on: bool) -> None:
         (self.enable if on else self.disable)(module)
+
+    def forget_variable(self) -> None:
+        """Undo what the library read of :attr:`disabled_by_env` when it was imported while the variable was set
+        (by a ``progress_bars(False)`` block, now ended): it would refuse ever to draw a bar again. The libraries have
+        no public way to read the variable again, so the globals they keep it in are set as if it had been unset."""
+        for name in self.read_into:
+            module = sys.modules.get(name)
+            if module is not None and self.disabled_by_env and getattr(module, self.disabled_by_env, None) is True:
+                setattr(module, self.disabled_by_env, None)
 
 
 _LIBRARIES = (
@@ -169,6 +180,7 @@ _LIBRARIES = (
         lambda m: m.enable_progress_bar(),
         lambda m: m.disable_progress_bar(),
         "HF_DATASETS_DISABLE_PROGRESS_BARS",
+        ("datasets.config", "datasets.utils.tqdm"),
     ),
     _Library(
         "huggingface_hub.utils",
@@ -178,6 +190,7 @@ _LIBRARIES = (
             m.disable_progress_bars()
         ),  # a class (a context manager too) in recent versions: calling it is enough
         "HF_HUB_DISABLE_PROGRESS_BARS",
+        ("huggingface_hub.constants", "huggingface_hub.utils.tqdm"),
     ),
     _Library(  # transformers takes huggingface_hub's setting when it is imported
         "transformers.utils.logging",
@@ -229,10 +242,15 @@ def progress_bars(setting: bool | None, *, import_libraries: bool = False) -> It
                 os.environ[name] = value
         for library, module in imported.items():
             library.set(module, was[library])
-        for library in _LIBRARIES:  # imported inside the block, without a variable of its own (transformers)
+        for library in _LIBRARIES:  # imported inside the block
             late = sys.modules.get(library.module)
-            if late is not None and library not in imported and library.disabled_by_env is None:
+            if late is None or library in imported:
+                continue
+            if library.disabled_by_env is None:  # without a variable of its own (transformers)
                 library.set(late, _hub_enabled())
+            elif setting is False and saved_environment[library.disabled_by_env] is None:
+                library.forget_variable()  # it read the variable this block set
+                library.set(late, saved_setting if saved_setting is not None else interactive_output())
 
 
 def _hub_enabled() -> bool:
