@@ -129,12 +129,17 @@ def rows() -> list[str]:
             )
         notes.append(f"registry: {registry['date']}, {registry['machine']['cpus']} CPUs")
     reading = _load("results_reading")
-    if reading:  # written by benchmarks/results_reading.py: the same reader with and without the compiled check
-        figures = reading["figures"]
+    if reading:  # written by benchmarks/results_reading.py: the same reader, lines checked by the model or an engine
+        figures, ratios = reading["figures"], reading["ratios"]
+        anchors = {"fastjsonschema": "compiled check first (fastjsonschema, before)", "jsonschema": "jsonschema"}
+        shown = [kind for kind in anchors if kind in figures]
         lines.append(
-            f"| reading a results file, {reading['rows']:,}-row per-sample log: `read_results`, compiled check "
-            f"(fastjsonschema) | {_s(figures['compiled'])} | jsonschema on every line (before): "
-            f"{_s(figures['jsonschema'])} | {reading['ratio']:.1f}x | |"
+            f"| reading a results file, {reading['rows']:,}-row per-sample log: `read_results`, each line checked by "
+            f"the typed model (pydantic) | {_s(figures['model'])} | "
+            + "; ".join(f"{anchors[kind]}: {_s(figures[kind])}" for kind in shown)
+            + " | "
+            + ", ".join(f"{ratios[kind]:.2g}x" for kind in shown)
+            + " | |"
         )
         notes.append(f"results reading: {_machine(reading)}")
     cache = _load("request_cache_open")

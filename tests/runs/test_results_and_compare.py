@@ -107,7 +107,7 @@ def test_invalid_results_and_samples_are_named(two_runs: tuple[Path, Path], tmp_
     lines = (two_runs[0].parent / document["samples_file"]).read_text().splitlines()
     lines[2] = json.dumps({"shots": 0})
     (tmp_path / document["samples_file"]).write_text("\n".join(lines) + "\n")
-    with pytest.raises(ResultsFileError, match=r"samples.jsonl:3: .*'_genbench_idx' is a required property"):
+    with pytest.raises(ResultsFileError, match=r"samples.jsonl:3: .*_genbench_idx: '_genbench_idx' is required"):
         read_results(tmp_path / "ok.json")
 
 

@@ -16,12 +16,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from genbench._core.files import atomic_open, to_jsonable, write_json_atomic
 from genbench._core.json_files import iter_json_lines, open_regular, read_json_file
 from genbench._registry.directories import MAX_ID_LENGTH
 from genbench.runs._errors import ResultsFileError
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 SCHEMA_VERSION = 1
 SCHEMA_FILE = "results.schema.json"
@@ -40,80 +43,21 @@ def results_schema_text() -> str:
     return resources.files("genbench.runs").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
 
 
-# Definitions also checked by a compiled validator (fastjsonschema) before jsonschema: a per-sample log has a line
-# per test example, and jsonschema's interpreted checks were 90% of the time of reading a large log. The compiled
-# check only lets a valid line skip jsonschema; a line it refuses is checked by jsonschema, whose problems are the
-# ones reported (and which has the last word). fastjsonschema implements draft 7, so only definitions whose
-# keywords mean the same in draft 7 and 2020-12 belong here (tests/runs/test_results_fast_validation.py checks
-# the keywords and that both validators agree on valid and broken samples).
-FAST_DEFINITIONS = frozenset({"sample"})
-
-
-def _schema(definition: str | None) -> dict[str, Any]:
-    schema: dict[str, Any] = json.loads(results_schema_text())
-    if definition is not None:
-        schema = {**schema, "$ref": f"#/$defs/{definition}"}
-        for key in ("required", "properties", "additionalProperties", "type"):
-            schema.pop(key, None)
-    return schema
-
-
-@functools.cache
-def _validator(definition: str | None) -> Any:
-    import jsonschema
-
-    return jsonschema.Draft202012Validator(_schema(definition))
-
-
-@functools.cache
-def _compiled_validator(definition: str) -> Any:
-    import fastjsonschema
-
-    return fastjsonschema.compile(_schema(definition))
-
-
-def _passes_compiled(document: Any, definition: str | None) -> bool:
-    """True when ``definition`` has a compiled validator and ``document`` passes it (so it follows the schema)."""
-    if definition not in FAST_DEFINITIONS:
-        return False
-    import fastjsonschema
-
-    try:
-        _compiled_validator(definition)(document)
-    except fastjsonschema.JsonSchemaException:
-        return False
-    return True
-
-
 def schema_problems(document: Any, definition: str | None = None) -> list[str]:
-    """Every way ``document`` breaks the schema (or one of its ``$defs``), as ``path: message`` lines.
+    """Every way ``document`` breaks the results schema, as ``path: message`` lines (``(top)`` for the whole).
 
-    A results document (and an evaluation or a metric of one) is checked by its typed model
-    (:mod:`genbench.runs._results_model`, from which the schema is generated); a per-sample line, of which a log has
-    one per test example, by the schema (compiled, then interpreted: see ``FAST_DEFINITIONS``).
+    The check is the typed model's (:mod:`genbench.runs._results_model`, from which the shipped schema is generated):
+    ``definition`` None for a whole results document, else ``"evaluation"``, ``"metric"`` or ``"sample"`` (a line of
+    a per-sample log).
+
+    >>> schema_problems({"shots": 0, "_genbench_idx": "3", "prompt": None, "raw_output": "4", "prediction": "4",
+    ...                  "target": "4", "metrics": {}}, "sample")
+    ['_genbench_idx: Input should be a valid integer']
     """
-    if definition in MODEL_DEFINITIONS:
-        return model_problems(document, definition)
-    if _passes_compiled(document, definition):
-        return []
-    errors = sorted(_validator(definition).iter_errors(document), key=lambda e: list(e.absolute_path))
-    return [f"{'.'.join(str(p) for p in error.absolute_path) or '(top)'}: {error.message}" for error in errors]
+    from pydantic import ValidationError
 
-
-MODEL_DEFINITIONS = (None, "evaluation", "metric")
-"""What the typed model checks: a whole document (None), an evaluation, a metric."""
-
-
-def model_problems(document: Any, definition: str | None = None) -> list[str]:
-    """Every way ``document`` breaks the typed model, as ``path: message`` lines (``(top)`` for the whole)."""
-    from pydantic import BaseModel, ValidationError
-
-    from genbench.runs._results_model import Evaluation, Metric, ResultsDocument  # pydantic, which `runs` defers
-
-    models: dict[str | None, type[BaseModel]] = {None: ResultsDocument, "evaluation": Evaluation, "metric": Metric}
-    model = models[definition]
     try:
-        model.model_validate(document)
+        _model(definition).model_validate(document)
     except ValidationError as error:
         problems = []
         for item in error.errors(include_url=False):
@@ -126,6 +70,17 @@ def model_problems(document: Any, definition: str | None = None) -> list[str]:
             problems.append(f"{where}: {message}")
         return problems
     return []
+
+
+@functools.cache
+def _model(definition: str | None) -> type[BaseModel]:
+    """The typed model of a results document (None) or of one of its ``$defs``."""
+    from genbench.runs._results_model import Evaluation, Metric, ResultsDocument, Sample  # pydantic: `runs` defers it
+
+    models: dict[str | None, type[BaseModel]] = {
+        None: ResultsDocument, "evaluation": Evaluation, "metric": Metric, "sample": Sample,
+    }  # fmt: skip
+    return models[definition]
 
 
 def check_document(document: Any, file: str | Path) -> None:

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     PlainValidator,
@@ -41,6 +42,17 @@ Number = float
 """A JSON number (an integer is one too)."""
 
 
+def _integral(value: Any) -> Any:
+    return int(value) if type(value) is float and value.is_integer() else value
+
+
+SchemaInteger = Annotated[int, BeforeValidator(_integral)]
+"""An integer as JSON Schema counts one: ``3.0`` is one too (every validator of the shipped schema accepts it),
+``true`` and ``3.5`` are not. For per-sample lines, which other tools may write."""
+
+NOT_NULL = "null is not allowed here: leave the field out"
+
+
 def _unique(values: list[str]) -> list[str]:
     if len(set(values)) != len(values):
         raise ValueError("a value is listed twice")
@@ -58,7 +70,7 @@ class _Record(BaseModel):
     def _omitted_is_not_null(cls, value: Any, info: ValidationInfo) -> Any:
         extra = cls.model_fields[info.field_name].json_schema_extra if info.field_name else None
         if value is None and isinstance(extra, dict) and extra.get(OMITTABLE):
-            raise ValueError("null is not allowed here: leave the field out")
+            raise ValueError(NOT_NULL)
         return value
 
 
@@ -308,8 +320,8 @@ class Sample(BaseModel):
 
     model_config = ConfigDict(extra="allow", strict=True, frozen=True)
 
-    shots: int | None
-    genbench_idx: int = Field(alias="_genbench_idx")
+    shots: SchemaInteger | None
+    genbench_idx: SchemaInteger = Field(alias="_genbench_idx")
     prompt: str | None
     raw_output: Any
     prediction: Any
@@ -320,6 +332,14 @@ class Sample(BaseModel):
         "run with a shift report: whether the report flags this example as contained in its corpus (the clean "
         "subset is the examples with false)"
     )
+
+    @field_validator("contained", mode="before")
+    @classmethod
+    def _contained_is_not_null(cls, value: Any) -> Any:
+        # Only this field: `_Record`'s check of every field would cost a call per field of every line of a log.
+        if value is None:
+            raise ValueError(NOT_NULL)
+        return value
 
 
 class ResultsDocument(_Record):
