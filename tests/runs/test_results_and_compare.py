@@ -74,12 +74,13 @@ def test_compare_reports_the_paired_difference(two_runs: tuple[Path, Path]) -> N
     assert "hf_accuracy__accuracy" in result.output and "A - B" in result.output
     rows = json.loads(CliRunner().invoke(cli, ["compare", str(a), str(b), "--json"]).output)
     assert {row["metric"] for row in rows} >= {"hf_accuracy__accuracy"}
-    # The bootstrap's option has run's name; --resamples, its former name, is the same option.
+    # The bootstrap's option has run's name; --resamples, its former name, is the same option (with a note).
     named = [
-        CliRunner().invoke(cli, ["compare", str(a), str(b), "--json", option, "50", "--permutations", "50"]).output
+        CliRunner().invoke(cli, ["compare", str(a), str(b), "--json", option, "50", "--permutations", "50"])
         for option in ("--bootstrap-resamples", "--resamples")
     ]
-    assert named[0] == named[1] != CliRunner().invoke(cli, ["compare", str(a), str(b), "--json"]).output
+    assert named[0].stdout == named[1].stdout != CliRunner().invoke(cli, ["compare", str(a), str(b), "--json"]).stdout
+    assert "--resamples is deprecated" in named[1].stderr and "--resamples" not in named[0].stderr
 
 
 def test_compare_refuses_different_task_versions(two_runs: tuple[Path, Path], tmp_path: Path) -> None:

@@ -7,21 +7,13 @@ from pathlib import Path
 import click
 
 from genbench.cli._output import console, dumps
-from genbench.cli.params import global_setting, json_option, seed_option
+from genbench.cli.params import bootstrap_resamples_option, global_setting, json_option, seed_option
 
 
 @click.command("compare")
 @click.argument("results_a", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("results_b", type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--bootstrap-resamples",
-    "--resamples",
-    "resamples",
-    type=click.IntRange(min=10),
-    default=1000,
-    show_default=True,
-    help="Bootstrap resamples (as run's; --resamples is the same option).",
-)
+@bootstrap_resamples_option(help="Bootstrap resamples of the difference's interval.", deprecated=("--resamples",))
 @click.option(
     "--permutations", type=click.IntRange(min=10), default=10_000, show_default=True, help="Permutation-test draws."
 )
@@ -36,7 +28,13 @@ from genbench.cli.params import global_setting, json_option, seed_option
 @seed_option(help="Seed of the resamples and permutations.")
 @json_option(help="Print the comparison as JSON instead of a table.")
 def compare(
-    results_a: Path, results_b: Path, resamples: int, permutations: int, subset: str, seed: int, as_json: bool
+    results_a: Path,
+    results_b: Path,
+    bootstrap_resamples: int,
+    permutations: int,
+    subset: str,
+    seed: int,
+    as_json: bool,
 ) -> None:
     """Compare two results files of one task (A - B) on the examples both scored.
 
@@ -58,7 +56,7 @@ def compare(
         results_a,
         results_b,
         subset="clean" if subset == "clean" else "all",
-        resamples=resamples,
+        resamples=bootstrap_resamples,
         permutations=permutations,
         seed=seed,
     )

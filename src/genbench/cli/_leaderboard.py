@@ -14,6 +14,7 @@ from genbench._leaderboard.overview import unranked_advice
 from genbench.cli.params import (
     SharedOption,
     TaskIdType,
+    bootstrap_resamples_option,
     output_dir_option,
     seed_option,
     shots_option,
@@ -82,14 +83,9 @@ from genbench.cli.params import (
     "headline mapped to 0 = chance (its best baseline's score), 100 = perfect (tasks with no baseline are left out "
     "and named). Every page says which.",
 )
-@click.option(
-    "--bootstrap-resamples",
-    "--resamples",
-    "resamples",
-    type=click.IntRange(min=10),
-    default=1000,
-    show_default=True,
-    help="Bootstrap resamples of the means' intervals and of the rank intervals (--resamples is the same option).",
+@bootstrap_resamples_option(
+    help="Bootstrap resamples of the means' intervals and of the rank intervals.",
+    deprecated=("--resamples",),
 )
 @seed_option(help="Seed of the rank intervals' bootstrap over test examples.")
 def leaderboard(
@@ -102,7 +98,7 @@ def leaderboard(
     shift_reports: tuple[Path, ...],
     model_info: Path | None,
     aggregation: str,
-    resamples: int,
+    bootstrap_resamples: int,
     seed: int,
 ) -> None:
     """Build a static leaderboard site from the results files under RESULTS_DIR... (searched recursively).
@@ -127,7 +123,7 @@ def leaderboard(
         shift_reports=shift_reports,
         model_info=model_info,
         aggregation=cast(Aggregation, aggregation),
-        resamples=resamples,
+        resamples=bootstrap_resamples,
         seed=seed,
     )
     board = site.board

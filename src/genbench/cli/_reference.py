@@ -44,6 +44,8 @@ CONCEPT_MEANINGS = {
     "seed": "the random seed (few-shot selection, choice order, resamples); 42 unless given",
     "model": "the model: a spec such as `hf:gpt2` (run), a path or id (rerank, contamination), or a label (evaluate)",
     "json": "print the results as JSON on stdout instead of a table (notes go to stderr)",
+    "bootstrap_resamples": "the resamples of a bootstrap (intervals, rank intervals, paired differences); 1000 unless "
+    "given",
 }
 
 

@@ -11,6 +11,7 @@ from genbench._core.progress import progress_bars, progress_setting
 from genbench._registry.directories import get_task_dir, split_task_id
 from genbench.cli._output import dumps
 from genbench.cli.params import (
+    bootstrap_resamples_option,
     json_option,
     model_option,
     output_dir_option,
@@ -67,12 +68,8 @@ def chat_options(function: Any) -> Any:
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="Request cache directory.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the request cache.")
 @click.option("--no-samples", is_flag=True, help="Do not write the per-sample logs.")
-@click.option(
-    "--bootstrap-resamples",
-    type=click.IntRange(min=10),
-    default=1000,
-    show_default=True,
-    help="Bootstrap resamples of the 95% intervals (metrics that are means of per-sample scores).",
+@bootstrap_resamples_option(
+    help="Bootstrap resamples of the 95% intervals (metrics that are means of per-sample scores)."
 )
 @click.option(
     "--shard",

@@ -79,14 +79,16 @@ VOCABULARY: dict[str, tuple[str, ...]] = {
     "seed": ("--seed",),
     "model": ("-m", "--model"),
     "json": ("--json",),
+    "bootstrap_resamples": ("--bootstrap-resamples",),
 }
 """Concept -> its spellings. A command that takes one of these concepts takes it under exactly these spellings (a
 test walks every command and checks it): ``-t/--task`` selects tasks (``id``, ``id:subtask``; several, repeated or
 comma-separated, and ``all`` where the command runs several), ``-o/--output-dir`` is always a folder and
 ``--output-file`` always a file, ``--shots`` counts few-shot examples, ``--seed`` seeds every random choice,
-``-m/--model`` names the model and ``--json`` prints the command's results as JSON on stdout instead of a table."""
+``-m/--model`` names the model, ``--json`` prints the command's results as JSON on stdout instead of a table and
+``--bootstrap-resamples`` counts the resamples of a bootstrap."""
 
-DEPRECATED_SPELLINGS: frozenset[str] = frozenset({"-i", "--id", "--tasks", "--output"})
+DEPRECATED_SPELLINGS: frozenset[str] = frozenset({"-i", "--id", "--tasks", "--output", "--resamples"})
 """Former spellings of the vocabulary's concepts, accepted for one release as hidden aliases that print a note."""
 
 
@@ -333,6 +335,15 @@ def seed_option(*, help: str = "Random seed of the few-shot selection.", default
     return click.option(
         *VOCABULARY["seed"], "seed", cls=SharedOption, concept="seed", type=SEED, default=default, show_default=True,
         help=help,
+    )  # fmt: skip
+
+
+def bootstrap_resamples_option(*, help: str, deprecated: tuple[str, ...] = ()) -> Decorator:
+    """``--bootstrap-resamples``: the resamples of a bootstrap (``bootstrap_resamples``), at least 10, 1000 unless
+    given."""
+    return click.option(
+        *VOCABULARY["bootstrap_resamples"], "bootstrap_resamples", cls=SharedOption, concept="bootstrap_resamples",
+        deprecated=deprecated, type=click.IntRange(min=10), default=1000, show_default=True, help=help,
     )  # fmt: skip
 
 
