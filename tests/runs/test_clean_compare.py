@@ -52,7 +52,19 @@ def _run(predictor: str, output: Path, *reports: Path, task: str = "arithmetic_l
 
 def _compare(a: Path, b: Path, subset: str) -> Any:
     result = CliRunner().invoke(
-        cli, ["compare", str(a), str(b), "--subset", subset, "--json", "--bootstrap-resamples", "20", "--permutations", "20"]
+        cli,
+        [
+            "compare",
+            str(a),
+            str(b),
+            "--subset",
+            subset,
+            "--json",
+            "--bootstrap-resamples",
+            "20",
+            "--permutations",
+            "20",
+        ],
     )
     return result
 
