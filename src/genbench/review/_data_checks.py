@@ -278,6 +278,9 @@ def check_example_types(task: Any) -> None:
 
     Raises:
         TaskCheckFailure: per split, the first bad example (split and ``_genbench_idx``) and how many are bad.
+
+    >>> from genbench import load_task
+    >>> check_example_types(load_task("ner_unseen_entities"))  # sequence labeling: a list of labels per token list
     """
     task_type = TaskType(task.config.task_type)
     needs_options = task.config.preparation_strategies.prompt_based_testing is not None
