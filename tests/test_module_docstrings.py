@@ -14,11 +14,6 @@ STILL_LONG = {
     "config/_jsonnet/__init__.py",
     "config/_jsonnet/worker.py",
     "contamination/_embedded/token_scan.py",
-    "runs/__init__.py",
-    "runs/_hf.py",
-    "runs/_merged_results.py",
-    "runs/_request_cache.py",
-    "runs/_results_schema.py",
 }
 
 
