@@ -2,11 +2,6 @@
 
 Each check takes the loaded :class:`~genbench.Task` and reads its raw datasets (``task.get_datasets_raw()``, computed
 once per task object).
-
->>> from genbench import load_task
->>> task = load_task("arithmetic_length")
->>> check_declared_splits(task)
->>> check_example_types(task)
 """
 
 from __future__ import annotations
@@ -132,6 +127,11 @@ def check_declared_splits(task: Any) -> None:
 
     Raises:
         TaskCheckFailure: listing every mismatch.
+
+    >>> from genbench import load_task
+    >>> task = load_task("arithmetic_length")
+    >>> check_declared_splits(task)
+    >>> check_example_types(task)
     """
     import warnings
 
