@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import math
 from numbers import Real
-from typing import Any
 
 
-def is_finite_number(value: Any) -> bool:
+def is_finite_number(value: object) -> bool:
     """Whether ``value`` is a finite real number and not a boolean (numpy's scalars included).
 
     >>> is_finite_number(0.5), is_finite_number(True), is_finite_number(float("nan")), is_finite_number("1")
@@ -27,10 +26,10 @@ def is_finite_number(value: Any) -> bool:
         return False
 
 
-def finite_number(value: Any) -> float | None:
+def finite_number(value: object) -> float | None:
     """``value`` as a float when :func:`is_finite_number`, else None.
 
     >>> finite_number(3), finite_number(None)
     (3.0, None)
     """
-    return float(value) if is_finite_number(value) else None
+    return float(value) if isinstance(value, Real) and is_finite_number(value) else None
