@@ -6,40 +6,7 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "genbench"
-MAX_LINES = 10
-
-# Modules whose docstring is still over MAX_LINES, to be trimmed; the list may only shrink (a module trimmed below
-# the limit must leave it, see test_still_long_list_is_current).
-STILL_LONG = {
-    "authoring/_scaffold.py",
-    "authoring/submission/_submit.py",
-    "cli/_warnings_output.py",
-    "config/_leniency.py",
-    "config/_validation.py",
-    "contamination/_index_backend.py",
-    "contamination/_embedded/token_scan.py",
-    "contamination/_es/vector_index.py",
-    "contamination/shift/_engine.py",
-    "contamination/shift/_infinigram.py",
-    "contamination/_source_check.py",
-    "contamination/_workflow.py",
-    "_core/bootstrap.py",
-    "_core/json_files.py",
-    "_core/metric_values.py",
-    "data/__init__.py",
-    "metrics/_classification_metrics.py",
-    "prompting/_formatting.py",
-    "_registry/metadata_cache.py",
-    "review/_base.py",
-    "review/checks.py",
-    "review/_plan.py",
-    "review/_plugin.py",
-    "runs/__init__.py",
-    "runs/_hf.py",
-    "runs/_merged_results.py",
-    "runs/_request_cache.py",
-    "runs/_results_schema.py",
-}
+MAX_LINES = 7
 
 
 def _docstring_lines() -> dict[str, int]:
@@ -60,16 +27,8 @@ def test_every_module_has_a_docstring() -> None:
 
 
 def test_no_module_docstring_grows_over_the_limit() -> None:
-    too_long = {
-        path: count for path, count in _docstring_lines().items() if count > MAX_LINES and path not in STILL_LONG
-    }
+    too_long = {path: count for path, count in _docstring_lines().items() if count > MAX_LINES}
     assert not too_long, (
         f"module docstrings over {MAX_LINES} lines: {too_long}; say what the module is for in a few lines and link "
         "the docs page for the rest"
     )
-
-
-def test_still_long_list_is_current() -> None:
-    lines = _docstring_lines()
-    stale = sorted(path for path in STILL_LONG if lines.get(path, 0) <= MAX_LINES)
-    assert not stale, f"remove from STILL_LONG (trimmed, moved or gone): {stale}"

@@ -1,9 +1,8 @@
 """genbench: generalisation benchmarks for NLP models.
 
-The public API is imported lazily, so ``import genbench`` loads no heavy library (datasets, evaluate, torch).
+The public API (docs/api.md) is imported lazily: ``import genbench`` loads no heavy library (datasets, torch, ...).
 
->>> import genbench
->>> sorted(n for n in genbench.__all__ if n[0].isupper())
+>>> sorted(n for n in __all__ if n[0].isupper())
 ['Task', 'TaskConfig', 'TaskDict']
 """
 

@@ -3,11 +3,6 @@
 The functions keep the original's names, signatures and results, with two deliberate differences: they see every
 task root (the package's ``tasks/`` and each ``GENBENCH_TASKS_PATH`` entry), and ids are validated before any
 path is built (:class:`~genbench._core.errors.InvalidTaskIdError`, a ``ValueError``).
-
->>> get_task_dir("negation_consistency:affirmative").name
-'affirmative'
->>> "negation_consistency:negated" in get_all_tasks_and_subtasks_ids()
-True
 """
 
 from __future__ import annotations
@@ -49,6 +44,11 @@ def get_task_dir(task_id: str, subtask_id: str | None = None) -> Path:
     Raises:
         InvalidTaskIdError: a malformed id.
         TaskNotFoundError: no such task or subtask.
+
+    >>> get_task_dir("negation_consistency:affirmative").name
+    'affirmative'
+    >>> "negation_consistency:negated" in get_all_tasks_and_subtasks_ids()
+    True
     """
     return _get_task_dir(task_id, subtask_id)
 

@@ -1,16 +1,8 @@
 """Confidence intervals and paired tests from per-sample scores (NumPy, seeded, vectorised).
 
-- :func:`bootstrap_mean_interval`: the percentile bootstrap interval of a mean. ``resamples`` index vectors of
-  length ``n`` are drawn with replacement by ``numpy.random.default_rng(seed).integers(0, n, (resamples, n))``,
-  each gives the mean of the resampled scores, and the interval is the ``(1 - confidence) / 2`` and
-  ``(1 + confidence) / 2`` quantiles of those means (``numpy.quantile``, linear interpolation).
-- :func:`paired_difference`: a paired bootstrap interval of ``mean(a - b)`` and a two-sided paired permutation
-  (sign-flip) test: its p-value is ``(1 + #{|mean(s * d)| >= |mean(d)|}) / (1 + permutations)``.
-
-Hand-written because ``scipy.stats.bootstrap`` recomputes through a generic vectorised callable and draws its
-resamples differently for each method; the explicit index matrix lets results files state exactly what was done
-and lets the paired test reuse the same draws for both systems. ``tests/runs/test_bootstrap.py`` checks them
-against a direct loop and against scipy.
+Hand-written rather than ``scipy.stats.bootstrap``: the explicit index matrix (:func:`resample_indices`) lets results
+files state exactly what was drawn and lets a paired test reuse the same draws for both systems. The methods:
+docs/running_models.md, "Confidence intervals" and "Comparing two results".
 """
 
 from __future__ import annotations
@@ -43,7 +35,8 @@ def bootstrap_mean_interval(
     seed: int = 42,
     confidence: float = CONFIDENCE,
 ) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean of ``scores``.
+    """Percentile bootstrap interval of the mean of ``scores``: the ``(1 - confidence) / 2`` and
+    ``(1 + confidence) / 2`` quantiles (``numpy.quantile``, linear) of the means of :func:`resample_indices`' rows.
 
     >>> bootstrap_mean_interval([1.0, 1.0, 1.0])
     (1.0, 1.0)
@@ -76,6 +69,9 @@ def paired_difference(
     confidence: float = CONFIDENCE,
 ) -> PairedDifference:
     """Compare paired per-sample scores of two systems (same examples, same order).
+
+    The interval is :func:`bootstrap_mean_interval` of ``a - b``; the p-value, of a two-sided paired permutation
+    (sign-flip) test, is ``(1 + #{|mean(s * d)| >= |mean(d)|}) / (1 + permutations)``.
 
     >>> result = paired_difference([1, 1, 1, 0] * 10, [0, 0, 1, 0] * 10)
     >>> round(result.difference, 2), result.p_value < 0.01

@@ -1,10 +1,9 @@
 """The features behind :class:`~genbench.Task`'s methods, as typed slots: contamination checks, cross-encoder
 evaluation, model runs and notebook cards.
 
-``genbench.task`` sits below the packages that implement them and imports none of them; each method calls its slot
-here (``Task.check_contamination`` -> :func:`contamination_scores`). The package root (``genbench/__init__.py``)
-fills a slot on its first use with the feature's own function, imported then (the features load numpy and more,
-which ``import genbench`` does not). Third-party plug-ins use the entry-point groups of :mod:`genbench._core.plugins`.
+``genbench.task`` imports none of the packages above it; each method calls its slot here, which the package root
+fills on first use with the feature's own function, imported then (so ``import genbench`` stays light). Third-party
+plug-ins use the entry-point groups of :mod:`genbench._core.plugins`. See docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
 """The one strict JSON reader for every file genbench reads back (results, per-sample logs, manifests, records).
 
-Python's ``json`` module accepts ``NaN``, ``Infinity`` and ``-Infinity`` (not JSON), recurses once per nesting level
-(a file nested 100,000 deep ends in ``RecursionError``), reads whatever a path names (a FIFO blocks forever) and
-reports a damaged file as a bare ``JSONDecodeError`` without its name. The readers here refuse all of that with a
-:class:`~genbench._core.errors.DamagedFileError` that names the file (and the line of a JSON Lines file):
-
-- only regular files are opened (checked on the open descriptor, opened non-blocking, so a FIFO is never waited on);
-- the file (or, for JSON Lines, each line) must fit a size limit, checked before it is read;
-- ``NaN``/``Infinity``, invalid UTF-8 and nesting deeper than ``max_depth`` are errors;
-- so are a key given twice in one object (``{"value": 0.1, "value": 0.99}``: Python keeps the last, silently) and an
-  integer beyond the range of a float (no genbench file holds one; computing with it would raise ``OverflowError``).
-
-No library offers these limits for the standard ``json`` grammar (orjson refuses NaN but fixes its depth at 1024
-and reads no files), so they are written here, around the standard parser.
+What Python's ``json`` lets through (``NaN``, a key given twice, nesting deep enough for ``RecursionError``, a FIFO,
+an oversized file) is a :class:`~genbench._core.errors.DamagedFileError` naming the file and line. Written around the
+standard parser because no library offers these limits (orjson fixes its depth at 1024 and reads no files). The
+full list: docs/running_models.md#results-files.
 """
 
 from __future__ import annotations

@@ -2,13 +2,6 @@
 
 One definition for everything that merges, resamples, compares or ranks results (``True`` is an ``int`` in Python,
 JSON may spell ``NaN``, and an integer of 400 digits has no float; none of them is a score).
-
->>> is_finite_number(0.5), is_finite_number(True), is_finite_number(float("nan")), is_finite_number("1")
-(True, False, False, False)
->>> is_finite_number(10**400)
-False
->>> finite_number(3), finite_number(None)
-(3.0, None)
 """
 
 from __future__ import annotations
@@ -18,7 +11,13 @@ from numbers import Real
 
 
 def is_finite_number(value: object) -> bool:
-    """Whether ``value`` is a finite real number and not a boolean (numpy's scalars included)."""
+    """Whether ``value`` is a finite real number and not a boolean (numpy's scalars included).
+
+    >>> is_finite_number(0.5), is_finite_number(True), is_finite_number(float("nan")), is_finite_number("1")
+    (True, False, False, False)
+    >>> is_finite_number(10**400)
+    False
+    """
     if not isinstance(value, Real) or isinstance(value, bool):
         return False
     try:
@@ -28,5 +27,9 @@ def is_finite_number(value: object) -> bool:
 
 
 def finite_number(value: object) -> float | None:
-    """``value`` as a float when :func:`is_finite_number`, else None."""
+    """``value`` as a float when :func:`is_finite_number`, else None.
+
+    >>> finite_number(3), finite_number(None)
+    (3.0, None)
+    """
     return float(value) if isinstance(value, Real) and is_finite_number(value) else None

@@ -1,10 +1,9 @@
 """Temporaries that a killed writer left behind, told apart from a live writer's by a lock, and removed.
 
-Every temporary genbench writes (``atomic_open``'s ``.<name>.<random>.genbench.tmp``, the data cache's staged
-downloads and scratch folders) is locked by its writer (``filelock``'s native lock on the open descriptor) from the
-moment it exists until it is renamed or removed. The kernel drops the lock when the writer dies, however it dies, so
-a temporary that is unlocked and older than :data:`STALE_AFTER_S` is a leftover, and one that is locked belongs to a
-run still going, never touched. Where the platform has no native lock, a temporary counts as stale once a day old.
+Every temporary genbench writes is locked by its writer (``filelock``'s native lock on the open descriptor) until it
+is renamed or removed; the kernel drops the lock however the writer dies, so an unlocked temporary older than
+:data:`STALE_AFTER_S` is a leftover, and a locked one is never touched. Without a native lock, a temporary counts as
+stale once a day old. See docs/data.md#the-download-cache.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """Which mean over tasks the leaderboard ranks by: raw headline scores, or scores normalised to each task's chance.
 
-``chance-normalised`` (as the Open LLM Leaderboard v2 does) maps each task's headline to ``100 * (score - chance) /
-(perfect - chance)``: 0 is chance, 100 is perfect, below chance is negative (not clipped: a model under chance says
-so). A task's *chance level* is the best score of the board's baseline predictors on it (``baseline:`` results; see
-:mod:`genbench.runs.baselines`: for multiple choice the majority option, which sits at chance); *perfect* is 1 when
-every score on the task lies in [0, 1], else 100. A task with no baseline on the board, or whose baseline is already
-perfect, has no known chance level: it is left out of the normalised means and ranks, and the pages name it.
-See docs/leaderboard.md.
+``chance-normalised`` maps a task's headline to ``100 * (score - chance) / (perfect - chance)``, not clipped; chance
+is the best score of the board's baselines on the task. A task with no known chance level is left out of the
+normalised means and ranks, and the pages name it. See docs/leaderboard.md#raw-or-chance-normalised-means.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
-"""The measured shift on the leaderboard: the shift report a results file records (``shift_report``: its file name
-and SHA-256), found and checked, and the contamination flags derived from it.
+"""The measured shift on the leaderboard: the shift report a results file records, found and checked, and the
+contamination flags derived from it.
 
-A report is shown only when a file with the recorded SHA-256 is found (next to the results file, or given with
-``--shift-report``) and passes :func:`~genbench.contamination.shift._report.read_shift_report`; otherwise the page
-says why not. A model gets a contamination flag on a task only when it declares a training corpus (``--model-info``)
-that a shown report of the task measured, and that report flags at least one example: never by hand. See
-docs/leaderboard.md (Contamination flags).
+A report is shown only when a file with the recorded SHA-256 is found and valid; a model is flagged on a task only
+when it declares a training corpus (``--model-info``) that a shown report measured and flagged examples in, never
+by hand. See docs/leaderboard.md#measured-shift-and-contamination-flags.
 """
 
 from __future__ import annotations

@@ -1,12 +1,6 @@
 """Human names for metric keys and taxonomy axes (the raw key stays on hover and in ``leaderboard.json``).
 
-A metric key is ``<source>__<name>`` (``hf_seqeval__overall_f1``, ``cross_encoder_reranking__ndcg@10``), with
-seqeval's per-entity keys one part longer (``hf_seqeval__LOC__f1``) and the answer-checking rates bare
-(``out_of_set_answer_rate``). Prefixes qualify it: a subtask of a merged TaskDict result (``affirmative.``), the
-length-normalised scoring of multiple choice (``length_normalised.``) and a TaskDict's own merged metrics
-(``negation_gap__``), in any nesting (``negation_gap__length_normalised.hf_f1__f1``). The name's last word is the
-measure (F1, accuracy, nDCG@10); words before it qualify it (``overall``); the source says where it comes from when
-the measure does not (``hf_accuracy__accuracy`` is just "Accuracy").
+How a key is read: :func:`parse_metric_key`; examples of the names: docs/leaderboard.md.
 """
 
 from __future__ import annotations
@@ -74,7 +68,7 @@ DIRECTION_MARKS: dict[str, str] = {"higher": "", "lower": "↓", "zero": "|x|↓
 
 @dataclass
 class MetricKey:
-    """A result key taken apart (see the module's docstring)."""
+    """A result key taken apart (see :func:`parse_metric_key`)."""
 
     subtasks: list[str] = field(default_factory=list)
     merges: list[str] = field(default_factory=list)
@@ -128,6 +122,13 @@ def _is_merge(head: str, tail: str) -> bool:
 
 def parse_metric_key(key: str) -> MetricKey:
     """Take a result key apart.
+
+    A key is ``<source>__<name>`` (``hf_seqeval__overall_f1``, ``cross_encoder_reranking__ndcg@10``), with seqeval's
+    per-entity keys one part longer (``hf_seqeval__LOC__f1``) and the answer-checking rates bare
+    (``out_of_set_answer_rate``). Prefixes qualify it: a subtask of a merged TaskDict result (``affirmative.``), the
+    length-normalised scoring of multiple choice (``length_normalised.``) and a TaskDict's own merged metrics
+    (``negation_gap__``), in any nesting. The name's last word is the measure (F1, accuracy, nDCG@10); words before it
+    qualify it (``overall``); the source is named only when the measure does not say it.
 
     >>> parsed = parse_metric_key("negation_gap__length_normalised.hf_f1__f1")
     >>> parsed.merges, parsed.length_normalised, parsed.source, parsed.measure

@@ -1,10 +1,7 @@
 """The overview page (``index.html``): the ranking, the means per taxonomy value, the scores per task, the baselines.
 
 What each part shows is computed here; the markup is in ``templates/overview.html.j2`` and the templates it
-includes. Laid out to fit a laptop screen without scrolling sideways: the ranking and the per-axis view side by side
-(one axis at a time, picked with buttons), then the scores per task with tasks as rows and models as columns (a table
-that scrolls inside its own box when there are many models, never the page). Long model names are cut with an
-ellipsis, the full name on hover.
+includes, laid out to fit a laptop screen without scrolling sideways. See docs/leaderboard.md#the-overview-a-ranking.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """Per-sample logs for the ranking: each read once, hashed and parsed in the same pass.
 
-A results file records the SHA-256 of the log it was written with (``samples_sha256``); a log that does not match
-is not from the same run and is never used (:func:`genbench.runs._results.check_samples_digest` raises). Reading a
-log here hashes every byte while it parses the lines, so checking and using it cost one read, where
-``read_results(..., with_samples=False)`` and a second reader cost two.
-
-Only what the ranking uses is checked on each line (an object with a ``metrics`` object), where ``read_results``
-checks every line against the whole sample schema: that took 90% of a 100-file build (jsonschema per line). The
-digest stands for the rest: a log whose digest matches is the one genbench validated when it wrote it.
+A log whose SHA-256 is not the ``samples_sha256`` of its results file is from another run and never used
+(:func:`genbench.runs._results.check_samples_digest` raises). Only what the ranking uses is checked on each line (an
+object with a ``metrics`` object), not the whole sample schema: a log whose digest matches is the one genbench
+validated when it wrote it. See docs/leaderboard.md.
 """
 
 from __future__ import annotations

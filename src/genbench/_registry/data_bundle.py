@@ -1,12 +1,9 @@
 """Data bundles: cached task data in one tar file, to carry to a machine without internet.
 
-``export_bundle`` writes the cached downloads and Hub dataset exports of some tasks into a tar with a manifest
-(``genbench-data-manifest.json``: each file's URI, SHA-256 and size; each Hub dataset's id, config, revision and
-per-file SHA-256). ``import_bundle`` trusts nothing in the tar: it refuses links and special files, members that
-tarfile's ``data`` filter (PEP 706) refuses or renames, members the manifest does not list and listed members that
-are missing; it extracts into a scratch folder inside the cache, verifies every size and SHA-256 (and that downloads
-are valid JSONL), and only when all of that passed moves the entries into place, each with an atomic rename.
-Destinations are computed from the URI or (id, config, revision), never taken from member names.
+``export_bundle`` writes the tasks' cached data into a tar with a manifest; ``import_bundle`` trusts nothing in it
+(links, special files, members tarfile's ``data`` filter refuses or renames, members not listed or missing), verifies
+every file in a scratch folder and only then moves each entry into place, at a destination computed from its URI or
+(id, config, revision), never from a member name. See docs/data.md#working-offline.
 """
 
 from __future__ import annotations

@@ -4,10 +4,6 @@ A listing never imports a ``task.py`` nor ``datasets``, and one broken task neve
 config (or directory) is broken is listed with ``error`` set, next to the good ones. Records are kept in the
 registry metadata cache (:mod:`genbench._registry.metadata_cache`), so a listing whose task files did not change
 evaluates no Jsonnet at all.
-
->>> records = task_records()
->>> [r["type"] for r in records if r["id"] == "negation_consistency"]
-['task_dict']
 """
 
 from __future__ import annotations
@@ -154,6 +150,10 @@ def task_records(*, strict: bool = False, use_cache: bool = True) -> list[dict[s
 
     Raises:
         GenBenchError: ``strict`` and a task is broken.
+
+    >>> records = task_records()
+    >>> [r["type"] for r in records if r["id"] == "negation_consistency"]
+    ['task_dict']
     """
     tasks, problems = scan_task_dirs()
     cache = metadata_cache.RegistryCache.load() if use_cache else None

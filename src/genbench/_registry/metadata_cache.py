@@ -1,16 +1,9 @@
 """The registry metadata cache: listing records of tasks whose files did not change, without evaluating Jsonnet.
 
-``list-tasks`` reads every task's config; evaluating and validating 100 configs costs far more than looking at
-their files. A record is reused while the task's *fingerprint* is unchanged: the path, size and modification
-time (ns) of every config-like file (``*.jsonnet``, ``*.libsonnet``, ``*.json``) and code file (``task.py``,
-``__init__.py``) under the task directory (3 levels deep, which covers subtasks and the files their configs may
-import), plus its subdirectory and symlink names. The genbench version is part of the key too, so an upgrade
-with different validation rules re-reads every config.
-
-The cache is one JSON file, ``<genbench cache>/registry/tasks.json`` (``$GENBENCH_CACHE`` or the user cache
-directory), written atomically (a temporary file renamed into place) and validated field by field before any of
-it is trusted: a file that is unreadable, of another format version, or malformed is ignored and rewritten.
-``GENBENCH_REGISTRY_CACHE=off`` disables it.
+A record is reused while the task's :func:`fingerprint` (path, size and modification time of its config and code
+files) and the genbench version are unchanged. The cache file is written atomically and validated field by field
+before any of it is trusted: a file that is unreadable, of another format version or malformed is ignored and
+rewritten. See docs/cli.md#list-tasks.
 """
 
 from __future__ import annotations

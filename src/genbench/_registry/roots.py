@@ -1,11 +1,8 @@
 """Where tasks live: the package's ``tasks/`` directory and every ``GENBENCH_TASKS_PATH`` root.
 
-A ``GENBENCH_TASKS_PATH`` root that is the shipped registry of another genbench copy (a contributor's second clone,
-``<clone>/src/genbench/tasks``, while genbench runs from another checkout) takes the place of the package's
-``tasks/``: its copies of the shipped tasks are the ones worked on, not a second definition of each.
-
-Its own module so that the registry (:mod:`genbench.task._factory`) and the task-module importer
-(:mod:`genbench._registry.task_modules`) both depend on it without depending on each other.
+A root that is another genbench copy's shipped registry (a contributor's clone) takes the place of the package's
+``tasks/``, so the shipped tasks are not defined twice. Its own module so that the registry and the task-module
+importer (:mod:`genbench._registry.task_modules`) both depend on it without depending on each other.
 """
 
 from __future__ import annotations

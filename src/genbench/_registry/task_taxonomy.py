@@ -2,11 +2,6 @@
 
 A task with subtasks may declare the block once for all of them (``docs/taxonomy.md``); the subtasks are run and
 scored one by one, so their results files and cards must find it there.
-
->>> task_taxonomy("negation_consistency:negated").values("shift_type")
-['covariate']
->>> task_taxonomy("arithmetic_length").values("generalisation_type")
-['compositional']
 """
 
 from __future__ import annotations
@@ -25,6 +20,11 @@ def task_taxonomy(task_id: str, config: TaskConfig | TaskDictConfig | None = Non
     None), else the block of the subtask's task with subtasks, else None.
 
     A parent whose config cannot be read gives None (its own loading reports the problem).
+
+    >>> task_taxonomy("negation_consistency:negated").values("shift_type")
+    ['covariate']
+    >>> task_taxonomy("arithmetic_length").values("generalisation_type")
+    ['compositional']
     """
     if config is None:
         config = _quiet_config(task_id)

@@ -1,15 +1,8 @@
 """Creating a new task directory from the packaged cookiecutter templates (``genbench-cli create-task``).
 
-A task is rendered from the template ``genbench/authoring/templates/task``; a task with subtasks from
-``genbench/authoring/templates/task_with_subtasks`` (the parent directory) plus ``task`` once per subtask inside it.
-Rendering happens in a hidden staging directory next to the destination, and the finished task is moved into place
-at the end, so a failure leaves no half-created task behind.
-
->>> import tempfile
->>> with tempfile.TemporaryDirectory() as root:  # an id no registry task has: an author may have my_awesome_task
-...     path = create_task("Scaffold Doctest Example", authors=["Jane Doe"], tasks_dir=root)
-...     print(path.name, sorted(p.name for p in path.iterdir()))
-scaffold_doctest_example ['__init__.py', 'config.jsonnet', 'data', 'doc.md', 'task.py']
+A task is rendered from ``templates/task``; a task with subtasks from ``templates/task_with_subtasks`` plus ``task``
+once per subtask. Rendering happens in a hidden staging directory moved into place at the end, so a failure leaves
+no half-created task behind. See docs/cli.md#create-task.
 """
 
 from __future__ import annotations
@@ -195,6 +188,12 @@ def create_task(
     """Create a task directory from the templates, ready for ``genbench-cli test-task``.
 
     The task works as created on a small example data set (sums of two numbers) that the author then replaces.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as root:  # an id no registry task has: an author may have my_awesome_task
+    ...     path = create_task("Scaffold Doctest Example", authors=["Jane Doe"], tasks_dir=root)
+    ...     print(path.name, sorted(p.name for p in path.iterdir()))
+    scaffold_doctest_example ['__init__.py', 'config.jsonnet', 'data', 'doc.md', 'task.py']
 
     Args:
         name: The task's name, e.g. ``"My Awesome Task"``.

@@ -1,11 +1,9 @@
 """``genbench-cli``: thin click commands over the public API.
 
-Each command lives in its own module (``genbench/cli/_<command>.py``) and is attached here by name in
-:data:`COMMANDS`, the plugin group ``genbench.cli_commands`` (:mod:`genbench._core.plugins`): a command's module is
-imported only when the command runs (``--help`` lists genbench's own from :data:`SHORT_HELP`). Other packages add
-commands with entry points of that group (``my-command = "my_package.cli:my_command"``, a click command). Errors: a
-``GenBenchError`` (or any other exception) prints ``Error: ...`` and exits 1, with the traceback only under
-``--debug``; usage errors exit 2, an unknown command with the close matches.
+Each command lives in ``genbench/cli/_<command>.py``, attached by name in :data:`COMMANDS` (the plugin group
+``genbench.cli_commands``) and imported only when it runs; ``--help`` lists genbench's own from :data:`SHORT_HELP`.
+Errors print ``Error: ...`` and exit 1 (the traceback only under ``--debug``); usage errors exit 2. See
+docs/cli.md#conventions.
 """
 
 from __future__ import annotations

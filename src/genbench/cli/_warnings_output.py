@@ -1,16 +1,8 @@
 """Config warnings rendered for people: one line each, grouped per task, on the CLI's stderr console.
 
-Loading a task warns with :class:`~genbench._core.errors.GenbenchConfigWarning` (lenient at the door). Python's
-default format (``.../factory.py:49: GenbenchConfigWarning: ...`` and a line of genbench's source) reads like a
-traceback; while a command runs, :func:`rendered_config_warnings` collects these warnings instead and prints them at
-the end, before any error, as::
-
-    Config warnings of warn_task (1):
-      tasks/warn_task/config.jsonnet:48: preparation_strategies...input_prefx: unknown field, ignored; did you mean ...
-
-Other warnings keep Python's format. ``--json`` output carries the warnings as data (``list-tasks --json``: each
-record's ``warnings``, made by :meth:`~genbench._core.errors.GenbenchConfigWarning.as_record`: ``{file, line, field,
-message, fix}``).
+While a command runs, :func:`rendered_config_warnings` collects the
+:class:`~genbench._core.errors.GenbenchConfigWarning`s of loading tasks (Python's format reads like a traceback) and
+prints them at the end, before any error; other warnings keep Python's format. See docs/cli.md#conventions.
 """
 
 from __future__ import annotations

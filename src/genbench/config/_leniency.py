@@ -1,16 +1,9 @@
 """Lenient at the door: configs the original framework accepted load, each deviation reported as a problem to warn.
 
-The original GenBench framework read configs with ``dataclass_factory``, which ignores unknown keys, and read a
-TaskDict's config as a plain dict. So real tasks carry unknown keys, extra keys in metric entries
-(``average: 'macro'`` next to ``hf_id``), task fields in a TaskDict config, and spellings of the original guide.
-This module rewrites such a document into the current schema and lists, for each change, a
-:class:`~genbench._core.errors.ConfigProblem` naming the dotted field, what happened and what to write instead; the
-loader turns them into :class:`~genbench._core.errors.GenbenchConfigWarning`s, and the review fails on them.
-
-What is kept where: unknown keys of a metric entry stay on the entry (``metric.model_extra``) and unknown keys of
-a TaskDict config stay on it (``config.model_extra``), because task code written for the original may read them;
-they are *not* passed to the metric (the original did not pass them either: only ``compute_extra_kwargs`` reaches
-``compute``). Every other unknown key is dropped, as the original dropped it.
+A document is rewritten into the current schema, with one :class:`~genbench._core.errors.ConfigProblem` per change
+(field, what happened, what to write). Unknown keys of metric entries and TaskDict configs stay in ``model_extra``
+(task code written for the original may read them) but never reach the metric; other unknown keys are dropped, as
+the original dropped them. See docs/config.md#lenient-at-the-door-strict-at-the-gate.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Finding the line of a dotted config field in jsonnet source, for messages that name ``file:line``.
 
-The source is tokenized by Pygments' Jsonnet lexer (comments ``//``, ``#``, ``/* */``, strings and text blocks are
-tokens of their own, so a field's name inside them is never taken for the field). Neither jsonnet binding exposes a
-syntax tree, so the object structure is read here from the tokens: which keys are defined under which keys and array
-elements. Where a field is defined more than once (``{a: 1} + {a: 2}``), the last definition is the one that wins in
-jsonnet, and its line is the one given.
+The source is tokenized by Pygments' Jsonnet lexer, so a field name inside a comment or string is never taken for
+the field, and the object structure is read from the tokens, since neither jsonnet binding exposes a syntax tree.
+A field defined more than once (``{a: 1} + {a: 2}``) is located where jsonnet takes it from: its last definition.
 """
 
 from __future__ import annotations

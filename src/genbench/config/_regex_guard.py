@@ -1,12 +1,9 @@
 """Regexes from configs (``free_form_output_regex``), guarded against catastrophic backtracking.
 
-A regex such as ``(a+)+$`` takes time exponential in the length of a prediction that almost matches; with
-Python's ``re`` one 25-character model output took 0.8 s and each further 2 characters doubled it, so a task
-could stall every evaluation. Config regexes are therefore compiled and matched with the ``regex`` package
-(``re``-compatible syntax, version 0): its engine matches that pattern in linear time, and for the patterns that
-still backtrack exponentially (overlapping alternatives such as ``(a|aa)+$``) its matching takes a ``timeout``;
-a match that exceeds it is a :class:`~genbench._core.errors.ConfigError` naming the field and the fix. The limit is
-``GENBENCH_REGEX_TIMEOUT`` seconds (default 1), per prediction.
+A regex such as ``(a+)+$`` takes time exponential in the length of a prediction that almost matches, so one task
+could stall every evaluation. Config regexes are compiled and matched with the ``regex`` package (``re``-compatible
+syntax, version 0), which matches that pattern in linear time and stops the rest after ``GENBENCH_REGEX_TIMEOUT``
+seconds per prediction with a :class:`~genbench._core.errors.ConfigError`. See docs/config.md#regular-expressions.
 """
 
 from __future__ import annotations

@@ -3,10 +3,6 @@
 The axes and their values are defined once, in :mod:`genbench._core.taxonomy` (with their source); this module makes
 them a typed config section, so that the JSON Schema lists the values for editor completion and a wrong value is an
 error with a did-you-mean.
-
->>> block = TaxonomyConfig.model_validate({"generalisation_type": "compositional", "shift_locus": "train-test"})
->>> block.as_lists()["shift_locus"], block.as_lists()["motivation"]
-(['train-test'], [])
 """
 
 from __future__ import annotations
@@ -127,5 +123,11 @@ class TaxonomyConfig(BaseModel):
 
     def as_lists(self) -> dict[str, list[str]]:
         """Every axis as a list of values (``[]`` when not given), in the taxonomy's order: the form results files
-        and the leaderboard read."""
+        and the leaderboard read.
+
+        >>> values = {"generalisation_type": "compositional", "shift_locus": "train-test"}
+        >>> block = TaxonomyConfig.model_validate(values)
+        >>> block.as_lists()["shift_locus"], block.as_lists()["motivation"]
+        (['train-test'], [])
+        """
         return {axis: self.values(axis) for axis in AXIS_NAMES}

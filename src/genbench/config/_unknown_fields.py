@@ -2,12 +2,7 @@
 
 The loader (:mod:`genbench.config._leniency`) and the schema's own lenient sections (an
 :class:`~genbench.config._schema.EvaluationMetricConfig` validated by itself, as ``compute_metric`` does with a
-mapping) both word it here, so an author reads the same sentence wherever the key turns up:
-
->>> unknown_field_message("averge", ["hf_id", "average"], kept=True)
-'unknown field, kept on the config, but not used; did you mean `average`?'
->>> unknown_field_message("task_type", ["hf_id"], kept=False, home="")
-'unknown field, ignored; it belongs in `the top level`: move it there'
+mapping) both word it here, so an author reads the same sentence wherever the key turns up.
 """
 
 from __future__ import annotations
@@ -38,6 +33,11 @@ def unknown_field_message(
     Returns:
         ``unknown field, <kept or ignored>; <fix>``: the fix is "did you mean" for a misspelling, else where the
         field belongs, else ``advice`` (or: delete it).
+
+    >>> unknown_field_message("averge", ["hf_id", "average"], kept=True)
+    'unknown field, kept on the config, but not used; did you mean `average`?'
+    >>> unknown_field_message("task_type", ["hf_id"], kept=False, home="")
+    'unknown field, ignored; it belongs in `the top level`: move it there'
     """
     suggestion = difflib.get_close_matches(key, list(allowed), n=1, cutoff=MISSPELLING_CUTOFF)
     if suggestion:

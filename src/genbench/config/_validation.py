@@ -1,16 +1,9 @@
 """Validation of config documents: what makes a task unusable (errors) and what only a review rejects (warnings).
 
-A document is first relaxed (:mod:`genbench.config._leniency`: legacy spellings, unknown keys), then validated
-against the typed schema; schema problems (missing required fields, wrong types, unknown task types) are errors.
-Cross-field rules run last and skip every field the schema already rejected, so a bad ``has_train_set`` is
-reported once, as the cause, and not again through the rules it breaks. Errors are raised together as one
-:class:`~genbench._core.errors.ConfigError`; the rest is returned as warnings.
-
-What stays an error: what the original framework also rejected (missing ``name``/``description``/``keywords``/
-``authors``, an ``hf`` source without ``hf_id`` or ``git_commit_sha``, a ``manual`` source without ``test`` or with
-an unreadable URI, a ``field_mapping`` without ``input``/``target``), what cannot be read (wrong types, unknown
-task or metric types, a regex that does not compile), and the rules of genbench's own new features (reranking
-metrics, contamination checks), which no config written for the original uses.
+A document is relaxed (:mod:`genbench.config._leniency`), validated against the typed schema, then checked by the
+cross-field rules, which skip every field the schema already rejected (a cause is reported once, not again through
+its consequences). Errors are raised together as one :class:`~genbench._core.errors.ConfigError`; the rest is
+returned as warnings. What stays an error: docs/config.md#lenient-at-the-door-strict-at-the-gate.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Keep the C allocator's freed memory for the next block while streaming (glibc only; elsewhere nothing happens).
 
-The one-shot scan allocates and frees the same few arrays for every block of training data. With glibc's default
-settings most of them are fresh memory maps, touched page by page and unmapped again: about a quarter of the scan's
-CPU time went to the kernel (page faults and unmapping). :func:`reused_heap` raises glibc's mmap and trim
-thresholds (``mallopt``) while the scan runs, so that freed blocks are reused, then sets glibc's default values
-back. No library exposes ``mallopt``, hence ``ctypes``. Setting the thresholds turns off glibc's dynamic adjustment
-of the mmap threshold for the rest of the process, which only changes when memory is given back to the system.
+:func:`reused_heap` raises glibc's mmap and trim thresholds (``mallopt``, through ``ctypes``: no library exposes it)
+while the one-shot scan runs, so the arrays it frees for every block are reused instead of being unmapped and faulted
+in again, then sets the defaults back. This turns off glibc's dynamic mmap threshold for the rest of the process,
+which only changes when memory is given back to the system. See docs/contamination.md#one-shot-scan-no-index.
 """
 
 from __future__ import annotations

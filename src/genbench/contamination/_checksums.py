@@ -1,11 +1,9 @@
 """The checksum of contamination's own files and of the training files they were made from: XXH3-128.
 
-It guards against damage and change (a disk, a copy cut short, rows appended to a training file), not against
-someone who also rewrites what records it, so it need not be cryptographic: ``xxhash`` (installed with ``datasets``)
-hashes about 15 times faster than SHA-256 here, so checks that read whole files cost little more than the reading.
-A training file's fingerprint stays its SHA-256 (what ``sha256sum`` prints, recorded in reports). Beside its
-checksum, a training file's :func:`file_state` is recorded: a file whose size and times are unchanged is taken as
-unchanged without reading it (what ``make`` and rsync's quick check do; the change time cannot be set back).
+It guards against damage and change, not against someone who also rewrites what records it, so it need not be
+cryptographic, and ``xxhash`` (installed with ``datasets``) is much faster than SHA-256. A training file's fingerprint
+stays its SHA-256 (recorded in reports); its :func:`file_state` (size and times) lets an unchanged file be taken as
+unchanged without reading it. See docs/contamination.md#damaged-indexes.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """The index backend interface, search settings and search results, shared by every backend.
 
-A backend builds indexes of training datasets and opens them for search. The embedded backend
-(:class:`~genbench.contamination._embedded.EmbeddedBackend`, the default) keeps them as files on disk; the
-Elasticsearch backend (:class:`~genbench.contamination._es.ElasticsearchBackend`) on a server. Backends are chosen by
-name through :mod:`~genbench.contamination._backend_registry`. Whatever the backend, scores follow
-:mod:`~genbench.contamination._analysis` and are computed by :mod:`~genbench.contamination._match_scores`, so the
-results are the same.
-
->>> mode = SearchMode.create(ngram_size=8, match_threshold=0.5)
->>> mode.kind, mode.describe()
-('ngram', '8-gram match, threshold 0.5')
+A backend builds indexes of training datasets and opens them for search: ``embedded`` (files, the default) or
+``elasticsearch`` (a server), chosen by name (:mod:`~genbench.contamination._backend_registry`). Every backend scores
+with :mod:`~genbench.contamination._match_scores`, so the results are the same. See docs/contamination.md.
 """
 
 from __future__ import annotations
@@ -101,6 +94,10 @@ class SearchMode:
         model: str | None = None,
     ) -> SearchMode:
         """The mode for these options, checked.
+
+        >>> mode = SearchMode.create(ngram_size=8, match_threshold=0.5)
+        >>> mode.kind, mode.describe()
+        ('ngram', '8-gram match, threshold 0.5')
 
         Raises:
             ContaminationError: an unknown index type, a threshold that is not a number in ``[0, 1]`` (NaN, inf),

@@ -1,11 +1,8 @@
 """The test side of the one-shot scan: the windows of a test set, looked up in blocks of training tokens.
 
-A *window* is ``w`` consecutive tokens of a query field (``w`` is the n-gram size, or for exact matches the
-field's length up to 8). :class:`WindowLookup` keeps the distinct windows of a test set as rows of token keys
-(:mod:`~genbench.contamination._token_keys`), sorted by a 64-bit hash, with a 1-bit-per-bucket filter in front. A
-block of training tokens is matched by hashing each of its windows, dropping the ones the filter rules out (nearly
-all), finding the rest by binary search, and comparing their tokens key by key: a match is exact, whatever the hash
-does (tokens longer than 8 bytes, whose keys are hashes themselves, are compared as strings by the caller).
+:class:`WindowLookup` keeps a test set's distinct windows as rows of token keys sorted by hash, behind a filter
+(:data:`FILTER_BITS`); a block's windows pass the filter, are found by binary search and compared key by key, so a
+match is exact whatever the hash does. See docs/contamination.md#one-shot-scan-no-index.
 """
 
 from __future__ import annotations

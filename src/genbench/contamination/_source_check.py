@@ -1,16 +1,9 @@
 """Whether an index answers for the training data asked about: the same dataset, unchanged since it was indexed.
 
-A search names training datasets; each index records what it was built from (its manifest's ``source``: name,
-resolved path, SHA-256 fingerprint and, for files, XXH3-128 checksum). Before an index answers:
-
-- :func:`check_same_source`: opened by dataset name, the index must hold that dataset (the same resolved path for a
-  local file or folder, else the same name), not another one whose index sits under its name;
-- :func:`check_unchanged`: the dataset must still be what was indexed. A local file whose size, modification and
-  change times are those recorded is unchanged (a ``stat``: a search does not read the training data); any other
-  file, and every file with ``verify``, is read and checksummed (XXH3-128: a 200 MB file costs about 0.05 s in the
-  page cache). A dataset folder or a cached Hub dataset is loaded and its ``datasets`` fingerprint compared, as
-  :func:`~genbench.contamination._workflow.decontaminate` does. Training data that is no longer there cannot be
-  checked: the search goes on with a warning.
+:func:`check_same_source` checks that an index opened by dataset name holds that dataset; :func:`check_unchanged`
+that the dataset is still what was indexed (a local file by one ``stat`` when its size and times match, else by its
+checksum; a dataset folder or cached Hub dataset by its ``datasets`` fingerprint). Data that is gone only warns.
+See docs/contamination.md#damaged-indexes.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Contamination checks built into tasks: declared checks, clean-subset evaluation, and split overlap.
 
-A task's ``contamination_checks`` name training datasets indexed with ``genbench-cli contamination index``; each is
-searched with the task's test set under the same rules as the command (one definition, in
-:mod:`~genbench.contamination._analysis`). An instance is *contaminated* when its score is 1 (an exact match, or an
-n-gram/embedding score strictly above the check's ``match_threshold``); the *clean subset* is the test set minus the
-instances any check flags.
+A task's ``contamination_checks`` name indexed training datasets, each searched with the task's test set under the
+command's rules (:mod:`~genbench.contamination._analysis`). An instance whose score is 1 is contaminated; the clean
+subset is the test set minus the instances any check flags. See docs/contamination.md#built-into-tasks.
 """
 
 from __future__ import annotations

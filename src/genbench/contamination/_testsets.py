@@ -3,10 +3,6 @@
 A :class:`TestSet` is a name, the names of its fields, and the text of each field for each instance. The tasks of
 the registry give their test split's ``input`` (a sequence-labelling input, a list of tokens, is joined with
 spaces); a task with subtasks gives one test set per subtask, named ``task:subtask``.
-
->>> test_set = TestSet.from_texts("questions", ["What is 2+2?", "Name a bird."])
->>> test_set.name, test_set.fields, len(test_set)
-('questions', ('text',), 2)
 """
 
 from __future__ import annotations
@@ -53,7 +49,12 @@ class TestSet:
 
     @classmethod
     def from_texts(cls, name: str, texts: Iterable[str], field_name: str = "text") -> TestSet:
-        """A one-field test set from plain strings."""
+        """A one-field test set from plain strings.
+
+        >>> test_set = TestSet.from_texts("questions", ["What is 2+2?", "Name a bird."])
+        >>> test_set.name, test_set.fields, len(test_set)
+        ('questions', ('text',), 2)
+        """
         return cls(name, (field_name,), [(str(text),) for text in texts])
 
     def query(self, row: int) -> dict[str, str]:

@@ -1,15 +1,6 @@
 """The contamination workflow as functions: index training data, search test sets, decontaminate.
 
->>> import tempfile, pathlib, json
->>> from genbench.contamination import TestSet, build_index, search
->>> with tempfile.TemporaryDirectory() as tmp:
-...     train = pathlib.Path(tmp, "train.jsonl")
-...     _ = train.write_text(json.dumps({"messages": [{"role": "user", "content": "What is 12 + 30?"}]}) + "\\n")
-...     _ = build_index(str(train), index_dir=tmp)
-...     report = search(str(train), test_sets=[TestSet.from_texts("sums", ["what is 12 + 30", "what is 5 + 5"])],
-...                     ngram_size=3, index_dir=tmp)
->>> [round(r.score, 4) for r in report.results], report.results[0].instances[0].raw_score
-([0.5], 1.0)
+What they do and the options they take: docs/contamination.md#python-api.
 """
 
 from __future__ import annotations
@@ -108,6 +99,16 @@ def build_index(
 
     Raises:
         ContaminationError: a dataset cannot be read, lacks a field, is empty, or yields no units.
+
+    >>> import tempfile, pathlib, json
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     train = pathlib.Path(tmp, "train.jsonl")
+    ...     _ = train.write_text(json.dumps({"messages": [{"role": "user", "content": "What is 12 + 30?"}]}) + "\\n")
+    ...     _ = build_index(str(train), index_dir=tmp)
+    ...     sums = TestSet.from_texts("sums", ["what is 12 + 30", "what is 5 + 5"])
+    ...     report = search(str(train), test_sets=[sums], ngram_size=3, index_dir=tmp)
+    >>> [round(r.score, 4) for r in report.results], report.results[0].instances[0].raw_score
+    ([0.5], 1.0)
     """
     spec = UnitSpec(messages_field, query_filter, query_field, text_field)
     options = {"shard_rows": shard_rows} if shard_rows is not None else {}

@@ -1,14 +1,7 @@
 """Data sources: JSONL files by URI with a download cache, Hugging Face datasets, and split files.
 
-Importing this package loads no heavy library; ``datasets`` and ``pyarrow`` are imported when data is read.
-
->>> import tempfile, pathlib
->>> from genbench.data import fetch, read_jsonl
->>> with tempfile.TemporaryDirectory() as task_dir:
-...     _ = pathlib.Path(task_dir, "test.jsonl").write_text('{"input": "2+2", "target": "4"}\\n')
-...     dataset = read_jsonl(fetch("test.jsonl", base_dir=task_dir), split="test")
->>> dataset[0]
-{'input': '2+2', 'target': '4'}
+Importing this package loads no heavy library; ``datasets`` and ``pyarrow`` are imported when data is read. See
+docs/data.md.
 """
 
 from genbench.data._cache import cache_dir, cached_path, fetch, file_sha256

@@ -1,10 +1,9 @@
 """Arrow arrays from NumPy and Python values, and back, without pyarrow importing pandas.
 
 pyarrow sends NumPy arrays and Python values (``pa.array``, ``pa.scalar``, a ``str`` passed to a compute function,
-``Array.to_numpy``) through code that first asks whether the value is a pandas object, and asking imports pandas:
-about 0.3 s, more than a whole ``genbench-cli show-task`` may take (pyarrow 26, ``get_values`` in ``array.pxi``). No
-pyarrow option turns that probe off, so the conversions genbench's data and prompt code needs are written here, on
-Arrow buffers (zero-copy for numbers). They give the arrays ``pa.array`` gives.
+``Array.to_numpy``) through a probe for pandas objects that imports pandas (pyarrow 26, ``get_values`` in
+``array.pxi``), which genbench's data and prompt code never needs. No pyarrow option turns that probe off, so the
+conversions they need are written here, on Arrow buffers (zero-copy for numbers); they give what ``pa.array`` gives.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """Data paths confined to the task directory: what the review (``test-task``) enforces before it reads any data.
 
-Loading is lenient: a task of the user's own may read its data from an absolute path or a ``file://`` URI, as the
-original framework allowed. The review is strict: inside :func:`confined_data_paths`, a data path of a task's
-``data_source`` (a ``manual`` split's path or ``file://`` URI, a local ``hf_id`` folder) must be a relative path
-that stays inside the task directory, judged from its text before anything is opened, so that neither a file's
-content nor its existence outside the task can reach a report. See ``docs/review.md``.
+Loading is lenient (absolute paths and ``file://`` URIs, as the original allowed); inside
+:func:`confined_data_paths` every data path of ``data_source`` must be relative and stay inside the task directory,
+judged from its text before anything is opened. See
+docs/review.md#what-a-pull-request-can-and-cannot-influence.
 """
 
 from __future__ import annotations

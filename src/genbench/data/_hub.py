@@ -1,13 +1,8 @@
 """Hugging Face Hub datasets kept by genbench, keyed by (id, config name, revision), for offline machines.
 
-``genbench-cli data fetch`` loads an ``hf`` data source once with ``datasets.load_dataset(id, name,
-revision=sha)`` and writes it with ``save_to_disk`` to ``<cache_dir()>/hf/<id>/<name>/<revision>/``. Loading a
-task looks there first, so the dataset loads with no Hub access, on this machine or on another one after
-``data export`` / ``data import``. A genbench export (rather than the ``datasets`` cache under ``HF_HOME``) is
-used because it is one self-contained folder per pinned revision: it can be bundled, verified file by file and
-moved, whereas the ``datasets`` cache mixes Hub metadata, lock files and Arrow files of every revision and
-``datasets`` version. An export is complete only with its record (``genbench-hf-record.json``, with every file's
-SHA-256), written last into a staging folder that is then renamed into place.
+``genbench-cli data fetch`` saves an ``hf`` data source (``save_to_disk``) under ``<cache_dir()>/hf/``, where loading
+a task looks first; why not the ``datasets`` cache: docs/data.md#working-offline. An export is complete only with its
+record (``genbench-hf-record.json``, every file's SHA-256), written last into a staging folder renamed into place.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Reading JSONL files (one JSON object per line) into an in-memory ``datasets.Dataset``.
 
-The fast path parses the whole file with pyarrow's JSON reader (multi-threaded, no Python object per row)
-and wraps the Arrow table in a ``Dataset`` without writing anything to the Hugging Face cache. Only when
-that fails (or when pyarrow accepted something that is not one object per line) does a line-by-line Python
-pass run, which either builds the table with Python's type inference (it combines a few more cases, e.g.
-``NaN``) or raises an error that names the file, the line and, for type conflicts, the field.
+The fast path parses the whole file with pyarrow's JSON reader and wraps the table without writing to the Hugging
+Face cache. Only when that fails (or pyarrow accepted something that is not one object per line) does a line-by-line
+pass run, which builds the table or raises an error naming the file, the line and, for type conflicts, the field.
 """
 
 from __future__ import annotations

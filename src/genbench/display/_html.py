@@ -1,10 +1,8 @@
 """HTML shared by the task cards and the leaderboard: the Jinja2 environment of a package's templates (autoescaping),
 its static files (CSS, JavaScript), escaping and visible whitespace.
 
-Pages come from templates (``<package>/templates/*.j2``) with autoescaping: every value is escaped unless it is
-:class:`~markupsafe.Markup` already (HTML made by another template). Style and script are package files
-(``<package>/static/``), inlined into each page because a page opened from ``file://`` (or a notebook output) can load
-no stylesheet.
+Style and script are package files (``<package>/static/``), inlined into each page because a page opened from
+``file://`` (or a notebook output) can load no stylesheet. See docs/leaderboard.md#how-the-pages-are-made.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """A task's summary for the terminal (``genbench-cli show-task``): config rows, split sizes and example prompts.
 
-``show-task`` must start in well under a second, and importing ``datasets`` alone takes longer than that. So for a
-task whose data path is genbench's own (a ``manual`` JSONL data source, optionally re-split by a ``split_file``, and
-no ``task.py`` override of how data is loaded or formatted) the splits are read as ``pyarrow`` tables by the same
-readers, re-splitting and column steps that build the ``datasets.Dataset`` splits of :meth:`Task.get_datasets_raw
-<genbench.task.Task.get_datasets_raw>`, and the prompts are built by the same prompt builder
-(:func:`genbench.prompting.build_prompts`). Any other task (a Hugging Face data source, a ``task.py`` that overrides
-``format_example``, ...) goes through the task's own methods, ``datasets`` included, so what is shown is always
-what the task gives.
+For a task whose data path is genbench's own, the splits are read as ``pyarrow`` tables by the same readers and steps
+that build :meth:`Task.get_datasets_raw <genbench.task.Task.get_datasets_raw>`, without importing ``datasets``; any
+other task goes through its own methods, so what is shown is always what the task gives. See docs/cli.md#show-task.
 """
 
 from __future__ import annotations

@@ -2,11 +2,7 @@
 the default evaluation of a task's predictions.
 
 Importing this package loads no heavy library (datasets, evaluate, scikit-learn, SciPy, sacreBLEU, seqeval); each
-is imported when a metric needs it.
-
->>> from genbench.metrics import compute_metric
->>> compute_metric({"hf_id": "accuracy"}, predictions=[0, 1, 1], references=[0, 1, 0])
-{'accuracy': 0.6666666666666666}
+is imported when a metric needs it. See docs/metrics.md.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """Classification metrics from cross-encoder scores, as sentence-transformers' ``CrossEncoderClassificationEvaluator``.
 
-Binary (one score per pair): the accuracy and F1 at their best thresholds, found the way
-``BinaryClassificationEvaluator.find_best_acc_and_threshold`` / ``find_best_f1_and_threshold`` find them (scores
-sorted in decreasing order, one candidate threshold per group of tied scores, the first best kept, the threshold
-halfway to the next lower score, computed in the scores' dtype), and the average precision of
-``sklearn.metrics.average_precision_score``. Multi-class (one score per class): the arg-max class and the macro,
-micro and weighted F1 of ``sklearn.metrics.f1_score`` (a class that is neither true nor predicted is left out; a
-class with no F1 defined counts as 0).
-
-Everything is vectorised numpy: no Python loop over the pairs.
+Binary: accuracy and F1 at their best thresholds (found as ``BinaryClassificationEvaluator`` finds them) and average
+precision; multi-class: the F1s of the arg-max class (``sklearn.metrics.f1_score``). Vectorised numpy, no Python
+loop over the pairs. How ties and thresholds are handled: docs/reranking.md#metric-core-scores-produced-elsewhere.
 """
 
 from __future__ import annotations

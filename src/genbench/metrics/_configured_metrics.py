@@ -1,11 +1,8 @@
 """Run a configured metric: the built-in twin of its ``evaluate`` id, else ``evaluate.load`` with its pinned revision.
 
-The built-in ids are those of :data:`genbench.metrics._builtin.METRICS`: genbench's own twins and the metrics that
-installed packages register as entry points of the group ``genbench.metrics``.
-
-``evaluate.load`` is called at most once per (id, revision) in a process (the original framework loaded the
-metric from the Hub on every call), and any failure becomes one :class:`~genbench._core.errors.MetricError` saying what
-was tried and what works offline.
+The built-in ids are :data:`genbench.metrics._builtin.METRICS` (genbench's twins and the entry points of the group
+``genbench.metrics``). ``evaluate.load`` runs at most once per (id, revision) in a process, and any failure becomes
+one :class:`~genbench._core.errors.MetricError` saying what was tried and what works offline. See docs/metrics.md.
 """
 
 from __future__ import annotations

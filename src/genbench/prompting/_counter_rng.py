@@ -1,10 +1,8 @@
 """Counter-based random numbers: the same values on every machine and every NumPy version.
 
-Prompt preparation must give the same prompts for the same seed anywhere, and one example's randomness must not
-depend on which other examples are being prepared. NumPy's generator streams satisfy neither in general (their
-algorithms may change between versions, and a shared stream couples examples), so every random draw here is a pure
-function of a few integers: the splitmix64 finaliser applied in a chain over ``(domain, seed, example id,
-counter, ...)``. It is exact uint64 arithmetic, vectorised over NumPy arrays.
+NumPy's streams may change between versions and couple the examples that share them, so every draw here is a pure
+function of a few integers: the splitmix64 finaliser chained over ``(domain, seed, example id, counter, ...)``, in
+exact uint64 arithmetic, vectorised. See docs/prompting.md#where-shots-come-from-and-the-guarantees.
 """
 
 from __future__ import annotations

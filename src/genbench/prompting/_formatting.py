@@ -1,15 +1,8 @@
 """One example's formatted input and formatted target, computed for a whole split at once.
 
-The shapes are those of the original GenBench framework (see ``docs/prompting.md``):
-
-* formatted input = ``input_prefix + input`` (+ for multiple choice with ``append_choices_to_input``:
-  ``choices_prefix`` + ``choice_item_prefix + option + choice_item_postfix`` for each option) + ``output_prefix``;
-* formatted target = the target (multiple choice: the text of the correct option; sequence labeling: the labels
-  joined by ``sequence_labeling_separator``). Sequence-labeling tokens are joined by single spaces.
-
-Everything runs as Arrow compute kernels and NumPy operations over whole columns: no per-row Python, no
-``Dataset.map``. Bad examples raise :class:`~genbench._core.errors.PreparationError` naming the split and the example's
-``_genbench_idx``.
+The shapes are the original GenBench framework's (docs/prompting.md#the-prompt-shape). Everything runs as Arrow
+compute kernels and NumPy operations over whole columns: no per-row Python, no ``Dataset.map``. Bad examples raise
+:class:`~genbench._core.errors.PreparationError` naming the split and the example's ``_genbench_idx``.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Run a cross-encoder (or a bi-encoder scorer) over a genbench task's test set with the evaluators of this package.
 
-A reranking task's example (``input`` the query, ``target`` the relevant documents, ``target_options`` the
-candidates) becomes a sentence-transformers reranking sample: ``{query, positive, documents}`` when the task's
-``cross_encoder_reranking`` metric says ``first_stage_ranking: true`` (the candidates are a first-stage ranking),
-else ``{query, positive, negative}`` (the candidates that are not positives). Tasks of other types whose ``input``
-is a text pair ``[text_a, text_b]`` go to the classification (int ``target``) or correlation (number ``target``)
-evaluator, as their ``cross_encoder_classification`` / ``cross_encoder_correlation`` metric says.
+A reranking example becomes a sentence-transformers sample, ``{query, positive, documents}`` with
+``first_stage_ranking: true``, else ``{query, positive, negative}``; a text-pair ``input`` goes to the classification
+(int ``target``) or correlation (number ``target``) evaluator, as the task's metric says. See
+docs/reranking.md#running-a-cross-encoder-on-a-task.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """What a task check is, and how it says that something is wrong.
 
-A check is a plain function that returns normally when the task is fine, raises :class:`TaskCheckFailure` (an
-``AssertionError``, so pytest reports it as a failed assertion) when it is not, raises :class:`TaskCheckSkipped`
-when it does not apply to the task, and emits a :class:`TaskCheckWarning` (``warnings.warn``) for something the
-author should look at that does not block the task.
-
->>> try:
-...     raise TaskCheckFailure("doc.md is empty.")
-... except AssertionError as failure:
-...     print(failure)
-doc.md is empty.
+A check is a plain function that returns when the task is fine, raises :class:`TaskCheckFailure` (an
+``AssertionError``, so pytest reports a failed assertion) when it is not, raises :class:`TaskCheckSkipped` when it
+does not apply, and warns with :class:`TaskCheckWarning`. See docs/testing.md#python-api.
 """
 
 from __future__ import annotations
@@ -28,7 +21,14 @@ Placement = Literal["trusted", "data", "task_code"]
 
 
 class TaskCheckFailure(GenBenchError, AssertionError):
-    """A task check failed; the message says what is wrong, where, and what to do."""
+    """A task check failed; the message says what is wrong, where, and what to do.
+
+    >>> try:
+    ...     raise TaskCheckFailure("doc.md is empty.")
+    ... except AssertionError as failure:
+    ...     print(failure)
+    doc.md is empty.
+    """
 
 
 class TaskCheckSkipped(GenBenchError):

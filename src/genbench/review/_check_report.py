@@ -1,11 +1,6 @@
 """The results of a validation run: one :class:`CheckResult` per check, gathered in a :class:`TaskTestReport`.
 
->>> report = TaskTestReport("my_task", results=[
-...     CheckResult("my_task", "config", "config.jsonnet is valid", "passed"),
-...     CheckResult("my_task", "doc", "doc.md documents the task", "warning", warnings=["doc.md has only 2 words."]),
-... ])
->>> report.ok, report.summary_line()
-(True, '2 checks: 1 passed, 1 warning')
+See docs/testing.md#python-api.
 """
 
 from __future__ import annotations
@@ -97,7 +92,15 @@ class TaskTestReport:
         return {outcome: counter.get(outcome, 0) for outcome in OUTCOMES}
 
     def summary_line(self) -> str:
-        """``15 checks: 12 passed, 1 warning, 1 skipped, 1 failed`` (outcomes with no check left out)."""
+        """``15 checks: 12 passed, 1 warning, 1 skipped, 1 failed`` (outcomes with no check left out).
+
+        >>> report = TaskTestReport("my_task", results=[
+        ...     CheckResult("my_task", "config", "config.jsonnet is valid", "passed"),
+        ...     CheckResult("my_task", "doc", "doc.md documents the task", "warning", warnings=["doc.md is short."]),
+        ... ])
+        >>> report.ok, report.summary_line()
+        (True, '2 checks: 1 passed, 1 warning')
+        """
         counts = self.counts()
         parts = [f"{number} {outcome if outcome != 'warning' or number == 1 else 'warnings'}"
                  for outcome, number in counts.items() if number]  # fmt: skip

@@ -2,11 +2,6 @@
 
 Each check takes the loaded :class:`~genbench.Task` and reads its raw datasets (``task.get_datasets_raw()``, computed
 once per task object).
-
->>> from genbench import load_task
->>> task = load_task("arithmetic_length")
->>> check_declared_splits(task)
->>> check_example_types(task)
 """
 
 from __future__ import annotations
@@ -132,6 +127,11 @@ def check_declared_splits(task: Any) -> None:
 
     Raises:
         TaskCheckFailure: listing every mismatch.
+
+    >>> from genbench import load_task
+    >>> task = load_task("arithmetic_length")
+    >>> check_declared_splits(task)
+    >>> check_example_types(task)
     """
     import warnings
 
@@ -278,6 +278,9 @@ def check_example_types(task: Any) -> None:
 
     Raises:
         TaskCheckFailure: per split, the first bad example (split and ``_genbench_idx``) and how many are bad.
+
+    >>> from genbench import load_task
+    >>> check_example_types(load_task("ner_unseen_entities"))  # sequence labeling: a list of labels per token list
     """
     task_type = TaskType(task.config.task_type)
     needs_options = task.config.preparation_strategies.prompt_based_testing is not None

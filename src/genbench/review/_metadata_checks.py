@@ -1,13 +1,9 @@
 """Checks of what a task says about itself: its GenBench taxonomy, its headline metric (``primary_metric``) and
 which way its metrics are better (``metric_directions``).
 
-The taxonomy block is optional, so tasks written before it stay valid; a task without one gets a warning that names
-the fields to add, with the values its ``keywords`` suggest (never filled in silently). ``primary_metric`` must be a
-key of the results the task's evaluation gives, and each key or pattern of ``metric_directions`` must match one,
-which only scoring tells: the checks score the gold test targets. (Loading checks only their form.)
-
->>> from genbench._registry.directories import get_task_dir
->>> check_taxonomy(get_task_dir("arithmetic_length"))
+A missing taxonomy block only warns (with the values the task's ``keywords`` suggest, never filled in silently). The
+metric checks score the gold test targets, since only scoring tells which result keys exist; loading checks only
+their form. See docs/testing.md#the-checks.
 """
 
 from __future__ import annotations
@@ -74,6 +70,9 @@ def check_taxonomy(task_dir: Path, *, task_dict: bool | None = None) -> None:
 
     Raises:
         TaskCheckSkipped: the config cannot be loaded (reported by the config check).
+
+    >>> from genbench._registry.directories import get_task_dir
+    >>> check_taxonomy(get_task_dir("arithmetic_length"))
     """
     task_dir = Path(task_dir)
     is_dict = looks_like_task_dict(task_dir) if task_dict is None else task_dict

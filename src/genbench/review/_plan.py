@@ -3,12 +3,6 @@
 A task's checks share one :class:`TaskUnderTest`, which runs each check once and so loads the task and its data once.
 A check whose prerequisites (``Check.requires``) did not pass is skipped with a reason pointing at the one that
 failed: a task whose data does not load gets one failure (``data_loads``), not one per data check.
-
->>> [case.id for case in plan_checks("negation_consistency")][:2]
-['negation_consistency/task_files', 'negation_consistency/required_files']
->>> report = run_checks("arithmetic_length")
->>> report.ok, report.counts()["failed"]
-(True, 0)
 """
 
 from __future__ import annotations
@@ -245,6 +239,9 @@ def plan_checks(task_id: str, *, submission: bool = False, isolate: bool = False
 
     Raises:
         TaskNotFoundError: no such task.
+
+    >>> [case.id for case in plan_checks("negation_consistency")][:2]
+    ['negation_consistency/task_files', 'negation_consistency/required_files']
     """
     root_id, subtask_id = split_task_id(task_id)
     task_dir = get_task_dir(root_id, subtask_id)
@@ -280,6 +277,9 @@ def run_checks(
     >>> report = run_checks("category_membership", submission=True)
     >>> report.ok
     True
+    >>> report = run_checks("arithmetic_length")
+    >>> report.ok, report.counts()["failed"]
+    (True, 0)
     """
     start = time.perf_counter()
     report = TaskTestReport(task_id, submission=submission)

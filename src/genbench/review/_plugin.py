@@ -1,15 +1,8 @@
 """The pytest plugin of the validation suite: its options, and a recorder that reports each check's result.
 
-Load it with ``-p genbench.review._plugin``; it adds:
-
-- ``--genbench-task-id ID``: the task to check (without it the suite's single test is skipped);
-- ``--genbench-submission``: the stricter submission checks;
-- ``--genbench-report PATH``: write a JSON :class:`~genbench.review._check_report.TaskTestReport` there;
-- ``--genbench-checks IDS``: run only these cases (comma-separated ``task_id/check`` ids);
-- ``--genbench-result-fd FD``: write one JSON record per check to that file descriptor, a pipe of the parent
-  process, which decides the verdict from them (the protocol is in :mod:`genbench.review._isolation`).
-
-:func:`genbench.review.run_task_tests` passes ``--genbench-checks`` and ``--genbench-result-fd``.
+Load it with ``-p genbench.review._plugin`` (the options: docs/testing.md#running-the-suite-with-pytest-directly).
+:func:`genbench.review.run_task_tests` passes ``--genbench-checks`` and ``--genbench-result-fd``: one JSON record
+per check on a pipe of the parent, which decides the verdict (the protocol is in :mod:`genbench.review._isolation`).
 """
 
 from __future__ import annotations

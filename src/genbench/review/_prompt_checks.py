@@ -2,9 +2,6 @@
 
 The lint itself is :mod:`genbench.prompting._prompt_lint`; this check reads the config (no task code) and reports what
 the lint finds, the field to change, and the prompt rendered from a sample example with its whitespace visible.
-
->>> from genbench._registry.directories import get_task_dir
->>> check_prompt_lint(get_task_dir("arithmetic_length"))
 """
 
 from __future__ import annotations
@@ -42,6 +39,9 @@ def check_prompt_lint(task_dir: Path) -> None:
     Raises:
         TaskCheckSkipped: the config cannot be loaded (reported by the config check), or the task has no
             prompt-based testing.
+
+    >>> from genbench._registry.directories import get_task_dir
+    >>> check_prompt_lint(get_task_dir("arithmetic_length"))
     """
     from genbench.config._documents import load_task_config
 

@@ -1,13 +1,9 @@
-"""Run the validation suite of a task: the checks that need no task code here, the others through pytest in a
-child process whose records this process turns into the verdict (the trust model is in
-:mod:`genbench.review._trust`, the child protocol in :mod:`genbench.review._isolation`).
+"""Run the validation suite of a task: the checks that need no task code here, the others through pytest in a child.
 
-The child keeps the run isolated: the task's code is imported in a fresh interpreter, nothing of it stays in the
-caller's, and the pytest configuration of whatever directory the command runs in does not apply (the suite gets an
-empty ``pytest.ini`` of its own, no auto-loaded plugins, no cache directory). Where this machine can make one, the
-child runs in a bubblewrap sandbox (:mod:`genbench.review._sandbox`): no network, its own PID namespace, the checker,
-its Python and the task read-only, a private scratch directory; the task's remote data is fetched into genbench's
-cache by this process first, from what ``config.jsonnet`` declares, since the child cannot.
+The child imports the task's code in a fresh interpreter, with an empty ``pytest.ini`` of its own (no auto-loaded
+plugins, no cache), inside a bubblewrap sandbox where one can be made (:mod:`genbench.review._sandbox`); the task's
+remote data is fetched by this process first, since the child cannot. Trust model: :mod:`genbench.review._trust`;
+protocol: :mod:`genbench.review._isolation`. See docs/review.md#the-sandbox.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """The validation suite as a pytest module: one test per check of the task given by ``--genbench-task-id``.
 
-Run it through ``genbench-cli test-task -t ID`` (or :func:`genbench.review.run_task_tests`), or by hand::
-
-    python -m pytest --pyargs genbench.review._task_suite -p genbench.review._plugin --genbench-task-id ID
-
-The module's name does not match pytest's ``test_*.py`` pattern, so a repository's own test run does not collect it;
-collected without ``--genbench-task-id``, its one test is skipped.
+Run it through ``genbench-cli test-task -t ID`` (or :func:`genbench.review.run_task_tests`), or by hand as
+docs/testing.md#running-the-suite-with-pytest-directly shows. Its name does not match ``test_*.py``, so a
+repository's own test run does not collect it; collected without ``--genbench-task-id``, its one test is skipped.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
-"""The validation suite's checks, in the order they run, and every check function.
+"""The validation suite's checks in the order they run, and every check function: docs/testing.md#the-checks.
 
-Each check is a plain function (documented where it is defined) that a test or a notebook can call directly: it
-returns normally when the task is fine, raises :class:`TaskCheckFailure` with a message saying what is wrong, where
-and what to do, raises :class:`TaskCheckSkipped` when it does not apply, and warns with :class:`TaskCheckWarning`.
-
-A task runs :data:`TASK_CHECKS`; a task with subtasks runs :data:`TASK_DICT_CHECKS` and then :data:`TASK_CHECKS` on
-every subtask.
+A task with subtasks runs :data:`TASK_DICT_CHECKS`, then :data:`TASK_CHECKS` on every subtask; a task, the latter.
 
 >>> [check.name for check in TASK_CHECKS][:7]
 ['task_files', 'required_files', 'config', 'doc', 'taxonomy', 'prompt_lint', 'task_loads']
->>> from genbench import load_task
->>> check_example_types(load_task("ner_unseen_entities"))
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """Model runs: run a model over tasks, score it with confidence intervals, and write results files.
 
-``genbench-cli run`` and :func:`genbench.evaluate` (typed results: :class:`ResultsDocument`) are the entry points;
-``run --shard I/N`` and :func:`merge_shards` split a run (:mod:`genbench.runs._shards`); :mod:`genbench.runs._execute`
-explains how each task type is answered, :mod:`genbench.runs._results` the results files,
-:mod:`genbench.runs._compare` the paired comparison. The modules are imported lazily: ``import genbench.runs`` loads
-no model library.
-
-:data:`MODEL_RUNNERS` names the runner of each model spec kind (the ``hf`` of ``hf:gpt2``); it is declared here, in
-the package that every runner module belongs to, so that :mod:`genbench.runs.specs` checks a spec's kind against the
-same names that :func:`genbench.runs._runner_registry.load_runner` loads.
+``genbench-cli run`` and :func:`genbench.evaluate` are the entry points; the modules are imported lazily, so
+``import genbench.runs`` loads no model library. :data:`MODEL_RUNNERS` is declared here, in the package every runner
+belongs to, so that :mod:`genbench.runs.specs` checks a spec's kind against the names that
+:mod:`genbench.runs._runner_registry` loads. See docs/running_models.md.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """The demo job: every registry task, prompted zero- and few-shot, answered by a baseline, evaluated, recorded.
 
-:func:`run_demo` is what ``genbench-cli demo`` (and ``make demo``) runs; a notebook can call it directly. For each
-task it prepares the prompts of every shot count (or, for a task that supports only finetuning, its finetuning
-test split), predicts with the task type's baseline from :mod:`genbench.runs.baselines`, scores with the task's own
-``evaluate_predictions`` and writes ``<output_dir>/<task_id>.json``. The subtasks of a task with subtasks are run
-one by one and merged with the task's ``merge_evaluation_results``.
-
-A task that fails is recorded with its error and the others still run: one broken task never hides the rest.
+:func:`run_demo` is what ``genbench-cli demo`` (and ``make demo``) runs: each task's prompts (or finetuning test
+split) are answered by its task type's baseline (:mod:`genbench.runs.baselines`) and scored by the task's own
+``evaluate_predictions``; subtasks are merged with ``merge_evaluation_results``. A task that fails is recorded with
+its error and the others still run. See docs/cli.md#demo.
 """
 
 from __future__ import annotations

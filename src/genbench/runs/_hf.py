@@ -1,14 +1,9 @@
 """``hf:PATH_OR_ID``: a transformers causal language model, run locally.
 
-- Generation is greedy, batched with left padding, stopped once every row of the batch has produced the task's
-  ``stop_string`` (and cut there) or after ``max_new_tokens``.
-- Log-likelihoods follow lm-evaluation-harness: trailing whitespace of the context moves to the continuation,
-  the continuation's tokens are those of ``tokenize(context + continuation)`` after the context's, and the model
-  scores them in one forward pass, batched with right padding, longest first.
-- The device is ``cuda`` when PyTorch sees a GPU, else ``cpu`` (``--model-args device=...`` overrides).
-
-Model arguments: ``dtype`` (``auto``, ``float32``, ``float16``, ``bfloat16``; default ``auto``), ``device``,
-``batch_size`` (default 8), ``revision`` (a hub revision), ``max_length`` (default: the model's context size).
+Generation is greedy, batched with left padding, and stops at the task's ``stop_string`` or ``max_new_tokens``.
+Log-likelihoods follow lm-evaluation-harness: the context's trailing whitespace moves to the continuation, whose
+tokens are those of ``tokenize(context + continuation)`` after the context's, scored in one forward pass (right
+padding, longest first). Model arguments and device: docs/running_models.md#a-local-hugging-face-model.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Compare two merged results of a task with subtasks: the TaskDict's merge re-applied to paired resamples.
 
-The subtasks' results files named by ``merged_from`` hold the per-sample logs (checked against their SHA-256).
-For each setting, each subtask's examples scored in both runs are paired by ``_genbench_idx``; a merged metric of A
-and B is the TaskDict's ``merge_evaluation_results`` of each subtask's per-sample means. The interval of the
-difference resamples the examples (the same indices for A and B, and for every subtask when the subtasks are
-paired by example), re-applies the merge to both and takes percentiles; the p-value swaps A and B on a random half
-of the examples (the same examples of paired subtasks) and re-applies the merge, ``permutations`` times.
+The per-sample logs come from the subtasks' files named by ``merged_from`` (checked against their SHA-256), paired
+by ``_genbench_idx``. The interval and the permutation test resample or swap examples (the same ones for A and B,
+and for paired subtasks) and re-apply ``merge_evaluation_results`` to both. See
+docs/running_models.md#comparing-two-results.
 """
 
 from __future__ import annotations

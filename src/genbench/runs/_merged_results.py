@@ -1,15 +1,9 @@
 """The merged results of a task with subtasks (a TaskDict): its own merge, with intervals from a joint bootstrap.
 
-A TaskDict's score is what its ``merge_evaluation_results`` makes of its subtasks' scores: the mean per metric,
-and whatever the task adds (``negation_consistency``'s ``negation_gap__*``). The interval of a merged metric is
-not made from the subtasks' interval ends. Each resample draws the examples of every subtask with replacement
-(the same indices for all subtasks when they are paired by example, i.e. hold the same ``_genbench_idx`` values in
-the same order; else each subtask on its own), recomputes each subtask's metrics on its resample (the mean of the
-per-sample values for a metric that is their mean, else the metric recomputed), applies the merge again, and the
-interval is the percentiles of the merged values (``ci_method: bootstrap_merged``).
-
-:func:`merge_settings` is that procedure on plain arrays; :func:`merged_document` builds the merged results
-document of a run, written next to the subtasks' files, with ``merged_from`` naming them and their SHA-256.
+A merged metric's interval is not made from the subtasks' interval ends: each resample redraws every subtask's
+examples (with the same indices when the subtasks are paired by example) and applies the merge again
+(:func:`merge_settings`). :func:`merged_document` builds the merged results document of a run, ``merged_from``
+naming the subtasks' files and their SHA-256. See docs/running_models.md#taskdict-results.
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """The request cache: every model answer on disk, so an interrupted run resumes where it stopped.
 
-An answer is keyed by the SHA-256 of (model spec, revision and output-affecting arguments, request kind, request,
-generation settings). The store is SQLite (standard library): each chunk of answers is committed in one
-transaction, so a run killed half-way loses at most the chunk in flight and never leaves a half-written entry.
-Each entry also stores the SHA-256 of its key and value, checked on read: an entry that fails the check, or that is
-not valid JSON, is ignored (and answered again), never trusted. A ``-inf`` answer (a log-likelihood of an impossible
-continuation) is stored as ``-Infinity`` and read back as ``-inf``; NaN is never stored.
-
-The whole file is checked (``PRAGMA quick_check``) when it is opened, unless it is unchanged since genbench last
-checked or wrote it, which a sidecar records (see :class:`RequestCache`).
+A SQLite file keyed by the SHA-256 of everything that changes an answer; answers are committed a chunk per
+transaction, and each entry's checksum is verified on read, so a damaged entry is answered again, never trusted.
+The whole file is checked when opened unless a sidecar shows it unchanged since genbench last checked or wrote it
+(:class:`RequestCache`). See docs/running_models.md#the-request-cache-resuming-a-run.
 """
 
 from __future__ import annotations

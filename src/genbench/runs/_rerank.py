@@ -1,9 +1,7 @@
 """``cross-encoder:PATH`` and ``sentence-transformers:PATH``: rerankers for reranking tasks.
 
-A cross-encoder scores each (query, document) pair with ``CrossEncoder.predict``; a bi-encoder scores it by the cosine
-similarity of the two embeddings (:class:`genbench.reranking._task_evaluation.BiEncoderScorer`). The scores become the
-task's predictions, so its ``cross_encoder_reranking`` metric applies as for any predictions.
-
+A cross-encoder scores each (query, document) pair with ``CrossEncoder.predict``; a bi-encoder by the cosine of the
+two embeddings (:class:`genbench.reranking._task_evaluation.BiEncoderScorer`). The scores are the task's predictions.
 Model arguments: ``device`` (default: cuda when available, else cpu), ``batch_size`` (default 32).
 """
 

@@ -1,11 +1,9 @@
 """The results document as a typed model: what :func:`genbench.evaluate` returns, field by field.
 
-:class:`ResultsDocument` is the pydantic model of a results file; the shipped JSON Schema
-(``genbench-cli schema --results``) is generated from it (:mod:`genbench.runs._results_schema`). Unknown fields are
-errors (``extra="forbid"``) and values are not coerced (the string ``"1"`` is not an integer). A field that may be
-left out is not thereby nullable: ``null`` is refused where the schema refuses it. ``ResultsDocument.model_validate(
-document)`` reads a document written by any genbench command; ``model_dump(mode="json", exclude_unset=True)`` gives
-the document back as it was. See docs/running_models.md.
+:class:`ResultsDocument` is the pydantic model of a results file, from which the shipped JSON Schema is generated
+(:mod:`genbench.runs._results_schema`). Unknown fields are errors, values are not coerced, and a field that may be
+left out is not thereby nullable. ``model_dump(mode="json", exclude_unset=True)`` gives a document back as it was
+read. See docs/running_models.md#results-files.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """The results JSON Schema, generated from the typed model (:mod:`genbench.runs._results_model`).
 
-The shipped ``results.schema.json`` is this module's output; a test fails when the two differ. Regenerate it with::
-
-    python -m genbench.runs._results_schema src/genbench/runs/results.schema.json
-
-pydantic writes a nullable field as ``anyOf: [X, {"type": "null"}]``; here that becomes ``"type": [X's type,
-"null"]`` (or ``null`` among an enum's values), so that a validator names the field's own problem ("is not of type
-'array'") instead of "not valid under any of the given schemas". A field marked omittable loses its null: it may be
-left out, never be null. Titles and defaults, which pydantic derives from names, are dropped; definitions are named
-in snake_case (``#/$defs/sample``).
+The shipped ``results.schema.json`` is this module's output; a test fails when the two differ. Regenerate it with
+``python -m genbench.runs._results_schema src/genbench/runs/results.schema.json``. See
+docs/running_models.md#results-files.
 """
 
 from __future__ import annotations
@@ -39,7 +33,13 @@ def _without_null(options: list[Any]) -> list[Any]:
 
 
 def _tidy(node: Any) -> Any:
-    """Drop titles and defaults, turn nullable ``anyOf`` into a ``type`` list, drop the null of omittable fields."""
+    """Drop titles and defaults, turn nullable ``anyOf`` into a ``type`` list, drop the null of omittable fields.
+
+    pydantic writes a nullable field as ``anyOf: [X, {"type": "null"}]``; as ``"type": [X's type, "null"]`` (or
+    ``null`` among an enum's values) a validator names the field's own problem ("is not of type 'array'") instead of
+    "not valid under any of the given schemas". An omittable field may be left out, never be null. Definitions are
+    named in snake_case (``#/$defs/sample``).
+    """
     if isinstance(node, list):
         return [_tidy(item) for item in node]
     if not isinstance(node, dict):

@@ -1,13 +1,9 @@
 """The merge of a sharded run: the shards' answers replayed through one process's run (``genbench-cli merge-shards``).
 
-The merge checks that the shards are all the shards of one run, then runs the run again with the shards' answers in
-place of the model (:class:`ReplayRunner`): the results files and per-sample logs are those of one process's run,
-byte for byte, except the creation time and the run times. An answer counts as computed where a shard computed it
-and as a cache hit where a shard took it from another's cache, as one process's run counts them. See
-docs/running_models.md ("Sharded runs").
-
-A chat run is replayed with its chat settings; the replay asks with the shards' renderings of its conversations
-(``chat.json``), so the merge needs neither the model nor its tokenizer.
+After checking that the shards are all those of one run, the run is done again with their answers in place of the
+model (:class:`ReplayRunner`), so results files and logs are those of one process's run, byte for byte, but for the
+times; a chat run is replayed from the shards' renderings (``chat.json``), needing neither model nor tokenizer.
+See docs/running_models.md#sharded-runs-slurm-job-arrays-one-shard-per-gpu-several-servers.
 """
 
 from __future__ import annotations

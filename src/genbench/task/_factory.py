@@ -1,13 +1,8 @@
 """Loading a task by id (``"id"`` or ``"id:subtask"``).
 
-Tasks live in the package's ``tasks/`` directory and in every directory listed in ``GENBENCH_TASKS_PATH``
-(:mod:`genbench._registry.roots`). A task directory holds ``config.jsonnet``; with a ``task.py`` it is a
-:class:`~genbench.Task`, without one its subdirectories are the subtasks of a :class:`~genbench.TaskDict` (see
-:func:`genbench._registry.directories.is_task_dict_dir` for a directory with both). The registry finds the
-directory and checks the id; :mod:`genbench.task._classes` builds the objects from the task's code.
-
->>> load_task("arithmetic_length").task_id
-'arithmetic_length'
+The registry (:mod:`genbench._registry.roots`: the package's ``tasks/`` and ``GENBENCH_TASKS_PATH``) finds the
+directory and checks the id; :mod:`genbench.task._classes` builds a :class:`~genbench.Task` (a directory with a
+``task.py``) or a :class:`~genbench.TaskDict` (its subdirectories are the subtasks). See docs/tasks.md.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""Submitting tasks and finding the tasks a branch changes.
+"""Submitting tasks (:func:`submit_task`) and finding the tasks a branch changes (:func:`changed_tasks`, the tasks the
+pull-request review tests).
 
-- :func:`submit_task` checks the branch (not ``main``, task files committed and pushed), runs the validation suite
-  and opens the pull request through the GitHub API, or gives the URL that opens it in a browser.
-- :func:`changed_tasks` lists the task ids a branch touches since it forked from a base ref; the pull-request
-  review workflow tests exactly those.
-
-Everything here uses the standard library and the ``git`` command line only.
+Everything here uses the standard library and the ``git`` command line only. See docs/review.md.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """Small wrappers around the ``git`` command line, each raising :class:`GitError` with git's own message.
 
-Everything runs ``git -C <repo>`` in a subprocess with an argument list (never a shell), with ``-z`` output where
-paths are printed, so paths with spaces, quotes or non-ASCII characters come back unchanged. Nothing here changes
-the repository: the submission only reads its state.
-
->>> parse_remote_url("git@github.com:alice/genbench_cbt.git")
-RemoteRepo(host='github.com', owner='alice', name='genbench_cbt')
+Each runs ``git -C <repo>`` with an argument list (never a shell) and ``-z`` output where paths are printed, so any
+path comes back unchanged. Nothing here changes the repository: the submission only reads its state.
 """
 
 from __future__ import annotations
@@ -206,6 +202,9 @@ def parse_remote_url(url: str) -> RemoteRepo | None:
     'bob'
     >>> parse_remote_url("file:///tmp/fork.git") is None
     True
+
+    >>> parse_remote_url("git@github.com:alice/genbench_cbt.git")
+    RemoteRepo(host='github.com', owner='alice', name='genbench_cbt')
     """
     url = url.strip()
     match = _URL.match(url)

@@ -2,9 +2,6 @@
 
 Every failure becomes a :class:`GitHubError` whose message says what GitHub answered and what to do; the token
 never appears in a message. Redirects are not followed, so the token is only ever sent to ``api_url``.
-
->>> compare_url("GenBench/genbench_cbt", base="main", head="alice:my_task", title="T", body="B")
-'https://github.com/GenBench/genbench_cbt/compare/main...alice:my_task?expand=1&title=T&body=B'
 """
 
 from __future__ import annotations
@@ -207,6 +204,9 @@ def compare_url(repo: str, *, base: str, head: str, title: str, body: str, web_u
         title: The title to prefill.
         body: The description to prefill.
         web_url: Base URL of the GitHub web site.
+
+    >>> compare_url("GenBench/genbench_cbt", base="main", head="alice:my_task", title="T", body="B")
+    'https://github.com/GenBench/genbench_cbt/compare/main...alice:my_task?expand=1&title=T&body=B'
     """
     path = "/".join(urllib.parse.quote(part, safe="") for part in repo.split("/", 1))
     span = f"{urllib.parse.quote(base, safe='/')}...{urllib.parse.quote(head, safe='/:')}"

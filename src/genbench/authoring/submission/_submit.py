@@ -1,15 +1,8 @@
-"""Submitting a task: check the git state, run the validation suite, open the pull request.
+"""Submitting a task: check the git state, run the validation suite, open the pull request (``submit-task``).
 
-:func:`submit_task` is what ``genbench-cli submit-task`` runs; a notebook can call it too. It reads the repository
-and never changes it: it refuses to go on (with a :class:`SubmissionError` that says which command to run) when
-
-1. the task is not inside a git working tree, or HEAD is detached, or the branch is ``main``/``master``;
-2. files under the task's directory are untracked, modified or staged but not committed (they are named);
-3. the branch was never pushed (no upstream: the ``git push -u`` command is given) or has unpushed commits;
-4. the validation suite (``genbench.review.run_task_tests(task_id, submission=True)``) fails.
-
-Then, with a token, it opens the pull request through the GitHub API and returns its URL; without one, it
-returns the URL of GitHub's compare page with the title and the checklist already filled in.
+:func:`submit_task` reads the repository and never changes it; it stops at the first check that fails with a
+:class:`SubmissionError` saying which command to run. The checks and the pull request are described in
+docs/review.md#genbench-cli-submit-task.
 """
 
 from __future__ import annotations

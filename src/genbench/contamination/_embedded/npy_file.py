@@ -1,13 +1,7 @@
-"""Parts of a ``.npy`` file, read through a memory map that is given back as it goes.
-
-An index's arrays are larger than the memory a search should hold. A plain memory map does not bound it: every page
-a process touches stays in its resident memory until the map is closed, and with each page fault the kernel also
-maps the file's cached neighbours (fault-around; with large folios in the page cache, up to 2 MiB), so a few
-thousand scattered lookups map most of a file.
-Reading with ``pread`` bounds it but copies every byte. This reader keeps the map, reads scattered elements in
-sorted order, and after every :data:`RELEASE_BYTES` of file touched tells the kernel it no longer needs those pages
-(``madvise(MADV_DONTNEED)``: they leave this process, and stay in the page cache for the next read). numpy offers
-memory maps and whole reads only; nothing in numpy or pyarrow reads scattered elements with a memory bound.
+"""Parts of a ``.npy`` file, read through a memory map that is given back as it goes (``madvise(MADV_DONTNEED)``
+after every :data:`RELEASE_BYTES` touched), so that scattered reads of a large index file hold bounded memory.
+Hand-written: numpy offers memory maps and whole reads only, and nothing in numpy or pyarrow reads scattered elements
+with a memory bound. See docs/contamination.md, "How the embedded index works".
 """
 
 from __future__ import annotations

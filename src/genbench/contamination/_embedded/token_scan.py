@@ -1,14 +1,8 @@
-"""An n-gram search with no n-gram table: the index's token file streamed past the test windows.
+"""The first search of an n-gram size: the index's token file read once past the test windows, no table built.
 
-Building an n-gram table sorts every n-gram of the index on disk (:mod:`.ngram_table`): worth it for an index
-searched again and again, not for its first search. So the first search of an n-gram size holds its test set's
-windows in memory (:class:`~genbench.contamination._scan_windows.WindowLookup`, as the one-shot scan does) and reads
-``tokens.npy`` once, front to back, a block of whole units at a time; a later search of that size builds the table.
-Token ids are exact (one id per distinct token), so a match needs no string comparison, and they fit in 32 bits: a
-block's windows are first sifted by a 32-bit hash of their ids (:class:`IdWindows`, half the memory traffic of the
-lookup's 64-bit one), and only the few that pass are hashed and looked up in full. The two files read whole
-are checked against the checksums the manifest records as they are read (what ``--verify`` does for them): a
-search that reads every byte of a file checks every byte, at the cost of the checksum (XXH3-128) alone.
+Blocks of token ids are sifted by a 32-bit hash, then looked up exactly; ``tokens.npy`` and ``offsets.npy`` are
+checked against their recorded checksums as they are read. See docs/contamination.md, "The first search of a size
+reads the tokens".
 """
 
 from __future__ import annotations

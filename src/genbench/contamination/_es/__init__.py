@@ -1,13 +1,9 @@
 """The Elasticsearch backend (``--backend elasticsearch``): contamination indexes on a server or a cluster.
 
-One index per training dataset and index type, named as in the seed's scripts (:func:`.schema.index_name`), with
-explicit settings and mappings (:mod:`.schema`); the index's manifest (what the embedded backend keeps in
-``manifest.json``) lives in the mapping's ``_meta``. Units are indexed in shards of rows with the ``bulk`` API
-(retries with back-off on ``429``); each document's ``_id`` is ``{original_id}:{turn}``, so indexing again overwrites
-instead of duplicating, and a stopped build resumes at the first shard not recorded as done in ``_meta``. Searching
-scores with :mod:`~genbench.contamination._match_scores`, like the embedded backend, so both give the same numbers.
-
-Needs the client: ``pip install 'genbench[es]'`` (imported only when this backend is used).
+One index per training dataset and index type, with explicit mappings (:mod:`.mappings`) and the manifest in the
+mapping's ``_meta``; builds resume at the first shard not recorded there, and search scores with
+:mod:`~genbench.contamination._match_scores`, as the embedded backend does. Needs ``pip install 'genbench[es]'``
+(imported only when used). See docs/contamination.md#elasticsearch-backend.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Every hit of many queries: ``msearch`` batches over a point-in-time, paged by ``search_after`` on ``unit_id``.
 
-Elasticsearch answers a search with at most ``size`` hits and refuses ``from + size`` past 10,000; the seed's
-scripts kept the first 100 hits. Here each query is paged with ``search_after`` on the ``unit_id`` keyword inside one
-point-in-time (a consistent view of the index while the pages are read), so every matching unit is retrieved,
-however many there are, unless the user sets a cap (``search_size``); a query whose hits reach the cap is reported
-as truncated.
+Elasticsearch refuses ``from + size`` past 10,000, so each query is paged inside one point-in-time (a consistent view
+of the index) and every matching unit is retrieved, unless the user sets a cap (``search_size``); a query whose hits
+reach the cap is reported as truncated. See docs/contamination.md#no-result-cap-and-truncated.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """N-gram and exact search of an Elasticsearch text index, scored by the shared rules.
 
-N-gram mode sends one ``match_phrase`` (slop 0) per *distinct* n-gram of the test instances, retrieves every unit
-containing it (:mod:`.retrieval`), and hands the (query field, unit, window start) matches to
-:func:`~genbench.contamination._match_scores.ngram_pair_scores`, the function the embedded backend uses: the scores are
-the same. Exact mode filters, as the seed's scripts do, with one ``match_phrase`` per field of the instance (a unit
-must contain every field).
+N-gram mode sends one ``match_phrase`` per distinct n-gram of the test instances, retrieves every unit containing it
+(:mod:`.retrieval`) and scores the matches with the embedded backend's function
+(:func:`~genbench.contamination._match_scores.ngram_pair_scores`); exact mode filters with one ``match_phrase`` per
+field, as the seed's scripts do. See docs/contamination.md#how-it-works.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """Embedding search of an Elasticsearch vector index: top-level ``knn`` on an unquantised cosine ``dense_vector``.
 
-Queries are embedded by the same sentence-transformers model as the embedded backend
-(:func:`~genbench.contamination._embedded.vector_index.embed`). Elasticsearch scores a cosine match as
-``(1 + cos) / 2``; the scores are turned back into the cosine, so a threshold means the same on both backends.
-
-``knn`` is approximate (HNSW): each shard looks at ``num_candidates`` nearest candidates and returns the best ``k``.
-The default, :data:`NUM_CANDIDATES`, is far above the ``top_k`` of a contamination report, which makes the best
-match the exact one in practice; raise it (``num_candidates``) for larger indexes or a larger ``top_k``. With a
-threshold (decontamination), each query asks for every unit above it (``similarity``) among ``num_candidates``; a
-query that fills all of them is reported as truncated.
+Queries are embedded by the embedded backend's model (:func:`~genbench.contamination._embedded.vector_index.embed`);
+Elasticsearch's ``(1 + cos) / 2`` scores are turned back into the cosine, so a threshold means the same on both
+backends. ``knn`` is approximate: see docs/contamination.md#how-it-works for ``num_candidates`` and truncation.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """An Elasticsearch text index as a shift engine (WIMBD-style counts of phrases), for corpora already indexed there.
 
-The index is one built by ``genbench-cli contamination index --backend elasticsearch`` (its ``text`` field analysed
-exactly as genbench's ``words`` tokenizer). A ``match_phrase`` query (slop 0) counts the *documents* holding a
-phrase, so the engine answers ``contains`` (and ``total_tokens`` from the index's manifest), not ``count``
-(occurrences) nor ``unigram_counts``: its reports list the statistics that need them as not computed. Opening the
-index checks its manifest (complete, same analyzer) and that the server holds as many documents as it records.
+A ``match_phrase`` query counts the documents holding a phrase, so the engine answers ``contains`` (and
+``total_tokens`` from the index's manifest), not ``count`` nor ``unigram_counts``. Opening the index checks its
+manifest (complete, same analyzer) and that the server holds the documents it records. See docs/shift.md.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
-"""genbench's embedded text index as a shift engine, for corpora that fit this machine.
+"""genbench's embedded text index (``genbench-cli contamination index``) as a shift engine, for corpora that fit here.
 
-The index (built by ``genbench-cli contamination build``, words of genbench's analyzer) holds every unit's token ids
-and, per n, an n-gram table of the units containing each n-gram. That answers ``contains`` for an n-gram of any
-size (a table is built on first use of its n, as for contamination searches) and, from the token array,
-``unigram_counts`` and ``total_tokens``. The tables keep one entry per unit, not per occurrence, so ``count`` (and
-the statistics that need it: the longest verbatim span's count, the rarest n-grams) is not available: such a
-report says so. Opening the index checks it as every contamination search does (its manifest and files).
+Its n-gram tables answer ``contains`` for any n (a table is built on first use) and its token array
+``unigram_counts`` and ``total_tokens``; the tables keep one entry per unit, not per occurrence, so ``count`` is not
+available and a report says so. The index is checked when opened, as for every contamination search. See
+docs/shift.md#engines-one-number-per-statistic.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """The counting primitives that shift statistics are computed from, and what each engine can compute.
 
-A :class:`CorpusEngine` answers questions about one corpus index in the corpus's own tokens:
-
-- ``count``: how often a token sequence occurs in the corpus (overlapping occurrences, never across documents);
-- ``contains``: whether it occurs at all;
-- ``unigram_counts``: the corpus count of each token it contains;
-- ``total_tokens``: the number of tokens of the corpus.
-
-An engine lists the primitives it implements in ``primitives``; asking one that is not listed raises
-:class:`UnsupportedStatisticError` naming it. The statistics (:mod:`~genbench.contamination.shift._statistics`) are
-defined once on these primitives, so every engine that computes a statistic gives the same number.
+A :class:`CorpusEngine` answers the primitives it lists in ``primitives`` (``count``, ``contains``,
+``unigram_counts``, ``total_tokens``) in the corpus's own tokens; asking for another raises
+:class:`UnsupportedStatisticError`. The statistics (:mod:`~genbench.contamination.shift._statistics`) are defined once
+on these primitives, so every engine gives the same number. See docs/shift.md#engines-one-number-per-statistic.
 """
 
 from __future__ import annotations
@@ -89,7 +83,7 @@ class CorpusEngine(ABC):
         """The corpus ids of ``split``'s tokens; :data:`UNKNOWN` for a token the corpus does not hold."""
 
     def count(self, ids: Sequence[int]) -> int:
-        """Occurrences of ``ids`` (non-empty) in the corpus."""
+        """Occurrences of ``ids`` (non-empty) in the corpus, overlapping ones included, never across documents."""
         raise UnsupportedStatisticError(self.engine_name, "count")
 
     def contains(self, ids: Sequence[int]) -> bool:

@@ -1,17 +1,9 @@
 """infini-gram (PyPI ``infini-gram``) as a shift engine: suffix-array indexes, local or prebuilt.
 
-- :func:`build_infinigram_index` builds a local index from JSONL files (a text field per line). With the
-  ``bytes`` tokenizer it runs infini-gram's own indexer (``python -m infini_gram.indexing``, ``u8`` tokens: a
-  byte-level index needs no tokenizer); with ``words`` (genbench's analyzer, a ``vocabulary.json``) or ``hf`` (a
-  model's ``tokenizer.json``, kept in the index) genbench writes the ``u16`` token files (ids up to 65,534) and
-  infini-gram's indexer builds the suffix arrays. ``shards`` splits the corpus.
-- :func:`register_infinigram_index` records an index built elsewhere (a downloaded prebuilt one) so that it can be
-  verified before every use.
-- :class:`InfiniGramCorpus` opens a verified index and answers the counting primitives with
-  ``infini_gram.engine.InfiniGramEngine`` (memory-mapped; a count is a binary search of the suffix arrays).
-
-infini-gram separates documents by a token of all ones (``0xff`` for bytes, never part of UTF-8), so no count
-crosses a document.
+:func:`build_infinigram_index` builds one from JSONL files (``bytes``: infini-gram's own indexer; ``words``, ``hf``:
+genbench writes ``u16`` token files for infini-gram's indexer), :func:`register_infinigram_index` records a prebuilt
+one and :class:`InfiniGramCorpus` opens a verified index. Documents are separated by a token of all ones (``0xff``
+for bytes, never part of UTF-8), so no count crosses a document. See docs/shift.md.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """The manifest of a shift index folder: what corpus it holds and the size and XXH3-128 of each of its files.
 
-``genbench-shift.json`` names the engine, the corpus (name, tokenizer, tokens, documents) and every file of the
-folder, and carries a checksum of its own content (``manifest_sha256``, the *index checksum* that shift reports
-cite). It is written when genbench builds an index, or when a user registers an index built elsewhere (a prebuilt
-infini-gram index). Opening checks it the way the contamination indexes' manifests are checked
-(:mod:`genbench.contamination._embedded.integrity`): every file present with its size, its checksum where cheap or
-asked for, and no file that the manifest does not list (an added shard would change every count).
+``genbench-shift.json`` is written when genbench builds an index or a user registers one, sealed by its own checksum
+(``manifest_sha256``, the index checksum that shift reports cite), and checked on every open as the contamination
+indexes' manifests are: every file present with its size, and no file it does not list (an added shard would change
+every count). See docs/shift.md#verified-indexes-named-corpora.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """The base of the cross-encoder evaluators: call contract, result keys, CSV file and log lines.
 
-Every evaluator is called as sentence-transformers' are, ``evaluator(model, output_path=None, epoch=-1,
-steps=-1)``, and returns ``{f"{name}_{metric}": float}`` (no prefix when ``name`` is empty). The subclass only
-computes: :meth:`CrossEncoderEvaluator._evaluate` returns the metrics, the CSV row and the lines to log; this base
-logs them, appends the row to ``output_path/csv_file`` (atomically, header first when the file is new), prefixes
-the keys and ``primary_metric``, and records the metrics in the model card data as sentence-transformers does.
+Evaluators are called as sentence-transformers' are and return ``{f"{name}_{metric}": float}``. The subclass only
+computes (:meth:`CrossEncoderEvaluator._evaluate`: metrics, CSV row, log lines); this base logs, appends the row to
+the CSV file atomically, prefixes the keys and ``primary_metric`` and records the model card data. See
+docs/reranking.md#evaluators.
 """
 
 from __future__ import annotations

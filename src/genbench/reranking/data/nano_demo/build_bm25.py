@@ -1,13 +1,8 @@
 """Write ``bm25.jsonl`` for every ``Nano*/`` dataset of this demo suite from its ``corpus`` and ``queries``.
 
-Okapi BM25 (k1=1.2, b=0.75, the Lucene/Elasticsearch defaults BEIR used) over lower-cased alphanumeric tokens
-minus a few English stop words. Each query ranks the whole corpus, best first; equal scores keep corpus order.
-
-Usage (from anywhere)::
-
-    python src/genbench/reranking/data/nano_demo/build_bm25.py
-
-The corpus, queries and qrels of this suite are invented text written for genbench's tests and demos.
+Okapi BM25 (k1=1.2, b=0.75, the Lucene/Elasticsearch defaults BEIR used) over lower-cased alphanumeric tokens minus
+a few English stop words; equal scores keep corpus order. The suite's texts are invented for genbench's tests and
+demos. Run from anywhere: ``python src/genbench/reranking/data/nano_demo/build_bm25.py``.
 """
 
 from __future__ import annotations
