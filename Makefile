@@ -94,6 +94,7 @@ bench: $(STAMP) bench-anchors
 	$(OFFLINE) $(BIN)/python benchmarks/registry.py --json benchmarks/results/registry.json
 	$(OFFLINE) $(BIN)/python benchmarks/results_reading.py
 	$(OFFLINE) $(BIN)/python benchmarks/request_cache_open.py
+	$(OFFLINE) $(BIN)/python benchmarks/per_sample_scoring.py
 	$(OFFLINE) $(BIN)/python benchmarks/shift.py
 	$(BIN)/python benchmarks/render_docs.py
 

@@ -7,7 +7,11 @@ one :class:`~genbench._core.errors.MetricError` saying what was tried and what w
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+import contextvars
+import copy
+import pickle
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from genbench._core.errors import MetricError, UnknownPluginError
@@ -17,6 +21,46 @@ if TYPE_CHECKING:
     from genbench.config._schema import EvaluationMetricConfig
 
 HfId = str | Sequence[str]
+
+_ONE_EXAMPLE_SCORES: contextvars.ContextVar[dict[bytes, dict[str, Any]] | None] = contextvars.ContextVar(
+    "one_example_scores", default=None
+)
+
+
+@contextlib.contextmanager
+def one_example_scores_reused() -> Iterator[None]:
+    """Inside the block, genbench's own metrics computed on one example return the first result for a (prediction,
+    reference, options) they have already scored: they are pure functions of those, and scoring a test set example
+    by example (per-sample scores) would otherwise call scikit-learn once per example, a few milliseconds each, for
+    a handful of distinct pairs. Third-party metrics (plug-ins, ``evaluate``) are always computed.
+
+    >>> with one_example_scores_reused():
+    ...     compute_metric_by_id("accuracy", [1], [1]) == compute_metric_by_id("accuracy", [1], [1])
+    True
+    """
+    token = _ONE_EXAMPLE_SCORES.set({})
+    try:
+        yield
+    finally:
+        _ONE_EXAMPLE_SCORES.reset(token)
+
+
+def _compute_one_example_once(
+    name: str, metric: Callable[..., dict[str, Any]], predictions: Sequence[Any], references: Sequence[Any],
+    kwargs: dict[str, Any],
+) -> dict[str, Any]:  # fmt: skip
+    """``metric(predictions, references, **kwargs)``, reused as :func:`one_example_scores_reused` says."""
+    scores = _ONE_EXAMPLE_SCORES.get()
+    if scores is None or len(predictions) != 1 or not metric.__module__.startswith("genbench."):
+        return metric(predictions, references, **kwargs)
+    try:  # pickled, not repr'd: a value's repr may be cut short (a long numpy array), its pickle never is
+        key = pickle.dumps((name, sorted(kwargs.items()), list(predictions), list(references)))
+    except Exception:  # noqa: BLE001 - a value that does not pickle is simply computed
+        return metric(predictions, references, **kwargs)
+    if key not in scores:
+        scores[key] = metric(predictions, references, **kwargs)
+    return copy.deepcopy(scores[key])
+
 
 # (id parts, revision) -> loaded evaluate module, so that no metric is loaded twice in a process.
 _LOADED_HF_METRICS: dict[tuple[tuple[str, ...], str | None], Any] = {}
@@ -118,7 +162,7 @@ def compute_metric_by_id(
                 f"it accepts: {', '.join(accepted) or 'none'}"
             )
         try:
-            return metric(predictions, references, **kwargs)
+            return _compute_one_example_once(str(name), metric, predictions, references, kwargs)
         except MetricError:
             raise
         except Exception as exc:  # scikit-learn, SciPy, sacreBLEU and seqeval raise ValueError, TypeError, ...

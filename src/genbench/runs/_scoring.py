@@ -18,6 +18,7 @@ import numpy as np
 
 from genbench._core.bootstrap import bootstrap_mean_interval, is_mean_of, resample_indices
 from genbench._core.metric_values import is_finite_number
+from genbench.metrics._configured_metrics import one_example_scores_reused
 
 
 @dataclass(frozen=True)
@@ -70,16 +71,18 @@ class GoldSubsets:
 def per_sample_scores(task: Any, targets: Sequence[Any], gold: GoldSubsets) -> list[dict[str, float | None]]:
     """Each example's metric values, scored alone (a metric undefined on one example is None)."""
     scores: list[dict[str, float | None]] = []
-    for index, target in enumerate(targets):
-        try:
-            result = quiet_evaluate(task, [target], gold.select([index]))
-        except (ValueError, ZeroDivisionError):  # a metric undefined on one example (a correlation)
-            scores.append({})
-            continue
-        scores.append(
-            {key: (float(v) if is_finite_number(v) else None) for key, v in result.items() if not _is_list(v)}
-        )
+    with one_example_scores_reused():
+        for index, target in enumerate(targets):
+            scores.append(_one_sample_scores(task, target, gold, index))
     return scores
+
+
+def _one_sample_scores(task: Any, target: Any, gold: GoldSubsets, index: int) -> dict[str, float | None]:
+    try:
+        result = quiet_evaluate(task, [target], gold.select([index]))
+    except (ValueError, ZeroDivisionError):  # a metric undefined on one example (a correlation)
+        return {}
+    return {key: (float(v) if is_finite_number(v) else None) for key, v in result.items() if not _is_list(v)}
 
 
 def _is_list(value: Any) -> bool:
