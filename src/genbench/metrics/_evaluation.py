@@ -207,13 +207,33 @@ def evaluate_predictions(
             result.update(flatten_metric_output(config.type, output))
             continue
         assert inputs is not None  # noqa: S101 - computed above whenever there is an hf metric
-        metric_predictions, kwargs = adapt_for_missed_choices(
-            _single_id(config.hf_id), inputs, config.compute_extra_kwargs or {}
-        )
-        output = compute_metric_by_id(
-            config.hf_id, metric_predictions, inputs.references, kwargs=kwargs, revision=config.git_commit_sha
-        )
-        result.update(flatten_metric_output(metric_key_prefix(config.hf_id), output))
+        result.update(_hf_metric_scores(config, inputs))
+    return result
+
+
+def _hf_metric_scores(config: EvaluationMetricConfig, inputs: ScoringInputs) -> dict[str, Any]:
+    metric_predictions, kwargs = adapt_for_missed_choices(
+        _single_id(config.hf_id), inputs, config.compute_extra_kwargs or {}
+    )
+    output = compute_metric_by_id(
+        config.hf_id, metric_predictions, inputs.references, kwargs=kwargs, revision=config.git_commit_sha
+    )
+    return flatten_metric_output(metric_key_prefix(config.hf_id), output)
+
+
+def evaluate_prepared(inputs: ScoringInputs, metrics: Sequence[Any]) -> EvaluationResult:
+    """What :func:`evaluate_predictions` gives for answers already prepared (:func:`prepare_for_scoring`), when
+    every metric is an ``evaluate`` id (``type: hf``); a resample is scored from the prepared answers it draws.
+
+    >>> inputs = ScoringInputs(predictions=[0, 1, -1], references=[0, 0, 1], missed=[False, False, True])
+    >>> dict(evaluate_prepared(inputs, [{"hf_id": "accuracy"}]))
+    {'hf_accuracy__accuracy': 0.3333333333333333}
+    """
+    result = EvaluationResult()
+    for config in (_as_metric_config(metric) for metric in metrics):
+        if config.type != "hf":
+            raise MetricError(f"evaluate_prepared scores evaluate ids only, not a {config.type!r} metric")
+        result.update(_hf_metric_scores(config, inputs))
     return result
 
 

@@ -29,6 +29,7 @@ from genbench.runs._scoring import (
     out_of_set_entry,
     per_sample_scores,
     quiet_evaluate,
+    resample_scorer,
 )
 
 if TYPE_CHECKING:
@@ -85,11 +86,8 @@ def evaluate_answers(
     per_sample = per_sample_scores(task, targets, subsets)
 
     def recompute(chosen: Sequence[Any]) -> Any:
-        def run(indices: np.ndarray) -> Mapping[str, Any]:
-            rows = [int(i) for i in indices]
-            return quiet_evaluate(task, [chosen[i] for i in rows], subsets.select(rows))
-
-        return run
+        scorer = resample_scorer(task, dataset, chosen, subsets)
+        return lambda indices: scorer([int(i) for i in indices])
 
     metrics = metric_entries(corpus, per_sample, recompute(targets), bootstrap)
     if answers.length_normalised is not None:
@@ -162,12 +160,14 @@ def subtask_scores(
     inputs = scoring_inputs(task, dataset, targets)
     rate_key = OUT_OF_SET_METRICS.get(TaskType(task.config.task_type).value)
 
+    score = resample_scorer(task, dataset, targets, subsets)
+    score_normalised = resample_scorer(task, dataset, normalised, subsets) if normalised is not None else None
+
     def rescore(rows: np.ndarray) -> Mapping[str, Any]:
         chosen = [int(i) for i in rows]
-        gold = subsets.select(chosen)
-        result = dict(quiet_evaluate(task, [targets[i] for i in chosen], gold))
-        if normalised is not None:
-            extra = quiet_evaluate(task, [normalised[i] for i in chosen], gold)
+        result = dict(score(chosen))
+        if score_normalised is not None:
+            extra = score_normalised(chosen)
             result.update({LENGTH_NORMALISED + key: value for key, value in extra.items()})
         if inputs is not None and inputs.answer_units and rate_key is not None:
             units = sum(inputs.answer_units[i] for i in chosen)

@@ -8,17 +8,22 @@ of the metric recomputed on resampled examples. See :mod:`genbench._core.bootstr
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from genbench._core.bootstrap import bootstrap_mean_interval, is_mean_of, resample_indices
+from genbench._core.errors import GenBenchError
 from genbench._core.metric_values import is_finite_number
+from genbench._core.vocabulary import TaskType
 from genbench.metrics._configured_metrics import one_example_scores_reused
+from genbench.metrics._evaluation import evaluate_prepared
+from genbench.metrics._predictions import ScoringInputs, prepare_for_scoring, read_gold
 
 
 @dataclass(frozen=True)
@@ -41,11 +46,64 @@ class BootstrapSettings:
 
 def quiet_evaluate(task: Any, targets: Sequence[Any], gold: Any) -> Mapping[str, Any]:
     """``task.evaluate_predictions`` without scikit-learn's "ill-defined" warnings (expected on small samples)."""
+    with _quiet_metrics():
+        return task.evaluate_predictions(predictions=[{"target": t} for t in targets], gold=gold)
+
+
+@contextlib.contextmanager
+def _quiet_metrics() -> Iterator[None]:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*ill-defined.*")
         warnings.filterwarnings("ignore", category=RuntimeWarning)
         warnings.filterwarnings("ignore", message=".*seems not to be NE tag.*")  # seqeval on malformed model output
-        return task.evaluate_predictions(predictions=[{"target": t} for t in targets], gold=gold)
+        yield
+
+
+def resample_scorer(
+    task: Any, dataset: Any, targets: Sequence[Any], gold: GoldSubsets
+) -> Callable[[Sequence[int]], Mapping[str, Any]]:
+    """``rows -> quiet_evaluate(task, targets[rows], gold[rows])`` for resampled rows (repeats allowed).
+
+    Where that gives the same scores, the answers are prepared for the metrics once and each call scores the prepared
+    answers of its rows: the task's own ``evaluate_predictions`` (not overridden), ``evaluate`` ids only, and a
+    free-form or multiple-choice task, whose answers are each prepared alone (a sequence-labelling answer is read
+    against the labels of the gold rows scored with it). Otherwise every call prepares its rows again.
+    """
+    prepared = _prepared_answers(task, dataset, targets, gold)
+    if prepared is None:
+        return lambda rows: quiet_evaluate(task, [targets[i] for i in rows], gold.select(rows))
+    metrics = task.config.evaluation_metrics
+
+    def scorer(rows: Sequence[int]) -> Mapping[str, Any]:
+        chosen = ScoringInputs(
+            [prepared.predictions[i] for i in rows],
+            [prepared.references[i] for i in rows],
+            [prepared.missed[i] for i in rows],
+        )
+        with _quiet_metrics():
+            return evaluate_prepared(chosen, metrics)
+
+    return scorer
+
+
+def _prepared_answers(task: Any, dataset: Any, targets: Sequence[Any], gold: GoldSubsets) -> ScoringInputs | None:
+    task_type = TaskType(task.config.task_type)
+    metrics = task.config.evaluation_metrics or ()
+    if gold.rows is None or task_type not in (TaskType.FREE_FORM, TaskType.MULTIPLE_CHOICE):
+        return None
+    if not metrics or any(metric.type != "hf" for metric in metrics):
+        return None
+    pbt = task.config.preparation_strategies.prompt_based_testing  # as Task.evaluate_predictions passes them
+    try:
+        return prepare_for_scoring(
+            list(targets),
+            read_gold(dataset),
+            task_type,
+            pbt.prompt_builder if pbt is not None else None,
+            task.config.free_form_output_regex,
+        )
+    except GenBenchError:  # the evaluation reports these itself, on every call
+        return None
 
 
 class GoldSubsets:
