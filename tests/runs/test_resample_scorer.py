@@ -31,7 +31,7 @@ def test_resamples_score_as_preparing_each_resample_does(task_id: str) -> None:
     rng = random.Random(5)
     task, gold, targets = _answers(task_id, rng)
     subsets = GoldSubsets(task, gold)
-    scorer = resample_scorer(task, gold, targets, subsets)
+    scorer = resample_scorer(task, targets, subsets)
     for _ in range(5):
         rows = [rng.randrange(len(targets)) for _ in range(len(targets))]  # with repeats, as the bootstrap draws
         expected = quiet_evaluate(task, [targets[i] for i in rows], subsets.select(rows))
@@ -49,5 +49,5 @@ def test_a_task_that_scores_its_own_way_is_scored_by_its_code_on_every_resample(
             return {"own": float(len(predictions))}
 
     task.__class__ = OwnScoring
-    scorer = resample_scorer(task, gold, targets, GoldSubsets(task, gold))
+    scorer = resample_scorer(task, targets, GoldSubsets(task, gold))
     assert dict(scorer([0, 0, 1])) == {"own": 3.0} and calls == [3]

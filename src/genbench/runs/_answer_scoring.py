@@ -86,7 +86,7 @@ def evaluate_answers(
     per_sample = per_sample_scores(task, targets, subsets)
 
     def recompute(chosen: Sequence[Any]) -> Any:
-        scorer = resample_scorer(task, dataset, chosen, subsets)
+        scorer = resample_scorer(task, chosen, subsets)
         return lambda indices: scorer([int(i) for i in indices])
 
     metrics = metric_entries(corpus, per_sample, recompute(targets), bootstrap)
@@ -160,8 +160,8 @@ def subtask_scores(
     inputs = scoring_inputs(task, dataset, targets)
     rate_key = OUT_OF_SET_METRICS.get(TaskType(task.config.task_type).value)
 
-    score = resample_scorer(task, dataset, targets, subsets)
-    score_normalised = resample_scorer(task, dataset, normalised, subsets) if normalised is not None else None
+    score = resample_scorer(task, targets, subsets)
+    score_normalised = resample_scorer(task, normalised, subsets) if normalised is not None else None
 
     def rescore(rows: np.ndarray) -> Mapping[str, Any]:
         chosen = [int(i) for i in rows]

@@ -60,7 +60,7 @@ def _quiet_metrics() -> Iterator[None]:
 
 
 def resample_scorer(
-    task: Any, dataset: Any, targets: Sequence[Any], gold: GoldSubsets
+    task: Any, targets: Sequence[Any], gold: GoldSubsets
 ) -> Callable[[Sequence[int]], Mapping[str, Any]]:
     """``rows -> quiet_evaluate(task, targets[rows], gold[rows])`` for resampled rows (repeats allowed).
 
@@ -69,7 +69,7 @@ def resample_scorer(
     free-form or multiple-choice task, whose answers are each prepared alone (a sequence-labelling answer is read
     against the labels of the gold rows scored with it). Otherwise every call prepares its rows again.
     """
-    prepared = _prepared_answers(task, dataset, targets, gold)
+    prepared = _prepared_answers(task, targets, gold)
     if prepared is None:
         return lambda rows: quiet_evaluate(task, [targets[i] for i in rows], gold.select(rows))
     metrics = task.config.evaluation_metrics
@@ -86,7 +86,7 @@ def resample_scorer(
     return scorer
 
 
-def _prepared_answers(task: Any, dataset: Any, targets: Sequence[Any], gold: GoldSubsets) -> ScoringInputs | None:
+def _prepared_answers(task: Any, targets: Sequence[Any], gold: GoldSubsets) -> ScoringInputs | None:
     task_type = TaskType(task.config.task_type)
     metrics = task.config.evaluation_metrics or ()
     if gold.rows is None or task_type not in (TaskType.FREE_FORM, TaskType.MULTIPLE_CHOICE):
@@ -97,7 +97,7 @@ def _prepared_answers(task: Any, dataset: Any, targets: Sequence[Any], gold: Gol
     try:
         return prepare_for_scoring(
             list(targets),
-            read_gold(dataset),
+            read_gold(gold.gold),
             task_type,
             pbt.prompt_builder if pbt is not None else None,
             task.config.free_form_output_regex,
