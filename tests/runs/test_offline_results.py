@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -15,6 +17,9 @@ from genbench.cli import cli
 from genbench.runs._demo import run_demo
 from genbench.runs._results import read_results
 from genbench.runs._scoring import BootstrapSettings
+from tests.conftest import MakeTask
+
+FAST = BootstrapSettings(resamples=100, statistic_resamples=20)
 
 
 def test_evaluate_writes_a_results_file_with_prompts_when_shots_are_given(tmp_path: Path) -> None:
@@ -81,3 +86,22 @@ def test_demo_writes_the_merged_result_of_a_task_with_subtasks(tmp_path: Path) -
     # the demo's own merged numbers (the TaskDict's merge_evaluation_results) are the results file's
     assert metrics["hf_accuracy__accuracy"]["value"] == pytest.approx(results[0].metrics["0"]["hf_accuracy__accuracy"])
     assert any(key.startswith("negation_gap") for key in metrics)
+
+
+def test_the_logged_prediction_is_what_was_scored_without_prompt_based_testing(
+    make_task: MakeTask, task_config: Callable[..., dict[str, Any]], tmp_path: Path
+) -> None:
+    # Without prompt-based testing no stop string applies: "3\n\nmore" is scored whole (wrong), and the per-sample
+    # log must say so (it once logged "3", cut at the default prompt builder's "\n\n", next to a score of 0).
+    config = task_config(preparation_strategies={"finetuning": {"objective": "maximum_likelihood"}})
+    make_task("tiny", config=config)
+    task = load_task("tiny")
+    gold = task.get_datasets_raw()["test"]
+    answers = [f"{t}\n\nmore" if i % 2 else t for i, t in enumerate(gold["target"])]
+    run = offline.predictions_run(
+        task, [{"target": a} for a in answers], gold, model="m", output_dir=tmp_path / "r", bootstrap=FAST
+    )
+    assert run.samples is not None
+    assert [s["prediction"] for s in run.samples] == answers
+    assert [s["metrics"]["hf_exact_match__exact_match"] for s in run.samples] == [float(i % 2 == 0) for i in range(10)]
+    assert run.document["evaluations"][0]["metrics"]["hf_exact_match__exact_match"]["value"] == 0.5

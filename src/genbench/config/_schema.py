@@ -404,6 +404,14 @@ class TaskConfig(_Strict):
         pbt = self.preparation_strategies.prompt_based_testing
         return pbt.prompt_builder if pbt is not None else PromptBuilderConfig()
 
+    @property
+    def answer_prompt_builder(self) -> PromptBuilderConfig | None:
+        """The prompt builder options that apply when answers are read (``stop_string``,
+        ``sequence_labeling_separator``); None when the task has no prompt-based testing (answers are read as given).
+        """
+        pbt = self.preparation_strategies.prompt_based_testing
+        return pbt.prompt_builder if pbt is not None else None
+
     @staticmethod
     def from_jsonnet(jsonnet_str: str | None = None, jsonnet_path: str | os.PathLike[str] | None = None) -> TaskConfig:
         """Read and validate a config from jsonnet text or a file (exactly one of the two).

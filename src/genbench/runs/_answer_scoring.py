@@ -59,7 +59,7 @@ def scoring_inputs(task: Task, dataset: Any, targets: Sequence[Any]) -> ScoringI
             list(targets),
             read_gold(dataset),
             task_type,
-            task.config.prompt_builder,
+            task.config.answer_prompt_builder,  # as Task.evaluate_predictions passes them
             task.config.free_form_output_regex,
             labels=task.label_set(),
         )

@@ -93,13 +93,12 @@ def _prepared_answers(task: Any, targets: Sequence[Any], gold: GoldSubsets) -> S
         return None
     if not metrics or any(metric.type != "hf" for metric in metrics):
         return None
-    pbt = task.config.preparation_strategies.prompt_based_testing  # as Task.evaluate_predictions passes them
     try:
         return prepare_for_scoring(
             list(targets),
             read_gold(gold.gold),
             task_type,
-            pbt.prompt_builder if pbt is not None else None,
+            task.config.answer_prompt_builder,  # as Task.evaluate_predictions passes them
             task.config.free_form_output_regex,
         )
     except GenBenchError:  # the evaluation reports these itself, on every call

@@ -153,8 +153,7 @@ class Task(TaskInterface):
         if TaskType(self.config.task_type) is not TaskType.SEQUENCE_LABELING:
             return None
         if getattr(self, "_label_set", None) is None:
-            pbt = self.config.preparation_strategies.prompt_based_testing
-            separator = pbt.prompt_builder.sequence_labeling_separator if pbt is not None else ","
+            separator = self.config.prompt_builder.sequence_labeling_separator
             labels: set[str] = set()
             for dataset in self.get_datasets_raw().values():
                 for row in dataset["target"] if "target" in dataset.column_names else ():
@@ -286,13 +285,12 @@ class Task(TaskInterface):
                 labels = self.label_set()
             except GenBenchError:  # the task's data cannot be loaded here: the given gold set's labels are the set
                 logger.debug("Task %s: no label set from its data; using the gold set's labels", self.task_id)
-        pbt = self.config.preparation_strategies.prompt_based_testing
         return evaluate_predictions(
             predictions=predictions,
             gold=gold,
             task_type=TaskType(self.config.task_type),
             metrics=self.config.evaluation_metrics,
-            prompt_builder=pbt.prompt_builder if pbt is not None else None,
+            prompt_builder=self.config.answer_prompt_builder,
             free_form_output_regex=self.config.free_form_output_regex,
             labels=labels,
         )
