@@ -101,3 +101,31 @@ def test_documents_of_run_and_demo_read_as_the_model(written: list[Path]) -> Non
         assert typed.model_dump(mode="json", exclude_unset=True) == document
         kinds.add((typed.model.kind, typed.task.subtasks is not None))
     assert kinds == {("python", False), ("python", True), ("baseline", False)}
+
+
+def _integers_as_floats(node: Any) -> tuple[Any, int]:
+    """``node`` with every integer (not bool) written as a float (``3`` -> ``3.0``), and how many there were."""
+    if isinstance(node, dict):
+        pairs = [(key, _integers_as_floats(value)) for key, value in node.items()]
+        return {key: value for key, (value, _) in pairs}, sum(count for _, (_, count) in pairs)
+    if isinstance(node, list):
+        items = [_integers_as_floats(value) for value in node]
+        return [value for value, _ in items], sum(count for _, count in items)
+    if isinstance(node, int) and not isinstance(node, bool):
+        return float(node), 1
+    return node, 0
+
+
+def test_integers_written_as_floats_are_integers_to_the_model_as_to_the_schema(written: list[Path]) -> None:
+    # JSON Schema counts 3.0 as an integer, so another tool may write one: the model (which checks every results
+    # file genbench reads) must not refuse what the shipped schema accepts.
+    for path in written:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        floats, count = _integers_as_floats(document)
+        assert count >= 8
+        assert list(SCHEMA.iter_errors(floats)) == []
+        assert ResultsDocument.model_validate(floats).model_dump(mode="json", exclude_unset=True) == document
+    floats["seed"] = 2.5
+    assert list(SCHEMA.iter_errors(floats))
+    with pytest.raises(ValidationError):
+        ResultsDocument.model_validate(floats)

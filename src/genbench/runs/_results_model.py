@@ -46,7 +46,10 @@ def _integral(value: Any) -> Any:
 
 SchemaInteger = Annotated[int, BeforeValidator(_integral)]
 """An integer as JSON Schema counts one: ``3.0`` is one too (every validator of the shipped schema accepts it),
-``true`` and ``3.5`` are not. For per-sample lines, which other tools may write."""
+``true`` and ``3.5`` are not (results files and per-sample lines may come from other tools)."""
+# The bound comes before the validator, so that the schema keeps "minimum" (after it, pydantic writes "ge").
+NonNegativeInteger = Annotated[int, Field(ge=0), BeforeValidator(_integral)]
+PositiveInteger = Annotated[int, Field(ge=1), BeforeValidator(_integral)]
 
 NOT_NULL = "null is not allowed here: leave the field out"
 
@@ -136,7 +139,7 @@ class CleanSubsetDefinition(_Record):
     corpus: str = Field(description="the corpus's name")
     index_sha256: Sha256 = Field(description="the checksum of the corpus's index")
     threshold: Number = Field(ge=0, le=1, description="the n-gram hit share from which an example is contained")
-    threshold_ngram: int = Field(ge=1, description="the n of that hit share")
+    threshold_ngram: SchemaInteger = Field(ge=1, description="the n of that hit share")
 
 
 class RunIdentity(_Record):
@@ -149,9 +152,9 @@ class RunIdentity(_Record):
     model_revision: str | None
     task_id: str
     task_fingerprint: Sha256
-    shots: list[Annotated[int, Field(ge=0)] | None]
-    seed: int
-    limit: Annotated[int, Field(ge=1)] | None
+    shots: list[NonNegativeInteger | None]
+    seed: SchemaInteger
+    limit: PositiveInteger | None
     generation: dict[str, Any] | None = Field(
         description="generation settings of a model run (max_new_tokens, decoding); null for predictions and baselines"
     )
@@ -192,9 +195,9 @@ class BootstrapRecord(_Record):
     """How the 95% intervals were resampled."""
 
     confidence: Number = Field(gt=0, lt=1)
-    resamples: int = Field(ge=1, description="for metrics that are the mean of their per-sample scores")
-    statistic_resamples: int = Field(ge=1, description="for other metrics, recomputed on each resample")
-    seed: int
+    resamples: SchemaInteger = Field(ge=1, description="for metrics that are the mean of their per-sample scores")
+    statistic_resamples: SchemaInteger = Field(ge=1, description="for other metrics, recomputed on each resample")
+    seed: SchemaInteger
 
 
 def _is_number(value: Any) -> bool:
@@ -260,15 +263,15 @@ class Metric(_Record):
 class CacheRecord(_Record):
     """Answers of an evaluation taken from the request cache (hits) and asked of the model (computed)."""
 
-    hits: Annotated[int, Field(ge=0)] | None = omittable()
-    computed: Annotated[int, Field(ge=0)] | None = omittable()
+    hits: NonNegativeInteger | None = omittable()
+    computed: NonNegativeInteger | None = omittable()
 
 
 class CleanSubset(_Record):
     """The scores of one setting on the examples a shift report does not flag as contained in its corpus."""
 
-    num_examples: int = Field(ge=0, description="examples scored: all of the setting's, less those excluded")
-    excluded: int = Field(ge=0, description="examples the report flags as contained in its corpus")
+    num_examples: SchemaInteger = Field(ge=0, description="examples scored: all of the setting's, less those excluded")
+    excluded: SchemaInteger = Field(ge=0, description="examples the report flags as contained in its corpus")
     primary_metric: str | None
     metrics: dict[str, Metric]
 
@@ -281,16 +284,14 @@ class ShiftReportRecord(_Record):
     corpus: str = Field(description="the corpus's name")
     index_sha256: Sha256 = Field(description="the checksum of the corpus's index")
     threshold: Number = Field(ge=0, le=1, description="the n-gram hit share from which an example is contained")
-    threshold_ngram: int = Field(ge=1, description="the n of that hit share")
+    threshold_ngram: SchemaInteger = Field(ge=1, description="the n of that hit share")
 
 
 class Evaluation(_Record):
     """The scores of one setting (number of shots) of a task."""
 
-    shots: Annotated[int, Field(ge=0)] | None = Field(
-        description="null: evaluated on the finetuning test split, unprompted"
-    )
-    num_examples: int = Field(ge=0)
+    shots: NonNegativeInteger | None = Field(description="null: evaluated on the finetuning test split, unprompted")
+    num_examples: SchemaInteger = Field(ge=0)
     prompt_builder_sha256: str | None = Field(
         description="sha256 of the prompt builder options and prompt-builder version; null without prompts"
     )
@@ -359,10 +360,8 @@ class ResultsDocument(_Record):
     genbench_version: str
     model: ModelRecord
     preparation_strategy: Literal["prompt_based_testing", "finetuning"]
-    seed: int = Field(description="seeds shot selection, choice permutation and the bootstrap")
-    limit: Annotated[int, Field(ge=1)] | None = Field(
-        default=None, description="only the first N test examples were run"
-    )
+    seed: SchemaInteger = Field(description="seeds shot selection, choice permutation and the bootstrap")
+    limit: PositiveInteger | None = Field(default=None, description="only the first N test examples were run")
     bootstrap: BootstrapRecord
     evaluations: list[Evaluation] = Field(min_length=1)
     samples_file: str | None = Field(
@@ -371,9 +370,7 @@ class ResultsDocument(_Record):
     samples_sha256: Sha256 | None = Field(
         default=None, description="sha256 of the per-sample log's bytes, checked when the results are read"
     )
-    samples_count: Annotated[int, Field(ge=0)] | None = Field(
-        default=None, description="number of rows of the per-sample log"
-    )
+    samples_count: NonNegativeInteger | None = Field(default=None, description="number of rows of the per-sample log")
     run_seconds: Number = Field(ge=0)
     created: str = Field(description="UTC time, ISO 8601")
     shift_report: ShiftReportRecord | None = omittable(
