@@ -142,3 +142,24 @@ def test_a_broken_answer_message_never_shows_a_password_in_the_server_url() -> N
         with pytest.raises(ModelAnswerError, match=r"answered choices\[0\]\.text = None") as error:
             run_model_on_task(load_task("arithmetic_length"), _runner(url), limit=1, use_cache=False, bootstrap=FAST)
     assert "Sup3r-secret" not in str(error.value)
+
+
+def test_an_httpx_that_keeps_its_connections_otherwise_is_refused_not_run_without_deadline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the deadline wraps the network backend of httpx's connection pool (private attributes): a release laid out
+    # otherwise must stop the run with a clear message, not run it with no deadline at all
+    from genbench.runs import _http_deadline
+
+    transport = _http_deadline.DeadlineTransport(3.0)
+    assert isinstance(transport._pool._network_backend, _http_deadline._DeadlineBackend)  # type: ignore[attr-defined]
+
+    original_init = _http_deadline.httpx.HTTPTransport.__init__
+
+    def init_without_backend(self: Any, **options: Any) -> None:
+        original_init(self, **options)
+        self._pool = object()  # type: ignore[assignment]
+
+    monkeypatch.setattr(_http_deadline.httpx.HTTPTransport, "__init__", init_without_backend)
+    with pytest.raises(RuntimeError, match="per-request deadline of openai: runs cannot be set"):
+        _http_deadline.DeadlineTransport(3.0)

@@ -134,8 +134,16 @@ class DeadlineTransport(httpx.HTTPTransport):
     def __init__(self, seconds: float, **options: Any):
         super().__init__(**options)
         self.seconds = seconds
-        pool = self._pool  # the transport takes no network backend: wrap the one its connection pool uses
-        pool._network_backend = _DeadlineBackend(pool._network_backend)  # type: ignore[union-attr]
+        # httpx's transport takes no network backend (httpcore's pool does): wrap the one its pool uses. These are
+        # private attributes, so a release that lays them out otherwise is refused here, never run without deadline.
+        pool = getattr(self, "_pool", None)
+        backend = getattr(pool, "_network_backend", None)
+        if not isinstance(backend, httpcore.NetworkBackend):
+            raise RuntimeError(
+                f"httpx {httpx.__version__} keeps its connections otherwise than genbench expects: the per-request "
+                "deadline of openai: runs cannot be set. Install the httpx release that the openai package pins."
+            )
+        pool._network_backend = _DeadlineBackend(backend)  # type: ignore[union-attr]
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         # the body is read after this returns, on this thread: the deadline holds until the next attempt starts
