@@ -112,6 +112,12 @@ def rows() -> list[str]:
                 f"| same, peak RSS | build {indexed['build_peak_mb']:.0f} MiB, search {search_peak} MiB | "
                 f"{base['peak_mb']:.0f} MiB | | <= 2x the baseline's |"
             )
+            if "parse_only" in figures:
+                lines.append(
+                    "| floor under both: the training file only read and parsed (pyarrow, the units' fields), whole "
+                    f"process | {_s(figures['parse_only']['whole_process'])} | {anchor} | "
+                    f"{ratios['parse_only_whole_process']:.2f}x | |"
+                )
         many = contamination["search_many"]
         lines.append(
             f"| contamination search many: {many['test_instances']:,} tests against the existing index of "
