@@ -26,3 +26,10 @@ def test_streaming_baseline_matches_the_embedded_search(tmp_path):
     assert [tuple(pair) for pair in ours] == theirs
     assert any(score == 1.0 for score, _ in theirs)  # copies of training turns are found
     assert any(0 < score < 1 for score, _ in theirs)  # and perturbed ones partly
+
+
+def test_the_floor_parses_every_row_of_the_training_file(tmp_path):
+    bench = _load_benchmark()
+    bench.generate(tmp_path, 30_000, 60)
+    lines = (tmp_path / "train.jsonl").read_bytes().count(b"\n")
+    assert bench.phase_parse(tmp_path, "train.jsonl")["rows"] == lines > 100
