@@ -119,3 +119,6 @@ def test_the_docs_show_the_real_output_of_their_offline_commands(tmp_path: Path)
     assert [line.split() for line in printed] == [line.split() for line in shown]
     checksum = open_corpus(index).identity.index_sha256[:12]
     assert f"index checksum {checksum}" in page and "400 documents, 2000 tokens (words)" in page
+    (title,) = [line.strip() for line in page.splitlines() if line.strip().startswith("Shift against negation-train")]
+    assert title == f"Shift against negation-train (2000 words tokens, infini-gram, index {checksum})"
+    assert title in measured.output
