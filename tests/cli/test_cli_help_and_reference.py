@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 
 from genbench.cli import cli
@@ -141,3 +143,29 @@ def test_python_dash_m_genbench_cli_is_the_command(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("Usage: genbench-cli [OPTIONS] COMMAND [ARGS]...")
     assert "list-tasks" in result.stdout
+
+
+def _every_command() -> list[tuple[str, click.Command]]:
+    found: list[tuple[str, click.Command]] = []
+
+    def walk(group: click.Group, ctx: click.Context) -> None:
+        for name in group.list_commands(ctx):
+            command = group.get_command(ctx, name)
+            assert command is not None
+            found.append((f"{ctx.command_path} {name}", command))
+            if isinstance(command, click.Group):
+                walk(command, click.Context(command, info_name=name, parent=ctx))
+
+    walk(cli, click.Context(cli, info_name="genbench-cli"))
+    return found
+
+
+def test_examples_of_more_than_a_short_line_are_shown_as_written():
+    # click rewraps a paragraph unless a `\b` line opens it: a long example broke inside a word ("genbench-\ncli"),
+    # and a `\\b` (a backslash and a b, not click's marker) showed as text with the example's lines run together
+    for path, command in _every_command():
+        help_text = inspect.cleandoc(command.help or "")
+        assert "\\b" not in help_text, f"{path}: a literal \\b in its help (use \\b in a plain docstring)"
+        for paragraph in help_text.split("\n\n"):
+            if paragraph.startswith("Example") and len(paragraph) > 72:
+                pytest.fail(f"{path}: its example is rewrapped by click (open the paragraph with a \\b line)")

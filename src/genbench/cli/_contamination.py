@@ -328,8 +328,11 @@ def contamination() -> None:
     First index the training data (`index`), then search test sets in it (`search`); or check once, keeping no
     index (`scan`).
 
-    Example: genbench-cli contamination index --dataset train.jsonl && genbench-cli contamination search
-    --train-dataset-names train.jsonl --ngram-size 8 --match-threshold 0.5 --output-dir out
+    \b
+    Example:
+      genbench-cli contamination index --dataset train.jsonl
+      genbench-cli contamination search --train-dataset-names train.jsonl --ngram-size 8 \\
+          --match-threshold 0.5 --output-dir out
     """
 
 

@@ -109,9 +109,10 @@ def leaderboard(
     per model and shots, a chart of score vs shots, the task card) and one page per model, and leaderboard.json.
     Every page is self-contained: open DIR/index.html from disk, no server or network needed.
 
-    Example: genbench-cli leaderboard results demo_results/results -o site
-
-    Example (your own tasks only): genbench-cli leaderboard results -o site -t my_task,my_other_task
+    \b
+    Examples (the second for your own tasks only):
+      genbench-cli leaderboard results demo_results/results -o site
+      genbench-cli leaderboard results -o site -t my_task,my_other_task
     """
     site = build_leaderboard(
         results_dirs,

@@ -19,7 +19,7 @@ def merge_shards(shards: tuple[Path, ...], output_dir: Path) -> None:
     SHARDS are the shards' folders (DIR/shards/<run>/shard-I-of-N) or folders holding them (DIR/shards/<run>).
     Shards of different runs, missing or unfinished shards are refused, and named. No model is loaded.
 
-    \\b
+    \b
     Example:
       for i in 1 2 3 4; do genbench-cli run -m hf:gpt2 -t all --shard $i/4 -o results & done; wait
       genbench-cli merge-shards results/shards/* -o results
