@@ -49,6 +49,16 @@ def test_each_phase_prints_one_named_line_and_each_task_one_summary(tiny_gpt2: P
     assert summary[0].startswith("category_membership (0-shot, 3 examples): hf_accuracy__accuracy = ")
     assert all(line.endswith("answers from the cache") for line in summary)
     assert summary[0].endswith(" s, 0/12 answers from the cache")
+    # docs/running_models.md shows these lines: its example must have their shape (the settings folder included)
+    page = (Path(__file__).resolve().parents[2] / "docs" / "running_models.md").read_text(encoding="utf-8")
+    shown = re.search(r"```text\n(category_membership \(0-shot, .*?)\n(Wrote .*?)\n```", page)
+    assert shown is not None
+    written = [line for line in result.stdout.splitlines() if line.startswith("Wrote ")][0]
+    shape = re.compile(r"Wrote \S+/[^/]+-[0-9a-f]{8}/seed-\d+\.shots-[0-9-]+(\.\S+)?/[a-z_]+\.json")
+    assert shape.fullmatch(written) and shape.fullmatch(shown.group(2)), (written, shown.group(2))
+    summary_shape = re.compile(r"[a-z_]+ \(\d+-shot, \d+ examples\): \S+ = [0-9.]+ \[[0-9.]+, [0-9.]+\], [0-9.]+ s, "
+                               r"\d+/\d+ answers from the cache")  # fmt: skip
+    assert summary_shape.fullmatch(summary[0]) and summary_shape.fullmatch(shown.group(1))
 
     again = _run(tiny_gpt2, tmp_path)  # everything from the request cache now
     assert [line for line in again.stdout.splitlines() if "answers from the cache" in line][0].endswith(
