@@ -8,7 +8,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import datasets
 import pytest
 
 from genbench.config._schema import PromptBuilderConfig
@@ -45,6 +44,8 @@ CUSTOM = PromptBuilderConfig(
 
 def _prompts(task_type: str, rows: tuple[list[dict[str, Any]], list[dict[str, Any]]], shots: list[int],
              builder: PromptBuilderConfig | None = None) -> dict[int, dict[str, Any]]:  # fmt: skip
+    import datasets  # not at collection (tests/heavy_imports.py)
+
     splits = {"train": datasets.Dataset.from_list(rows[0]), "test": datasets.Dataset.from_list(rows[1])}
     built = build_prompt_datasets(
         splits, task_type=task_type, prompt_builder=builder or PromptBuilderConfig(), shot_list=shots, random_seed=42
