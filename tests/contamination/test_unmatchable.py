@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from genbench.cli._contamination import contamination
@@ -77,3 +78,42 @@ def test_the_cli_warning_quotes_an_instance_of_its_own_test_set(tmp_path: Path):
     assert result.exit_code == 0, result.output
     assert "(tokens are runs of letters and digits: 'capital Japan?' is 2 tokens)" in result.stderr
     assert "612" not in result.stderr
+
+
+HUGE_NGRAM = """
+import json, sys
+from pathlib import Path
+from genbench.contamination import TestSet, build_index, decontaminate, scan, search
+
+work, n = Path(sys.argv[1]), int(sys.argv[2])
+train = work / "train.jsonl"
+train.write_text("".join(json.dumps({"text": f"compute {i} + 6 and 966 + 40 please"}) + "\\n" for i in range(50)))
+tests = [TestSet.from_texts("t", ["compute 7 + 6 and 966 + 40 please", "612 + 6"])]
+options = dict(text_field="text", index_dir=str(work / "idx"))
+build_index(str(train), **options)
+for _ in range(2):  # the first search of a size reads the token file; the second builds the n-gram table
+    report = search(str(train), test_sets=tests, ngram_size=n, match_threshold=0.5, index_dir=str(work / "idx"))
+scanned = scan(str(train), test_sets=tests, ngram_size=n, match_threshold=0.5, text_field="text")
+decontaminate(report, work / "clean")
+for result in (report.results[0], scanned.results[0]):
+    print(json.dumps([[i.score, i.unmatchable] for i in result.instances]))
+"""
+
+
+@pytest.mark.parametrize("ngram_size", [300, 10**9], ids=["beyond-every-unit", "beyond-the-corpus"])
+def test_an_ngram_size_beyond_every_instance_costs_nothing(tmp_path: Path, ngram_size: int):
+    # --ngram-size 1000000000 once hung `contamination search` (hours: a loop over the window's size, on no windows);
+    # 300 is more than any unit's tokens but less than the corpus's (400): the n-gram table has no window either
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-c", HUGE_NGRAM, str(tmp_path), str(ngram_size)], capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["[[0.0, true], [0.0, true]]"] * 2
+
+
+def test_every_backend_answers_at_once_for_an_ngram_size_beyond_every_text(text_search):
+    result = text_search(["compute 612 + 6 please"], ["compute 612 + 6 please", "612"], ngram_size=10**9)
+    assert [(i.score, i.unmatchable) for i in result.instances] == [(0.0, True), (0.0, True)]

@@ -66,7 +66,7 @@ def _power(exponent: int) -> np.uint64:
 def row_hashes(rows: np.ndarray, hash_bits: int = 64) -> np.ndarray:
     """The hash of each row of a ``(windows, size)`` key matrix: the same as :func:`window_hashes` of the row."""
     hashes = np.full(len(rows), _SEED, dtype=np.uint64)
-    for offset in range(rows.shape[1]):
+    for offset in range(rows.shape[1] if len(rows) else 0):  # no rows, no passes (the size may be huge)
         hashes *= MULTIPLIER
         hashes += rows[:, offset]
     return _finish(hashes, hash_bits)
@@ -168,7 +168,7 @@ class WindowLookup:
         grams = self.grams
         long_token = query.lengths > PACKED_BYTES
         self.long = np.zeros(len(grams), dtype=bool)
-        if long_token.any():
+        if total and long_token.any():
             has_long = np.zeros(total, dtype=bool)
             for offset in range(size):
                 has_long |= long_token[first_token + offset]
@@ -233,7 +233,7 @@ class WindowLookup:
         position = np.repeat(candidates, counts)
         gram = np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(lo - (np.cumsum(counts) - counts), counts)
         equal = np.ones(len(position), dtype=bool)
-        for offset in range(size):
+        for offset in range(size if len(position) else 0):
             equal &= block.keys[position + offset].astype(np.uint64, copy=False) == self.grams[gram, offset]
         position, gram = position[equal], gram[equal]
         if verify_long is not None and len(position):

@@ -41,7 +41,7 @@ def hash_windows(tokens: np.ndarray, starts: np.ndarray, n: int, hash_bits: int 
         hash_bits: Keep only this many high bits (a test hook that forces collisions).
     """
     hashes = np.full(len(starts), SEED, dtype=np.uint64)
-    for offset in range(n):
+    for offset in range(n if len(starts) else 0):  # no windows, no passes (n may be far beyond every text)
         hashes *= MULTIPLIER
         hashes += tokens[starts + offset].astype(np.uint64)
     mix(hashes)
@@ -203,12 +203,16 @@ def _sorted_runs(
         bounds = offsets.read(first_unit, offsets.searchsorted(chunk_stop, side="left") + 1)
         # A window is valid when it ends inside its unit: the last n-1 positions of each unit start none.
         valid = np.ones(chunk_stop - chunk_start, dtype=bool)
-        for back in range(1, n):
+        # Beyond the longest unit's length every position of every unit is marked: the work follows the data, not n.
+        longest = int(np.diff(bounds).max()) if len(bounds) > 1 else 0
+        for back in range(1, min(n, longest + 1)):
             ends = bounds[1:] - back
             ends = ends[(ends >= bounds[:-1]) & (ends >= chunk_start) & (ends < chunk_stop)]
             valid[ends - chunk_start] = False
         kept = np.flatnonzero(valid)
         del valid
+        if not len(kept):  # no unit holds n tokens: nothing to hash
+            continue
         keys = _all_window_hashes(tokens.read(chunk_start, chunk_stop + n - 1), n, hash_bits)[kept]
         keys &= ~position_mask
         kept += chunk_start

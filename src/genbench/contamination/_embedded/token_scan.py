@@ -79,7 +79,7 @@ class IdWindows:
         matchable = grams <= np.uint64(np.iinfo(np.int32).max)  # an unknown token matches nothing
         rows = grams[matchable.all(axis=1)].astype(np.uint32)
         sums = np.zeros(len(rows), dtype=np.uint32)
-        for offset in range(lookup.size):
+        for offset in range(lookup.size if len(rows) else 0):  # no windows, no passes (the size may be huge)
             sums = sums * np.uint32(_P32) + rows[:, offset]
         self.sieve = np.zeros(1 << SIFT_BITS, dtype=bool)
         self.sieve[_buckets(sums)] = True
