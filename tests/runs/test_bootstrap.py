@@ -70,3 +70,12 @@ def test_is_mean_of() -> None:
     assert is_mean_of(0.5, [1.0, 0.0])
     assert not is_mean_of(0.4, [1.0, 0.0])
     assert not is_mean_of(0.5, [1.0, float("nan")])
+
+
+def test_resamples_that_do_not_fit_in_memory_say_what_they_need_and_what_to_lower() -> None:
+    # `--bootstrap-resamples 1000000000` once ended in numpy's "Unable to allocate 536. GiB for an array with shape
+    # (1000000000, 72)", which named neither the resamples nor the option
+    needs = r"1,000,000,000,000 bootstrap resamples of 72 examples need .* GiB"
+    with pytest.raises(MemoryError, match=needs) as raised:
+        bootstrap_mean_interval([1.0, 0.0] * 36, resamples=10**12)
+    assert "--bootstrap-resamples" in str(raised.value)

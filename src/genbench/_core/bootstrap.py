@@ -18,9 +18,21 @@ DEFAULT_PERMUTATIONS = 10_000
 CONFIDENCE = 0.95
 
 
-def resample_indices(n: int, resamples: int, seed: int) -> np.ndarray:
-    """The ``(resamples, n)`` matrix of indices drawn with replacement."""
-    return np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+def resample_indices(n: int, resamples: int, seed: int | np.random.Generator) -> np.ndarray:
+    """The ``(resamples, n)`` matrix of indices drawn with replacement (by ``seed``'s generator, or ``seed`` itself).
+
+    Raises:
+        MemoryError: the matrix does not fit in memory (the message says how much it needs and what to lower).
+    """
+    try:
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        return rng.integers(0, n, size=(resamples, n))
+    except MemoryError as exc:
+        needed = resamples * n * 8 / 2**30
+        raise MemoryError(
+            f"{resamples:,} bootstrap resamples of {n:,} examples need {needed:,.1f} GiB of memory for their indices: "
+            "ask for fewer resamples (--bootstrap-resamples)."
+        ) from exc
 
 
 def _quantiles(values: np.ndarray, confidence: float) -> tuple[float, float]:

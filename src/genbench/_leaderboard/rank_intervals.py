@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from genbench._core.bootstrap import resample_indices
 from genbench._leaderboard.collect import Cell
 from genbench._leaderboard.sample_logs import SampleLogs
 
@@ -70,7 +71,7 @@ class TaskHeadline:
 def resample_rows(task_id: str, n: int, resamples: int, seed: int) -> np.ndarray:
     """The ``(resamples, n)`` example indices drawn with replacement for ``task_id`` (the same for every model)."""
     digest = hashlib.sha256(f"rank-interval\x1f{seed}\x1f{task_id}".encode()).digest()
-    return np.random.default_rng(int.from_bytes(digest[:8], "little")).integers(0, n, size=(resamples, n))
+    return resample_indices(n, resamples, np.random.default_rng(int.from_bytes(digest[:8], "little")))
 
 
 def percentile_ranks(ranks: np.ndarray, shown: int, confidence: float) -> RankInterval:

@@ -17,6 +17,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from genbench._core.bootstrap import resample_indices
 from genbench._core.metric_direction import Direction
 from genbench._core.metric_values import finite_number
 from genbench._leaderboard.aggregation import Aggregation, ChanceLevel, chance_level, normalised_score
@@ -227,7 +228,7 @@ def run_score(
             values = np.asarray(scores, dtype=float)
             return (
                 value,
-                values[rng.integers(0, values.size, size=(resamples, values.size))].mean(axis=1),
+                values[resample_indices(values.size, resamples, rng)].mean(axis=1),
                 "per-sample",
             )
     ci = metric.get("ci")
