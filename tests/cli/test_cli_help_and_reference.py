@@ -169,3 +169,15 @@ def test_examples_of_more_than_a_short_line_are_shown_as_written():
         for paragraph in help_text.split("\n\n"):
             if paragraph.startswith("Example") and len(paragraph) > 72:
                 pytest.fail(f"{path}: its example is rewrapped by click (open the paragraph with a \\b line)")
+
+
+def test_help_lines_never_break_at_a_hyphen(runner):
+    # click wraps at hyphens: `genbench-\ncli merge-shards`, `--index-\ndir` and `cross-\nencoder:PATH` were printed
+    for path, _ in _every_command():
+        result = runner.invoke(cli, [*path.split()[1:], "--help"], terminal_width=80)
+        assert result.exit_code == 0, result.output
+        assert "\u2011" not in result.output
+        lines = result.output.splitlines()
+        broken = [f"{a.strip()} / {b.strip()}" for a, b in zip(lines, lines[1:], strict=False)
+                  if re.search(r"\w-$", a) and re.match(r"\s*[a-z]", b)]  # fmt: skip
+        assert broken == [], f"{path}: {broken}"

@@ -99,8 +99,40 @@ SHORT_HELP: dict[str, str] = {
 }
 
 
+_UNBROKEN_HYPHEN = "\u2011"  # a non-breaking hyphen: the textwrap that click wraps help with never splits at it
+
+
+class _HelpFormatter(click.HelpFormatter):
+    """click's help formatter, except that a line never breaks at a hyphen: ``genbench-cli``, ``--index-dir`` and
+    ``length-normalised`` stay whole. click's ``wrap_text`` has no switch for it, so hyphens are swapped for
+    :data:`_UNBROKEN_HYPHEN` before wrapping and back in the output."""
+
+    def write_text(self, text: str) -> None:
+        super().write_text(text.replace("-", _UNBROKEN_HYPHEN))
+
+    def write_dl(self, rows: Any, col_max: int = 30, col_spacing: int = 2) -> None:
+        super().write_dl([(term, text.replace("-", _UNBROKEN_HYPHEN)) for term, text in rows], col_max, col_spacing)
+
+    def getvalue(self) -> str:
+        return super().getvalue().replace(_UNBROKEN_HYPHEN, "-")
+
+
+class _Context(click.Context):
+    formatter_class = _HelpFormatter
+
+
+def _with_help_formatter(command: click.Command) -> click.Command:
+    """``command`` (and a group's subcommands) rendering ``--help`` with :class:`_HelpFormatter`."""
+    command.context_class = _Context
+    for subcommand in getattr(command, "commands", {}).values():
+        _with_help_formatter(subcommand)
+    return command
+
+
 class _PluginCommands(click.Group):
     """A click group whose subcommands are :data:`COMMANDS`, each imported when it is first needed."""
+
+    context_class = _Context
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS.names())
@@ -132,7 +164,7 @@ class _PluginCommands(click.Group):
             return _broken_command(
                 cmd_name, UnknownPluginError(f"The command {cmd_name!r} ({target}) is not a click command.")
             )
-        return command
+        return _with_help_formatter(command)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         # `genbench-cli run ... --debug`: the global flags are accepted after the command's name too.
