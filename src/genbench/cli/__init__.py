@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import Any
 
 import click
@@ -111,7 +111,7 @@ class _HelpFormatter(click.HelpFormatter):
     def write_text(self, text: str) -> None:
         super().write_text(text.replace("-", _UNBROKEN_HYPHEN))
 
-    def write_dl(self, rows: Sequence[tuple[str, str]], col_max: int = 30, col_spacing: int = 2) -> None:
+    def write_dl(self, rows: Iterable[tuple[str, str]], col_max: int = 30, col_spacing: int = 2) -> None:
         super().write_dl([(term, text.replace("-", _UNBROKEN_HYPHEN)) for term, text in rows], col_max, col_spacing)
 
     def getvalue(self) -> str:
