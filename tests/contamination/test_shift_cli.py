@@ -122,3 +122,19 @@ def test_the_docs_show_the_real_output_of_their_offline_commands(tmp_path: Path)
     (title,) = [line.strip() for line in page.splitlines() if line.strip().startswith("Shift against negation-train")]
     assert title == f"Shift against negation-train (2000 words tokens, infini-gram, index {checksum})"
     assert title in measured.output
+
+
+@pytest.mark.parametrize("tokenizer", ["bytes", "words"])
+@pytest.mark.parametrize("content", ["", '{"text": ""}\n{"text": ""}\n'], ids=["no-line", "empty-texts"])
+def test_a_corpus_without_text_is_refused_before_the_indexer_runs(tmp_path: Path, tokenizer: str, content: str):
+    # infini-gram's indexer failed on it with its own traceback (a log of zero; a Rust panic, remainder by zero)
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(content, encoding="utf-8")
+    args = ["shift", "build", str(corpus), "--tokenizer", tokenizer, "--index-dir", str(tmp_path / "i"), "--name", "c"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1
+    assert (
+        result.output.strip()
+        == f"Error: Nothing to index in {corpus}: it holds no document with text in its 'text' field."
+    )
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["corpus.jsonl"]  # no index, no staging left behind

@@ -183,6 +183,13 @@ def build_infinigram_index(
     if target.exists():
         raise ContaminationError(f"{target} exists; remove it or choose another --index-dir.")
     paths = _sources(corpus)
+    # infini-gram's indexer fails deep inside on a corpus without text (a log of zero, a remainder by zero);
+    # `any` stops at the first non-empty text, so a real corpus is read one line here. (.zst: read by the indexer only)
+    if not any(path.name.endswith(".zst") for path in paths) and not any(_texts(paths, text_field)):
+        raise ContaminationError(
+            f"Nothing to index in {', '.join(map(str, paths))}: it holds no document with text in its "
+            f"{text_field!r} field."
+        )
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
