@@ -89,6 +89,22 @@ def test_line_that_is_not_an_object(tmp_path):
         read_predictions(path)
 
 
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"target": "1", "target": "2"}', "predictions.jsonl:2: the key 'target' appears twice in one object"),
+        ('{"target": ' + "[" * 100_000 + "]" * 100_000 + "}", "predictions.jsonl:2: values nested too deeply"),
+    ],
+    ids=["duplicate-key", "deep-nesting"],
+)
+def test_an_ambiguous_or_unreadable_line_names_the_file_and_line(tmp_path, line, message):
+    # a duplicate key was read as its last value, silently; deep nesting crashed with a bare RecursionError
+    path = tmp_path / "predictions.jsonl"
+    path.write_text('{"target": "0"}\n' + line + "\n", encoding="utf-8")
+    with pytest.raises(PredictionError, match=message):
+        read_predictions(path)
+
+
 def test_blank_lines_are_skipped(tmp_path):
     path = tmp_path / "p.jsonl"
     path.write_text('\n{"target": "1"}\n   \n{"target": "2"}\n')

@@ -170,7 +170,8 @@ def iter_json_objects(
     For record files a person writes (predictions, qrels); :func:`read_jsonl` is the fast path for datasets.
 
     Raises:
-        error: a line is not UTF-8, not valid JSON or not an object, naming the file, the line and the column.
+        error: a line is not UTF-8, not valid JSON (a key twice in one object included), nested too deeply to read,
+            or not an object, naming the file, the line and the column.
 
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "rows.jsonl"
@@ -194,9 +195,16 @@ def iter_json_objects(
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
+                record = json.loads(line, object_pairs_hook=unique_keys)
             except json.JSONDecodeError as exc:
                 raise error(f"{path}:{number}: invalid JSON: {exc.msg} (column {exc.colno})") from None
+            except DuplicateKeyError as exc:  # which of the two values was meant cannot be known
+                raise error(f"{path}:{number}: the key {exc.key!r} appears twice in one object; keep one") from None
+            except RecursionError:
+                raise error(
+                    f"{path}:{number}: values nested too deeply to read (Python's JSON parser gave up); flatten the "
+                    "line's data"
+                ) from None
             if not isinstance(record, dict):
                 raise error(f"{path}:{number}: expected {expected}, got {type(record).__name__}")
             yield number, record
