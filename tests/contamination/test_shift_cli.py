@@ -138,3 +138,16 @@ def test_a_corpus_without_text_is_refused_before_the_indexer_runs(tmp_path: Path
         == f"Error: Nothing to index in {corpus}: it holds no document with text in its 'text' field."
     )
     assert sorted(path.name for path in tmp_path.iterdir()) == ["corpus.jsonl"]  # no index, no staging left behind
+
+
+def test_a_corpus_line_nested_too_deeply_is_named(tmp_path: Path):
+    # a bare RecursionError before; genbench reads the texts of a `words` corpus itself
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text('{"text": "hello world"}\n{"text": ' + "[" * 100_000 + "]" * 100_000 + "}\n", encoding="utf-8")
+    args = ["shift", "build", str(corpus), "--tokenizer", "words", "--index-dir", str(tmp_path / "i"), "--name", "c"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1
+    assert (
+        result.output.strip()
+        == f"Error: {corpus}, line 2: values nested too deeply to read (Python's JSON parser gave up)."
+    )

@@ -71,6 +71,10 @@ def _texts(paths: Iterable[Path], text_field: str) -> Iterator[str]:
                         f"{path}, line {number}: expected a JSON object with the field {text_field!r} "
                         "(choose the field with --text-field)."
                     ) from None
+                except RecursionError:
+                    raise ContaminationError(
+                        f"{path}, line {number}: values nested too deeply to read (Python's JSON parser gave up)."
+                    ) from None
                 yield as_text(value)
 
 
