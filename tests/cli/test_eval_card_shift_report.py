@@ -74,6 +74,26 @@ def test_a_damaged_shift_report_is_an_error_naming_the_file(tmp_path: Path) -> N
     assert result.exit_code != 0 and str(bad) in result.output and "not a shift report" in result.output
 
 
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested deeper than the 200 levels allowed"),
+        ('{"task": "a", "task": "b"}', "the key 'task' appears twice in one object"),
+        ('{"summary": NaN}', "NaN is not a JSON number"),
+    ],
+    ids=["deep", "duplicate-key", "nan"],
+)
+def test_a_report_python_json_would_misread_is_refused_naming_the_file(tmp_path: Path, content: str, message: str):
+    # read with json.loads before: a RecursionError crashed `run --shift-report`, and a key given twice kept its last
+    bad = tmp_path / "bad.shift.json"
+    bad.write_text(content, encoding="utf-8")
+    for args in (["eval-card", "-t", "arithmetic_length"], ["run", "-m", "python:x:y", "-t", "arithmetic_length",
+                                                            "-o", str(tmp_path / "out")]):  # fmt: skip
+        result = CliRunner().invoke(cli, [*args, "--shift-report", str(bad)])
+        assert result.exit_code != 0
+        assert f"{bad}: " in result.output and message in result.output, result.output
+
+
 def test_a_report_of_another_task_is_refused_naming_both(report: Path) -> None:
     result = CliRunner().invoke(cli, ["eval-card", "-t", "negation_consistency", "--shift-report", str(report)])
     assert result.exit_code == 2, result.output

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from genbench._core.files import atomic_open, write_json_atomic
+from genbench._core.json_files import read_json_file
 from genbench.contamination._errors import ContaminationError
 from genbench.contamination.shift._engine import CorpusIdentity
 from genbench.data._checksums import file_sha256
@@ -91,10 +92,10 @@ def read_shift_report(path: str | Path, *, corpus: CorpusIdentity | None = None)
             is not the corpus it names (another name, size, tokenizer or index checksum).
     """
     path = Path(path)
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ContaminationError(f"{path}: not a readable shift report ({exc}).") from None
+    try:  # the strict reader: NaN, a key given twice, nesting too deep and a FIFO are refused, naming the file
+        document = read_json_file(path, what="shift report", error=ContaminationError)
+    except FileNotFoundError:
+        raise ContaminationError(f"{path}: no such shift report.") from None
     problems = _problems(document)
     if problems:
         raise ContaminationError(f"{path} is not a shift report:\n" + "\n".join(problems))
