@@ -10,11 +10,14 @@ cases each run (hypothesis prints the seed and a reproduction blob of a failure)
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
+import threading
 import warnings
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, settings
@@ -47,11 +50,39 @@ FUZZ = settings(
 COLLECT = os.environ.get("GENBENCH_FUZZ_COLLECT")
 """A file to append crash signatures to instead of failing (a campaign that surveys every crash, not the first)."""
 
+CASE_SECONDS = float(os.environ.get("GENBENCH_FUZZ_CASE_SECONDS", "120"))
+"""The wall-clock limit of one case: a case that runs longer is a failure (hypothesis' deadline is checked only after
+a case ends, so a hang would stall the campaign instead; one did: ``--ngram-size 1000000000``)."""
+
+
+class CaseTimedOut(BaseException):
+    """A case ran past :data:`CASE_SECONDS` (a ``BaseException``: genbench's ``except Exception`` does not take it)."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Raise :class:`CaseTimedOut` in this thread after ``seconds`` (POSIX main thread; elsewhere no limit)."""
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise CaseTimedOut(f"the case ran past {seconds:g} s (GENBENCH_FUZZ_CASE_SECONDS): a hang, or far too slow")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
 
 def genbench_error_or_success(name: str, action: Callable[[], Any]) -> str:
-    """Run ``action``: ``"ok"``, or ``"error"`` for a GenBenchError with a message; anything else propagates."""
+    """Run ``action``: ``"ok"``, or ``"error"`` for a GenBenchError with a message; anything else propagates (a case
+    past :data:`CASE_SECONDS` too, as :class:`CaseTimedOut`)."""
     CASES[name] += 1
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _time_limit(CASE_SECONDS):
         warnings.simplefilter("ignore")  # lenient loading warns (GenbenchConfigWarning); warnings are not the property
         try:
             action()
