@@ -118,3 +118,23 @@ def test_a_shard_needs_an_output_folder_and_cached_answers(predictor: str, tmp_p
     with pytest.raises(ShardError, match="its answers are never cached, so shards cannot hand them to the merge"):
         genbench.evaluate(model=predictor, tasks="arithmetic_length", shard="1/2", output_dir=tmp_path)
     assert not (tmp_path / "shards").exists()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"tasks": []}, r"\[\] names no task"),
+        ({"tasks": " , "}, "names no task"),
+        ({"tasks": "arithmetic_length", "seeds": []}, r"seeds: give at least one seed"),
+        ({"tasks": "arithmetic_length", "shots": []}, r"shots: give at least one number of few-shot examples"),
+    ],
+    ids=["no-tasks", "blank-tasks", "no-seeds", "no-shots"],
+)
+def test_an_empty_choice_is_an_error_not_an_empty_run(tmp_path: Path, arguments: dict[str, Any], message: str) -> None:
+    # no tasks or no seeds returned [] silently; no shots failed on the results schema ("evaluations: List should
+    # have at least 1 item"), naming an internal file
+    from genbench._core.errors import GenBenchError
+
+    with pytest.raises(GenBenchError, match=message):
+        genbench.evaluate(model="python:no_such_module:predict", output_dir=tmp_path, **arguments)
+    assert not any(tmp_path.iterdir())  # checked before the model is loaded or anything written

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
-from genbench._core.errors import PreparationError
+from genbench._core.errors import InvalidTaskIdError, PreparationError
 from genbench._core.progress import phase_progress, progress_bar
 from genbench._core.urls import redact_url
 from genbench._core.version import VERSION
@@ -578,6 +578,8 @@ def task_groups(task_ids: str | Iterable[str]) -> list[tuple[str, list[str] | No
 
     ids = [t.strip() for t in task_ids.split(",")] if isinstance(task_ids, str) else [str(t) for t in task_ids]
     ids = [t for t in ids if t]
+    if not ids:  # an empty list would run nothing and return nothing, silently
+        raise InvalidTaskIdError(f"{task_ids!r} names no task: give task ids (e.g. 'arithmetic_length') or 'all'.")
     if ids == ["all"]:
         ids = sorted(discover_tasks())
     groups: list[tuple[str, list[str] | None]] = []
@@ -641,6 +643,8 @@ def run(
     """
     from genbench.task._factory import load_task
 
+    if not shots:  # else each task would end in a results file without evaluations, which the schema refuses
+        raise PreparationError("shots: give at least one number of few-shot examples, e.g. shots=[0, 5].")
     runner = model if isinstance(model, ModelRunner) else load_runner(parse_model_spec(model, model_args))
     if (chat is None or chat.template is None) and runner.unused_chat_template():
         logger.warning(unused_template_warning(runner))
