@@ -45,6 +45,13 @@ def test_a_file_given_as_hf_directory_is_not_a_directory(tmp_path: Path) -> None
         HFCausalLMRunner(parse_model_spec(f"hf:{weights}"))
 
 
+def test_a_directory_without_config_json_is_not_a_model_directory(tmp_path: Path) -> None:
+    # transformers failed on its tokenizer instead: "You need to have sentencepiece or tiktoken installed ..."
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ModelSpecError, match=r"empty holds no config.json, so it is not a model directory"):
+        HFCausalLMRunner(parse_model_spec(f"hf:{tmp_path / 'empty'}"))
+
+
 def test_hub_ids_are_not_taken_for_paths() -> None:
     assert not looks_like_path("gpt2") and not looks_like_path("openai-community/gpt2")
     assert looks_like_path("/no/such/dir") and looks_like_path("./gpt2") and looks_like_path("models/org/name")

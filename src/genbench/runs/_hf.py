@@ -84,9 +84,15 @@ def looks_like_path(target: str) -> bool:
 
 def check_local_path(target: str) -> None:
     """Refuse a path-like ``hf:`` target whose directory is missing, naming the fix (before transformers reads it
-    as a hub id and says "Repo id must be in the form ...")."""
+    as a hub id and says "Repo id must be in the form ..."), and a directory without a ``config.json``."""
     path = Path(target).expanduser()
     if path.is_dir():
+        if not (path / "config.json").is_file():  # transformers would fail on its tokenizer ("install sentencepiece")
+            raise ModelSpecError(
+                f"hf:{target}: {path} holds no config.json, so it is not a model directory. Give the directory "
+                "that holds the model's config.json, tokenizer files and weights (as written by save_pretrained; "
+                "genbench-cli models make-tiny DIR writes a tiny one)."
+            )
         return
     if looks_like_path(target) or path.exists():
         what = "not a directory" if path.exists() else "no such directory"
