@@ -46,10 +46,17 @@ def test_a_file_given_as_hf_directory_is_not_a_directory(tmp_path: Path) -> None
 
 
 def test_a_directory_without_config_json_is_not_a_model_directory(tmp_path: Path) -> None:
-    # transformers failed on its tokenizer instead: "You need to have sentencepiece or tiktoken installed ..."
+    # transformers failed instead: "You need to have sentencepiece or tiktoken installed ..." (hf:), "Unrecognized
+    # model in ... Should have a `model_type` key in its config.json" (cross-encoder:, sentence-transformers:)
+    from genbench.runs._rerank import PairScorerRunner
+
     (tmp_path / "empty").mkdir()
-    with pytest.raises(ModelSpecError, match=r"empty holds no config.json, so it is not a model directory"):
+    with pytest.raises(ModelSpecError, match=r"^hf:.*empty holds no config.json, so it is not a model directory"):
         HFCausalLMRunner(parse_model_spec(f"hf:{tmp_path / 'empty'}"))
+    for kind in ("cross-encoder", "sentence-transformers"):
+        with pytest.raises(ModelSpecError, match=rf"^{kind}:.*empty holds no config.json") as raised:
+            PairScorerRunner(parse_model_spec(f"{kind}:{tmp_path / 'empty'}"))
+        assert "make-tiny" not in str(raised.value)  # it writes a GPT-2, not a pair scorer
 
 
 def test_hub_ids_are_not_taken_for_paths() -> None:

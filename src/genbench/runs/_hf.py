@@ -82,23 +82,27 @@ def looks_like_path(target: str) -> bool:
     )
 
 
-def check_local_path(target: str) -> None:
-    """Refuse a path-like ``hf:`` target whose directory is missing, naming the fix (before transformers reads it
-    as a hub id and says "Repo id must be in the form ..."), and a directory without a ``config.json``."""
+def check_local_path(target: str, kind: str = "hf") -> None:
+    """Refuse a path-like target of a ``kind:`` spec (``hf``, ``cross-encoder``, ``sentence-transformers``) whose
+    directory is missing, naming the fix (before transformers reads it as a hub id and says "Repo id must be in the
+    form ..."), and a directory without a ``config.json`` (transformers would ask for sentencepiece, or for a
+    ``model_type``)."""
     path = Path(target).expanduser()
+    example = "hf:gpt2 or hf:ORG/NAME" if kind == "hf" else f"{kind}:ORG/NAME"
     if path.is_dir():
-        if not (path / "config.json").is_file():  # transformers would fail on its tokenizer ("install sentencepiece")
+        if not (path / "config.json").is_file():
+            tiny = "; genbench-cli models make-tiny DIR writes a tiny one" if kind == "hf" else ""
             raise ModelSpecError(
-                f"hf:{target}: {path} holds no config.json, so it is not a model directory. Give the directory "
-                "that holds the model's config.json, tokenizer files and weights (as written by save_pretrained; "
-                "genbench-cli models make-tiny DIR writes a tiny one)."
+                f"{kind}:{target}: {path} holds no config.json, so it is not a model directory. Give the directory "
+                f"that holds the model's config.json, tokenizer files and weights (as written by "
+                f"save_pretrained{tiny})."
             )
         return
     if looks_like_path(target) or path.exists():
         what = "not a directory" if path.exists() else "no such directory"
         raise ModelSpecError(
-            f"hf:{target}: {what}: {path}. Give the directory that holds the model's config.json and weights "
-            "(as written by save_pretrained), or a Hugging Face Hub id such as hf:gpt2 or hf:ORG/NAME, which is "
+            f"{kind}:{target}: {what}: {path}. Give the directory that holds the model's config.json and weights "
+            f"(as written by save_pretrained), or a Hugging Face Hub id such as {example}, which is "
             "downloaded when online (HF_HUB_OFFLINE unset) or read from the Hub cache."
         )
 

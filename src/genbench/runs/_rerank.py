@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from genbench.runs._hf import check_local_path
 from genbench.runs.model_runner import ModelRunner, directory_revision
 from genbench.runs.specs import ModelSpec, check_known_args, int_arg
 
@@ -23,6 +24,7 @@ class PairScorerRunner(ModelRunner):
 
         device = spec.args.get("device") or ("cuda" if torch.cuda.is_available() else "cpu")
         self.batch_size = int_arg(spec, "batch_size", 32)
+        check_local_path(spec.target, spec.kind)
         if spec.kind == "cross-encoder":
             from sentence_transformers import CrossEncoder
 
