@@ -139,7 +139,7 @@ class CleanSubsetDefinition(_Record):
     corpus: str = Field(description="the corpus's name")
     index_sha256: Sha256 = Field(description="the checksum of the corpus's index")
     threshold: Number = Field(ge=0, le=1, description="the n-gram hit share from which an example is contained")
-    threshold_ngram: SchemaInteger = Field(ge=1, description="the n of that hit share")
+    threshold_ngram: PositiveInteger = Field(description="the n of that hit share")
 
 
 class RunIdentity(_Record):
@@ -195,8 +195,8 @@ class BootstrapRecord(_Record):
     """How the 95% intervals were resampled."""
 
     confidence: Number = Field(gt=0, lt=1)
-    resamples: SchemaInteger = Field(ge=1, description="for metrics that are the mean of their per-sample scores")
-    statistic_resamples: SchemaInteger = Field(ge=1, description="for other metrics, recomputed on each resample")
+    resamples: PositiveInteger = Field(description="for metrics that are the mean of their per-sample scores")
+    statistic_resamples: PositiveInteger = Field(description="for other metrics, recomputed on each resample")
     seed: SchemaInteger
 
 
@@ -270,8 +270,8 @@ class CacheRecord(_Record):
 class CleanSubset(_Record):
     """The scores of one setting on the examples a shift report does not flag as contained in its corpus."""
 
-    num_examples: SchemaInteger = Field(ge=0, description="examples scored: all of the setting's, less those excluded")
-    excluded: SchemaInteger = Field(ge=0, description="examples the report flags as contained in its corpus")
+    num_examples: NonNegativeInteger = Field(description="examples scored: all of the setting's, less those excluded")
+    excluded: NonNegativeInteger = Field(description="examples the report flags as contained in its corpus")
     primary_metric: str | None
     metrics: dict[str, Metric]
 
@@ -284,14 +284,14 @@ class ShiftReportRecord(_Record):
     corpus: str = Field(description="the corpus's name")
     index_sha256: Sha256 = Field(description="the checksum of the corpus's index")
     threshold: Number = Field(ge=0, le=1, description="the n-gram hit share from which an example is contained")
-    threshold_ngram: SchemaInteger = Field(ge=1, description="the n of that hit share")
+    threshold_ngram: PositiveInteger = Field(description="the n of that hit share")
 
 
 class Evaluation(_Record):
     """The scores of one setting (number of shots) of a task."""
 
     shots: NonNegativeInteger | None = Field(description="null: evaluated on the finetuning test split, unprompted")
-    num_examples: SchemaInteger = Field(ge=0)
+    num_examples: NonNegativeInteger
     prompt_builder_sha256: str | None = Field(
         description="sha256 of the prompt builder options and prompt-builder version; null without prompts"
     )
