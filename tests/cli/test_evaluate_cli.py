@@ -92,7 +92,7 @@ def test_line_that_is_not_an_object(tmp_path):
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ('{"target": "1", "target": "2"}', "predictions.jsonl:2: the key 'target' appears twice in one object"),
+        ('{"target": "1", "target": "2"}', "predictions.jsonl:2: key 'target' appears twice in one object; keep one"),
         ('{"target": ' + "[" * 100_000 + "]" * 100_000 + "}", "predictions.jsonl:2: values nested too deeply"),
     ],
     ids=["duplicate-key", "deep-nesting"],

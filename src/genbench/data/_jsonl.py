@@ -162,6 +162,28 @@ def validate_jsonl(data: bytes, *, source: str, content_type: str = "", allow_em
     return int(table.num_rows)
 
 
+class _LineProblem(ValueError):
+    """Why one line is not readable JSON (the caller adds where the line is)."""
+
+
+def _loads_line(line: str) -> Any:
+    """One JSON Lines line parsed, a key given twice in one object refused (which value was meant cannot be known).
+
+    Raises:
+        _LineProblem: invalid JSON (with its column), a key given twice, nesting too deep for Python's parser.
+    """
+    try:
+        return json.loads(line, object_pairs_hook=unique_keys)
+    except json.JSONDecodeError as exc:
+        raise _LineProblem(f"invalid JSON: {exc.msg} (column {exc.colno})") from None
+    except DuplicateKeyError as exc:
+        raise _LineProblem(f"key {exc.key!r} appears twice in one object; keep one") from None
+    except RecursionError:
+        raise _LineProblem(
+            "values nested too deeply to read (Python's JSON parser gave up); flatten the line's data"
+        ) from None
+
+
 def iter_json_objects(
     path: str | os.PathLike[str], *, error: type[Exception] = DataLoadError, expected: str = "a JSON object"
 ) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -195,16 +217,9 @@ def iter_json_objects(
             if not line.strip():
                 continue
             try:
-                record = json.loads(line, object_pairs_hook=unique_keys)
-            except json.JSONDecodeError as exc:
-                raise error(f"{path}:{number}: invalid JSON: {exc.msg} (column {exc.colno})") from None
-            except DuplicateKeyError as exc:  # which of the two values was meant cannot be known
-                raise error(f"{path}:{number}: the key {exc.key!r} appears twice in one object; keep one") from None
-            except RecursionError:
-                raise error(
-                    f"{path}:{number}: values nested too deeply to read (Python's JSON parser gave up); flatten the "
-                    "line's data"
-                ) from None
+                record = _loads_line(line)
+            except _LineProblem as problem:
+                raise error(f"{path}:{number}: {problem}") from None
             if not isinstance(record, dict):
                 raise error(f"{path}:{number}: expected {expected}, got {type(record).__name__}")
             yield number, record
@@ -307,16 +322,9 @@ def _parse_line_by_line(data: bytes, path: Path | str) -> pa.Table:
         if not line.strip():
             continue
         try:
-            value = json.loads(line, object_pairs_hook=unique_keys)
-        except json.JSONDecodeError as exc:
-            raise DataLoadError(f"{path}, line {number}: invalid JSON: {exc.msg} (column {exc.colno}).") from None
-        except RecursionError:
-            raise DataLoadError(
-                f"{path}, line {number}: values nested too deeply to read (Python's JSON parser gave up); flatten "
-                "the line's data."
-            ) from None
-        except DuplicateKeyError as exc:
-            raise DataLoadError(f"{path}, line {number}: key {exc.key!r} appears twice in one object.") from None
+            value = _loads_line(line)
+        except _LineProblem as problem:
+            raise DataLoadError(f"{path}, line {number}: {problem}.") from None
         if not isinstance(value, dict):
             raise DataLoadError(
                 f"{path}, line {number}: expected one JSON object per line, got {_describe(value)}: {_preview(line)}"
