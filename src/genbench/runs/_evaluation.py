@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from genbench._core.errors import InvalidTaskIdError, PreparationError
+from genbench._core.errors import PreparationError
 from genbench.runs._chat import ChatSettings
 from genbench.runs._clean_subset import shift_flags_by_task
-from genbench.runs._execute import ProgressFactory, expand_task_ids, run
+from genbench.runs._execute import ProgressFactory, check_shots, expand_task_ids, requested_task_ids, run
 from genbench.runs._results import DEFAULT_MAX_NEW_TOKENS
 from genbench.runs._results_model import ResultsDocument
 from genbench.runs._runner_registry import load_runner
@@ -118,10 +118,8 @@ def evaluate(
     task_list: str | list[str] = tasks if isinstance(tasks, str) else list(tasks)
     if not seed_list:  # no run at all, and an empty list back
         raise PreparationError("seeds: give at least one seed, e.g. seeds=[42].")
-    if not shot_list:
-        raise PreparationError("shots: give at least one number of few-shot examples, e.g. shots=[0, 5].")
-    if not [t for t in (task_list.split(",") if isinstance(task_list, str) else task_list) if str(t).strip()]:
-        raise InvalidTaskIdError(f"{tasks!r} names no task: give task ids (e.g. 'arithmetic_length') or 'all'.")
+    check_shots(shot_list)
+    requested_task_ids(task_list)  # before the model loads
     report_paths = (
         [] if shift_report is None else [shift_report] if isinstance(shift_report, (str, Path)) else shift_report
     )

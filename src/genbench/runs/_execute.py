@@ -569,6 +569,26 @@ def load_one_task(task_id: str) -> Task:
     return task
 
 
+def requested_task_ids(task_ids: str | Iterable[str]) -> list[str]:
+    """The ids asked for (``"a, b"`` or a list), blanks left out; an error when none is left (an empty run would
+    return nothing, silently).
+
+    >>> requested_task_ids(" a, ,b")
+    ['a', 'b']
+    """
+    ids = [t.strip() for t in task_ids.split(",")] if isinstance(task_ids, str) else [str(t) for t in task_ids]
+    ids = [t for t in ids if t]
+    if not ids:
+        raise InvalidTaskIdError(f"{task_ids!r} names no task: give task ids (e.g. 'arithmetic_length') or 'all'.")
+    return ids
+
+
+def check_shots(shots: Sequence[int]) -> None:
+    """Refuse an empty list of shots (each task would end in a results file without evaluations)."""
+    if not shots:
+        raise PreparationError("shots: give at least one number of few-shot examples, e.g. shots=[0, 5].")
+
+
 def task_groups(task_ids: str | Iterable[str]) -> list[tuple[str, list[str] | None]]:
     """Each requested task id, with the ids of its subtasks for a task with subtasks (None for a task).
 
@@ -576,10 +596,7 @@ def task_groups(task_ids: str | Iterable[str]) -> list[tuple[str, list[str] | No
     """
     from genbench._registry.task_configs import load_config
 
-    ids = [t.strip() for t in task_ids.split(",")] if isinstance(task_ids, str) else [str(t) for t in task_ids]
-    ids = [t for t in ids if t]
-    if not ids:  # an empty list would run nothing and return nothing, silently
-        raise InvalidTaskIdError(f"{task_ids!r} names no task: give task ids (e.g. 'arithmetic_length') or 'all'.")
+    ids = requested_task_ids(task_ids)
     if ids == ["all"]:
         ids = sorted(discover_tasks())
     groups: list[tuple[str, list[str] | None]] = []
@@ -643,8 +660,7 @@ def run(
     """
     from genbench.task._factory import load_task
 
-    if not shots:  # else each task would end in a results file without evaluations, which the schema refuses
-        raise PreparationError("shots: give at least one number of few-shot examples, e.g. shots=[0, 5].")
+    check_shots(shots)
     runner = model if isinstance(model, ModelRunner) else load_runner(parse_model_spec(model, model_args))
     if (chat is None or chat.template is None) and runner.unused_chat_template():
         logger.warning(unused_template_warning(runner))
