@@ -14,11 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from genbench._core.errors import GenBenchError
 from genbench._core.vocabulary import TaskType
 from genbench.metrics._cross_encoder import main_key
 from genbench.metrics._evaluation import main_score_key
-from genbench.metrics._predictions import ScoringInputs, prepare_for_scoring, read_gold
 from genbench.runs._merged_results import SubtaskScores
 from genbench.runs._results import prompt_builder_sha256
 from genbench.runs._scoring import (
@@ -30,6 +28,7 @@ from genbench.runs._scoring import (
     per_sample_scores,
     quiet_evaluate,
     resample_scorer,
+    scoring_inputs,
 )
 
 if TYPE_CHECKING:
@@ -46,25 +45,6 @@ class Answers:
     raw_outputs: list[Any]
     length_normalised: list[Any] | None = None
     multiple_choice_method: str | None = None
-
-
-def scoring_inputs(task: Task, dataset: Any, targets: Sequence[Any]) -> ScoringInputs | None:
-    """What the evaluation scores for each answer (the extracted free-form answer, option index, label list, with
-    out-of-set labels replaced), and what was out of set; None for reranking or answers the evaluation refuses."""
-    task_type = TaskType(task.config.task_type)
-    if task_type is TaskType.RERANKING:
-        return None
-    try:
-        return prepare_for_scoring(
-            list(targets),
-            read_gold(dataset),
-            task_type,
-            task.config.answer_prompt_builder,  # as Task.evaluate_predictions passes them
-            task.config.free_form_output_regex,
-            labels=task.label_set(),
-        )
-    except GenBenchError:  # the evaluation reports these itself
-        return None
 
 
 def evaluate_answers(

@@ -93,15 +93,25 @@ def _prepared_answers(task: Any, targets: Sequence[Any], gold: GoldSubsets) -> S
         return None
     if not metrics or any(metric.type != "hf" for metric in metrics):
         return None
+    return scoring_inputs(task, gold.gold, targets)
+
+
+def scoring_inputs(task: Any, dataset: Any, targets: Sequence[Any]) -> ScoringInputs | None:
+    """What the evaluation scores for each answer (the extracted free-form answer, option index, label list, with
+    out-of-set labels replaced), and what was out of set; None for reranking or answers the evaluation refuses."""
+    task_type = TaskType(task.config.task_type)
+    if task_type is TaskType.RERANKING:
+        return None
     try:
         return prepare_for_scoring(
             list(targets),
-            read_gold(gold.gold),
+            read_gold(dataset),
             task_type,
             task.config.answer_prompt_builder,  # as Task.evaluate_predictions passes them
             task.config.free_form_output_regex,
+            labels=task.label_set(),
         )
-    except GenBenchError:  # the evaluation reports these itself, on every call
+    except GenBenchError:  # the evaluation reports these itself
         return None
 
 
